@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { literalTarget } from './literals';
+import { id, idList, instant, list, MAX_LIST_ITEMS, nonBlankText, nonEmptyText, text } from './primitives';
+
+/**
+ * The DSL at the edge (SPEC §3): one strict object per `op` (unknown fields are
+ * rejected), discriminated on `op`. Outputs carry canonical instants and typed
+ * literals; see `toDomainCommand` in ./domain-command.ts for the domain form.
+ */
+
+const envelope = {
+  commandId: id.optional(),
+  recordedAt: instant.optional(),
+  actor: id.optional(),
+  reason: text.optional(),
+};
+
+function command<Op extends string, Shape extends z.ZodRawShape>(op: Op, shape: Shape) {
+  return z.strictObject({ op: z.literal(op), ...envelope, ...shape });
+}
+
+/** Adds an issue at `path` unless `to` is open/absent or later than `from`. */
+function checkOrder(
+  from: string | undefined,
+  to: string | null | undefined,
+  ctx: z.RefinementCtx,
+  path: (string | number)[],
+  fromName: string,
+): void {
+  if (from !== undefined && to !== undefined && to !== null && to <= from) {
+    ctx.addIssue({ code: 'custom', message: `must be later than ${fromName}`, path, input: to });
+  }
+}
+
+/** `{from, to?}` with `to` null/absent = open, `to > from`. */
+export const interval = z
+  .strictObject({ from: instant, to: instant.nullable().optional() })
+  .superRefine((v, ctx) => checkOrder(v.from, v.to, ctx, ['to'], 'from'));
+
+export const upsertEntity = command('UPSERT_ENTITY', {
+  entityId: id.optional(),
+  name: nonBlankText,
+  aliases: list(nonBlankText).optional(),
+  types: list(nonBlankText).optional(),
+});
+
+export const mergeEntity = command('MERGE_ENTITY', { srcId: id, dstId: id }).superRefine((v, ctx) => {
+  if (v.srcId === v.dstId) ctx.addIssue({ code: 'custom', message: 'must differ from srcId', path: ['dstId'], input: v.dstId });
+});
+
+export const defineRelation = command('DEFINE_RELATION', { rel: id, cardinality: z.enum(['one', 'many']) });
+
+export const edgeTarget = z.union([id, literalTarget], {
+  error: 'must be an entity id or a literal {literal, datatype?}',
+});
+
+export const upsertEdge = command('UPSERT_EDGE', {
+  factId: id.optional(),
+  src: id,
+  rel: id,
+  dst: edgeTarget,
+  validFrom: instant.optional(),
+  validTo: instant.nullable().optional(),
+  confidence: z.number().min(0).max(1).nullable().optional(),
+  evidence: idList.optional(),
+  source: text.nullable().optional(),
+}).superRefine((v, ctx) => checkOrder(v.validFrom, v.validTo, ctx, ['validTo'], 'validFrom'));
+
+export const archiveEdge = command('ARCHIVE_EDGE', { factId: id });
+
+export const retroCorrect = command('RETRO_CORRECT', {
+  factId: id,
+  validFrom: instant.optional(),
+  validTo: instant.nullable().optional(),
+}).superRefine((v, ctx) => {
+  if (v.validFrom === undefined && v.validTo === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'at least one of validFrom, validTo is required', path: ['validFrom'] });
+  }
+  checkOrder(v.validFrom, v.validTo, ctx, ['validTo'], 'validFrom');
+});
+
+export const participant = z.strictObject({ entityId: id, role: nonEmptyText });
+
+export const upsertEvent = command('UPSERT_EVENT', {
+  eventId: id.optional(),
+  summary: nonEmptyText,
+  participants: list(participant).optional(),
+  includesFacts: idList,
+  timeSpan: interval,
+});
+
+export const linkKind = z.enum(['role', 'temporal', 'causal', 'coref', 'subevent', 'related_to']);
+
+export const link = command('LINK', { kind: linkKind, from: id, to: id, qualifier: text.optional() });
+
+export const upsertEpisode = command('UPSERT_EPISODE', {
+  episodeId: id.optional(),
+  title: nonEmptyText,
+  window: interval,
+  events: idList,
+});
+
+export const recordMention = command('RECORD_MENTION', {
+  mentionId: id.optional(),
+  docId: id,
+  text: text,
+  speaker: text.optional(),
+  occurredAt: instant.optional(),
+});
+
+export const wireCommand = z.discriminatedUnion('op', [
+  upsertEntity,
+  mergeEntity,
+  defineRelation,
+  upsertEdge,
+  archiveEdge,
+  retroCorrect,
+  upsertEvent,
+  link,
+  upsertEpisode,
+  recordMention,
+]);
+
+export const MAX_BATCH = MAX_LIST_ITEMS;
+
+/** `POST /v1/memories/{memoryId}/commands` body: 1..1000 commands. */
+export const commandsRequest = z.strictObject({ commands: z.array(wireCommand).min(1).max(MAX_BATCH) });
+
+/** A command as sent by a client (JSON). */
+export type WireCommandInput = z.input<typeof wireCommand>;
+/** A validated command: canonical instants, typed literals, optional commandId. */
+export type WireCommand = z.output<typeof wireCommand>;
+export type CommandsRequest = z.output<typeof commandsRequest>;
+export const COMMAND_OPS = wireCommand.options.map((o) => o.shape.op.value);

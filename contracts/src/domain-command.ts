@@ -1,0 +1,36 @@
+import type { Command } from '@memotrace/domain';
+import { commandsRequest, type WireCommand } from './commands';
+import { invalidRequest, type ErrorResponse } from './errors';
+
+export type { Command as DomainCommand } from '@memotrace/domain';
+
+/** Removes `undefined`-valued keys, recursively through plain objects and arrays. */
+function dropUndefined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(dropUndefined) as T;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return Object.fromEntries(entries.map(([k, v]) => [k, dropUndefined(v)])) as T; // own keys only, even `__proto__`
+  }
+  return value;
+}
+
+/**
+ * A validated wire command as a domain `Command`: the client's `commandId` if it
+ * gave one, else `assignedCommandId` (the edge assigns one); absent fields stay absent.
+ */
+export function toDomainCommand(wire: WireCommand, assignedCommandId: string): Command {
+  const command: Command = { ...wire, commandId: wire.commandId ?? assignedCommandId };
+  return dropUndefined(command);
+}
+
+export type ParsedCommands = { ok: true; commands: Command[] } | { ok: false; error: ErrorResponse };
+
+/**
+ * Validates a `POST .../commands` body and converts it to domain commands, calling
+ * `newCommandId` for each command that has no `commandId`. Never throws on bad input.
+ */
+export function parseCommandsRequest(body: unknown, newCommandId: () => string): ParsedCommands {
+  const parsed = commandsRequest.safeParse(body);
+  if (!parsed.success) return { ok: false, error: invalidRequest(parsed.error, 'invalid commands request') };
+  return { ok: true, commands: parsed.data.commands.map((c) => toDomainCommand(c, c.commandId ?? newCommandId())) };
+}

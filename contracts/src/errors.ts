@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/** Error codes of the HTTP contract (SPEC §3.1, §4) and their HTTP statuses. */
+export const ERROR_STATUS = {
+  INVALID_REQUEST: 400,
+  UNKNOWN_ENTITY: 404,
+  UNKNOWN_FACT: 404,
+  UNKNOWN_EVENT: 404,
+  NOT_FOUND: 404,
+  TIMEOUT: 408,
+  FACT_NOT_OPEN: 409,
+  FACT_CONFLICT: 409,
+  INVALID_INTERVAL: 409,
+  RECORD_TIME_REGRESSION: 409,
+  MENTION_CONFLICT: 409,
+  MEMORY_NOT_EMPTY: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  INTERNAL: 500,
+  NOT_READY: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+export const errorCode = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
+
+/** One per-field problem; `path` is dotted (`commands.0.validTo`), `""` for the root. */
+export const errorDetail = z.strictObject({ path: z.string(), message: z.string() });
+export type ErrorDetail = z.output<typeof errorDetail>;
+
+export const errorResponse = z.strictObject({
+  error: z.strictObject({
+    code: errorCode,
+    message: z.string(),
+    details: z.array(errorDetail).optional(),
+  }),
+});
+export type ErrorResponse = z.output<typeof errorResponse>;
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorResponse {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}
+
+type Issue = z.core.$ZodIssue;
+
+function joinPath(base: readonly PropertyKey[], rest: readonly PropertyKey[] = []): string {
+  return [...base, ...rest].map((p) => String(p)).join('.');
+}
+
+/** For a union, the branches whose input had the right shape (not a type/value mismatch at the union itself). */
+function relevantBranches(branches: Issue[][]): Issue[][] {
+  return branches.filter(
+    (issues) => !issues.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')),
+  );
+}
+
+function flatten(issue: Issue, prefix: readonly PropertyKey[], out: ErrorDetail[]): void {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'unrecognized_keys') {
+    for (const key of issue.keys) out.push({ path: joinPath(path, [key]), message: 'unknown field' });
+    return;
+  }
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const relevant = relevantBranches(issue.errors);
+    if (relevant.length === 1) {
+      for (const sub of relevant[0]!) flatten(sub, path, out);
+      return;
+    }
+  }
+  out.push({ path: joinPath(path), message: issue.message });
+}
+
+/**
+ * Per-field details of a zod error: `[{path: "commands.0.validTo", message}]`.
+ * Unknown fields get one detail each; a union failure is reported from the branch
+ * the input was meant for when that is unambiguous.
+ */
+export function zodIssuesToDetails(error: z.ZodError | { issues: Issue[] }): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const issue of error.issues) flatten(issue, [], out);
+  return out;
+}
+
+/** 400 INVALID_REQUEST body for a zod error. */
+export function invalidRequest(error: z.ZodError, message = 'invalid request'): ErrorResponse {
+  return errorBody('INVALID_REQUEST', message, zodIssuesToDetails(error));
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; error: ErrorResponse };
+
+/** Parses `input` with `schema`; on failure, the 400 INVALID_REQUEST body with per-field details. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown, message = 'invalid request'): Validated<z.output<S>> {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: invalidRequest(parsed.error, message) };
+}

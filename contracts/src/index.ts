@@ -1,0 +1,10 @@
+export * from './primitives';
+export * from './literals';
+export * from './commands';
+export * from './domain-command';
+export * from './errors';
+export * from './queries';
+export * from './responses';
+export * from './transfer';
+export { buildOpenApiDocument } from './openapi/document';
+export { buildComponentSchemas } from './openapi/components';

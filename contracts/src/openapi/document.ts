@@ -1,0 +1,165 @@
+import type { z } from 'zod';
+import { ERROR_STATUS, type ErrorCode } from '../errors';
+import * as q from '../queries';
+import { JSONL_CONTENT_TYPE } from '../transfer';
+import { buildComponentSchemas, inputSchema, ref, type JsonSchema } from './components';
+
+/** OpenAPI 3.1 document of the HTTP contract (SPEC §4), generated from the zod schemas. */
+
+type Obj = Record<string, unknown>;
+
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+function errorResponseObject(status: number): Obj {
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
+  return { description: `error: ${codes.join(', ')}`, content: json(ref('ErrorResponse')) };
+}
+
+function responses(okSchema: string | Obj, errorStatuses: number[]): Obj {
+  const ok = typeof okSchema === 'string' ? { description: 'OK', content: json(ref(okSchema)) } : okSchema;
+  const out: Obj = { '200': ok };
+  for (const s of errorStatuses) out[String(s)] = errorResponseObject(s);
+  return out;
+}
+
+/** OpenAPI parameters from a strict zod object schema (one per key). */
+function parameters(schema: z.ZodObject, location: 'path' | 'query'): Obj[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const fieldSchema = field as z.ZodType;
+    const required = location === 'path' || !fieldSchema.safeParse(undefined).success;
+    const param: Obj = { name, in: location, required, schema: inputSchema(fieldSchema) };
+    return param;
+  });
+}
+
+const memory = () => parameters(q.memoryParams, 'path');
+const jsonBody = (name: string) => ({ required: true, content: json(ref(name)) });
+
+function buildPaths(): Obj {
+  const m = '/v1/memories/{memoryId}';
+  return {
+    [`${m}/commands`]: {
+      post: {
+        operationId: 'postCommands',
+        summary: 'Apply a batch of 1..1000 DSL commands atomically',
+        parameters: memory(),
+        requestBody: jsonBody('CommandsRequest'),
+        responses: responses('CommandsResponse', [400, 404, 409, 413]),
+      },
+    },
+    [`${m}/facts`]: {
+      get: {
+        operationId: 'getFacts',
+        summary: 'Fact versions in a bitemporal cut, sorted by factId',
+        parameters: [...memory(), ...parameters(q.factsQuery, 'query')],
+        responses: responses('FactsResponse', [400, 404, 408]),
+      },
+    },
+    [`${m}/facts/{factId}/history`]: {
+      get: {
+        operationId: 'getFactHistory',
+        summary: 'Every version of a fact, oldest first',
+        parameters: [...parameters(q.factParams, 'path'), ...parameters(q.historyQuery, 'query')],
+        responses: responses('HistoryResponse', [400, 404]),
+      },
+    },
+    [`${m}/facts/{factId}/audit`]: {
+      get: {
+        operationId: 'getFactAudit',
+        summary: 'Every event that touched a fact, in log order',
+        parameters: [...parameters(q.factParams, 'path'), ...parameters(q.auditQuery, 'query')],
+        responses: responses('AuditResponse', [400, 404]),
+      },
+    },
+    [`${m}/entities/{entityId}`]: {
+      get: {
+        operationId: 'getEntity',
+        summary: 'An entity with names, aliases and merges visible at a record time',
+        parameters: [...parameters(q.entityParams, 'path'), ...parameters(q.entityQuery, 'query')],
+        responses: responses('EntityResponse', [400, 404]),
+      },
+    },
+    [`${m}/events`]: {
+      get: {
+        operationId: 'getEvents',
+        summary: 'Visible L2 events in a cut, sorted by eventId',
+        parameters: [...memory(), ...parameters(q.eventsQuery, 'query')],
+        responses: responses('EventsResponse', [400, 404]),
+      },
+    },
+    [`${m}/changes`]: {
+      get: {
+        operationId: 'getChanges',
+        summary: 'Fact versions opened or closed with record time in [from, to)',
+        parameters: [...memory(), ...parameters(q.changesQuery, 'query')],
+        responses: responses('ChangesResponse', [400, 404]),
+      },
+    },
+    [`${m}/search`]: {
+      post: {
+        operationId: 'search',
+        summary: 'Ranked, auditable subgraph for a query within a cut and token budget',
+        parameters: memory(),
+        requestBody: jsonBody('SearchRequest'),
+        responses: responses('SearchResponse', [400, 404, 413]),
+      },
+    },
+    [`${m}/export`]: {
+      get: {
+        operationId: 'exportMemory',
+        summary: 'The memory log as JSONL, one accepted command per line in log order',
+        parameters: [...memory(), ...parameters(q.exportQuery, 'query')],
+        responses: responses(
+          { description: 'JSONL: one command per line, each with recordedAt and commandId', content: { [JSONL_CONTENT_TYPE]: { schema: { type: 'string' } } } },
+          [400, 404],
+        ),
+      },
+    },
+    [`${m}/import`]: {
+      post: {
+        operationId: 'importMemory',
+        summary: 'Replay an exported JSONL log into an empty memory',
+        parameters: memory(),
+        requestBody: {
+          required: true,
+          description: 'JSONL: one command per line; commandId and recordedAt are required on every line',
+          content: { [JSONL_CONTENT_TYPE]: { schema: { type: 'string' } } },
+        },
+        responses: responses('ImportResponse', [400, 404, 409, 413]),
+      },
+    },
+    '/healthz': {
+      get: { operationId: 'healthz', summary: 'Liveness', responses: responses('HealthResponse', []) },
+    },
+    '/readyz': {
+      get: { operationId: 'readyz', summary: 'Readiness', responses: responses('HealthResponse', [503]) },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
+    '/docs': {
+      get: {
+        operationId: 'docs',
+        summary: 'This OpenAPI document',
+        responses: { '200': { description: 'OpenAPI 3.1 document', content: json({ type: 'object' }) } },
+      },
+    },
+  };
+}
+
+export function buildOpenApiDocument(): Obj {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'MemoTrace',
+      version: '1.0.0',
+      description: 'Bitemporal, event-sourced knowledge-graph memory for LLM agents (HTTP contract v1).',
+    },
+    paths: buildPaths(),
+    components: { schemas: buildComponentSchemas() },
+  };
+}

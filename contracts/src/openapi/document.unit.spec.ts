@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { buildOpenApiDocument } from './document';
+
+type Obj = Record<string, any>;
+
+const SPEC_PATHS: [string, string][] = [
+  ['post', '/v1/memories/{memoryId}/commands'],
+  ['get', '/v1/memories/{memoryId}/facts'],
+  ['get', '/v1/memories/{memoryId}/facts/{factId}/history'],
+  ['get', '/v1/memories/{memoryId}/facts/{factId}/audit'],
+  ['get', '/v1/memories/{memoryId}/entities/{entityId}'],
+  ['get', '/v1/memories/{memoryId}/events'],
+  ['get', '/v1/memories/{memoryId}/changes'],
+  ['post', '/v1/memories/{memoryId}/search'],
+  ['get', '/v1/memories/{memoryId}/export'],
+  ['post', '/v1/memories/{memoryId}/import'],
+  ['get', '/healthz'],
+  ['get', '/readyz'],
+  ['get', '/metrics'],
+  ['get', '/docs'],
+];
+
+/** Every `$ref` string anywhere in `value`. */
+function refs(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => refs(v, out));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else refs(v, out);
+    }
+  }
+  return out;
+}
+
+describe('OpenAPI document', () => {
+  const doc = buildOpenApiDocument() as Obj;
+
+  it('is OpenAPI 3.1.0 and survives a JSON round trip', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const text = JSON.stringify(doc);
+    expect(JSON.parse(text)).toStrictEqual(doc);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+  });
+
+  it('has every path of SPEC §4 with its method, and no other', () => {
+    for (const [method, p] of SPEC_PATHS) expect(doc.paths[p]?.[method]).toBeDefined();
+    expect(Object.keys(doc.paths).sort()).toEqual([...new Set(SPEC_PATHS.map(([, p]) => p))].sort());
+  });
+
+  it('declares every path template parameter as a required path parameter', () => {
+    for (const [method, p] of SPEC_PATHS) {
+      const declared = (doc.paths[p][method].parameters ?? []).filter((x: Obj) => x.in === 'path');
+      const templated = [...p.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      expect(declared.map((x: Obj) => x.name).sort()).toEqual(templated.sort());
+      for (const param of declared) expect(param.required).toBe(true);
+    }
+  });
+
+  it('documents query parameters from the query schemas', () => {
+    const facts = doc.paths['/v1/memories/{memoryId}/facts'].get.parameters.filter((x: Obj) => x.in === 'query');
+    expect(facts.map((x: Obj) => x.name).sort()).toEqual(['consistency', 'dst', 'minPosition', 'recordedAt', 'rel', 'src', 'validAt']);
+    const changes = doc.paths['/v1/memories/{memoryId}/changes'].get.parameters.filter((x: Obj) => x.in === 'query');
+    expect(changes).toEqual([
+      expect.objectContaining({ name: 'from', required: true }),
+      expect.objectContaining({ name: 'to', required: true }),
+    ]);
+    const consistency = facts.find((x: Obj) => x.name === 'consistency');
+    expect(consistency).toMatchObject({ required: false, schema: { enum: ['projection', 'replay'], default: 'projection' } });
+  });
+
+  it('has request bodies and error responses', () => {
+    const commands = doc.paths['/v1/memories/{memoryId}/commands'].post;
+    expect(commands.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CommandsRequest' });
+    for (const status of ['200', '400', '404', '409', '413']) expect(commands.responses[status]).toBeDefined();
+    expect(commands.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+    expect(doc.paths['/v1/memories/{memoryId}/search'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/SearchRequest',
+    });
+    expect(doc.paths['/v1/memories/{memoryId}/import'].post.requestBody.content['application/x-ndjson']).toBeDefined();
+    for (const [method, p] of SPEC_PATHS) {
+      if (p.startsWith('/v1/')) expect(doc.paths[p][method].responses['400']).toBeDefined();
+    }
+  });
+
+  it('generates component schemas from zod: strict commands, one per op, every $ref resolvable', () => {
+    const schemas = doc.components.schemas as Obj;
+    expect(schemas.Command.oneOf).toHaveLength(10);
+    const edge = schemas.UpsertEdgeCommand;
+    expect(edge.additionalProperties).toBe(false);
+    expect([...edge.required].sort()).toEqual(['dst', 'op', 'rel', 'src']);
+    expect(edge.properties.op).toMatchObject({ const: 'UPSERT_EDGE' });
+    expect(schemas.CommandsRequest.properties.commands).toMatchObject({ minItems: 1, maxItems: 1000 });
+    expect(schemas.Instant).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    expect(schemas.FactVersion.required).toContain('validTo');
+    for (const r of refs(doc)) {
+      expect(r).toMatch(/^#\/components\/schemas\//);
+      expect(schemas[r.replace('#/components/schemas/', '')]).toBeDefined();
+    }
+    for (const s of Object.values(schemas)) {
+      expect(s).not.toHaveProperty('$schema');
+      expect(s).not.toHaveProperty('$id');
+    }
+  });
+
+  it('is printed as JSON by print.ts', () => {
+    const root = path.resolve(__dirname, '../../..');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'contracts/src/openapi/print.ts'], { cwd: root, encoding: 'utf8' });
+    expect(JSON.parse(out)).toStrictEqual(doc);
+  }, 30000);
+});

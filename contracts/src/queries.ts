@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { id, instant, instantOrStar, memoryId, nonBlankText } from './primitives';
+
+/**
+ * Query-side requests (SPEC §3.2, §4). Query-string schemas take strings and
+ * return parsed values; unknown parameters are rejected. Absent cut bounds mean
+ * "request time" and are filled by the query service, not here.
+ */
+
+export const consistency = z.enum(['projection', 'replay']);
+
+/** Non-negative integer given as a decimal string, parsed to a number. */
+export const positionString = z
+  .string()
+  .regex(/^\d{1,16}$/, { error: 'must be a non-negative integer' })
+  .transform((s, ctx) => {
+    const n = Number(s);
+    if (Number.isSafeInteger(n)) return n;
+    ctx.addIssue({ code: 'custom', message: 'is too large', input: s });
+    return z.NEVER;
+  });
+
+export const factsQuery = z.strictObject({
+  validAt: instantOrStar.optional(),
+  recordedAt: instant.optional(),
+  src: id.optional(),
+  rel: id.optional(),
+  dst: id.optional(),
+  consistency: consistency.default('projection'),
+  minPosition: positionString.optional(),
+});
+
+export const historyQuery = z.strictObject({ recordedAt: instant.optional() });
+export const auditQuery = z.strictObject({});
+export const entityQuery = z.strictObject({ recordedAt: instant.optional() });
+
+export const eventsQuery = z.strictObject({
+  validAt: instantOrStar.optional(),
+  recordedAt: instant.optional(),
+  consistency: consistency.default('projection'),
+});
+
+export const changesQuery = z
+  .strictObject({ from: instant, to: instant })
+  .superRefine((v, ctx) => {
+    if (v.to <= v.from) ctx.addIssue({ code: 'custom', message: 'must be later than from', path: ['to'], input: v.to });
+  });
+
+export const searchRequest = z.strictObject({
+  query: nonBlankText,
+  validAt: instantOrStar.optional(),
+  recordedAt: instant.optional(),
+  k: z.number().int().min(1).max(100).default(10),
+  tokenBudget: z.number().int().min(1).max(100_000).optional(),
+});
+
+export const exportQuery = z.strictObject({});
+
+/** Path parameters. */
+export const memoryParams = z.strictObject({ memoryId });
+export const factParams = z.strictObject({ memoryId, factId: id });
+export const entityParams = z.strictObject({ memoryId, entityId: id });
+
+export type FactsQuery = z.output<typeof factsQuery>;
+export type HistoryQuery = z.output<typeof historyQuery>;
+export type EntityQuery = z.output<typeof entityQuery>;
+export type EventsQuery = z.output<typeof eventsQuery>;
+export type ChangesQuery = z.output<typeof changesQuery>;
+export type SearchRequest = z.output<typeof searchRequest>;
+export type SearchRequestInput = z.input<typeof searchRequest>;

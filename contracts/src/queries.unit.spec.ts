@@ -1,0 +1,120 @@
+import { zodIssuesToDetails } from './errors';
+import {
+  auditQuery,
+  changesQuery,
+  entityParams,
+  entityQuery,
+  eventsQuery,
+  exportQuery,
+  factParams,
+  factsQuery,
+  historyQuery,
+  memoryParams,
+  searchRequest,
+} from './queries';
+
+const T = '2024-05-01T11:30:00+02:00';
+const TC = '2024-05-01T09:30:00.000Z';
+
+function paths(schema: { safeParse(x: unknown): { success: boolean; error?: unknown } }, input: unknown): string[] {
+  const r = schema.safeParse(input);
+  if (r.success) throw new Error(`expected failure for ${JSON.stringify(input)}`);
+  return zodIssuesToDetails(r.error as never).map((d) => d.path);
+}
+
+describe('facts query', () => {
+  it('parses strings into values with defaults', () => {
+    expect(factsQuery.parse({})).toStrictEqual({ consistency: 'projection' });
+    expect(factsQuery.parse({ validAt: '*', recordedAt: T, src: 'alice', rel: 'works_at', dst: 'acme', consistency: 'replay', minPosition: '42' })).toStrictEqual({
+      validAt: '*',
+      recordedAt: TC,
+      src: 'alice',
+      rel: 'works_at',
+      dst: 'acme',
+      consistency: 'replay',
+      minPosition: 42,
+    });
+    expect(factsQuery.parse({ validAt: T, minPosition: '0' })).toMatchObject({ validAt: TC, minPosition: 0 });
+  });
+
+  it.each([
+    [{ validAt: 'now' }, ['validAt']],
+    [{ validAt: '2024-05-01T09:30:00' }, ['validAt']],
+    [{ recordedAt: '*' }, ['recordedAt']],
+    [{ consistency: 'eventual' }, ['consistency']],
+    [{ minPosition: '-1' }, ['minPosition']],
+    [{ minPosition: '1.5' }, ['minPosition']],
+    [{ minPosition: '' }, ['minPosition']],
+    [{ minPosition: '1e3' }, ['minPosition']],
+    [{ minPosition: '99999999999999999' }, ['minPosition']],
+    [{ src: '' }, ['src']],
+    [{ dst: 'a\u0000' }, ['dst']],
+    [{ src: ['a', 'b'] }, ['src']],
+    [{ limit: '10' }, ['limit']],
+  ])('rejects %j', (input, expected) => {
+    expect(paths(factsQuery, input)).toEqual(expected);
+  });
+});
+
+describe('events, history, entity, audit, export queries', () => {
+  it('parse their parameters and reject unknown ones', () => {
+    expect(eventsQuery.parse({ validAt: '*', recordedAt: T })).toStrictEqual({ validAt: '*', recordedAt: TC, consistency: 'projection' });
+    expect(historyQuery.parse({ recordedAt: T })).toStrictEqual({ recordedAt: TC });
+    expect(entityQuery.parse({})).toStrictEqual({});
+    expect(paths(eventsQuery, { src: 'a' })).toEqual(['src']);
+    expect(paths(historyQuery, { validAt: T })).toEqual(['validAt']);
+    expect(paths(entityQuery, { recordedAt: 'yesterday' })).toEqual(['recordedAt']);
+    expect(paths(auditQuery, { x: '1' })).toEqual(['x']);
+    expect(paths(exportQuery, { format: 'csv' })).toEqual(['format']);
+  });
+});
+
+describe('changes query', () => {
+  it('requires from < to', () => {
+    expect(changesQuery.parse({ from: T, to: '2024-05-02T00:00:00Z' })).toStrictEqual({ from: TC, to: '2024-05-02T00:00:00.000Z' });
+    expect(paths(changesQuery, { from: T })).toEqual(['to']);
+    expect(paths(changesQuery, { to: T })).toEqual(['from']);
+    expect(paths(changesQuery, { from: T, to: TC })).toEqual(['to']);
+    expect(paths(changesQuery, { from: '2024-05-02T00:00:00Z', to: T })).toEqual(['to']);
+  });
+});
+
+describe('search request', () => {
+  it('defaults k to 10 and canonicalises the cut', () => {
+    expect(searchRequest.parse({ query: 'where does Alice work?' })).toStrictEqual({ query: 'where does Alice work?', k: 10 });
+    expect(searchRequest.parse({ query: 'q', validAt: '*', recordedAt: T, k: 100, tokenBudget: 600 })).toStrictEqual({
+      query: 'q',
+      validAt: '*',
+      recordedAt: TC,
+      k: 100,
+      tokenBudget: 600,
+    });
+  });
+  it.each([
+    [{}, ['query']],
+    [{ query: '' }, ['query']],
+    [{ query: '   ' }, ['query']],
+    [{ query: 'a\u0000' }, ['query']],
+    [{ query: 'a\ud800' }, ['query']],
+    [{ query: 'x'.repeat(65537) }, ['query']],
+    [{ query: 'q', k: 0 }, ['k']],
+    [{ query: 'q', k: 101 }, ['k']],
+    [{ query: 'q', k: 2.5 }, ['k']],
+    [{ query: 'q', k: '10' }, ['k']],
+    [{ query: 'q', tokenBudget: 0 }, ['tokenBudget']],
+    [{ query: 'q', tokenBudget: 100001 }, ['tokenBudget']],
+    [{ query: 'q', validAt: 'today' }, ['validAt']],
+    [{ query: 'q', filters: {} }, ['filters']],
+  ])('rejects %j', (input, expected) => {
+    expect(paths(searchRequest, input)).toEqual(expected);
+  });
+});
+
+describe('path parameters', () => {
+  it('validate memoryId and ids', () => {
+    expect(memoryParams.parse({ memoryId: 'conv-26' })).toStrictEqual({ memoryId: 'conv-26' });
+    expect(paths(memoryParams, { memoryId: 'Conv 26' })).toEqual(['memoryId']);
+    expect(paths(factParams, { memoryId: 'm', factId: 'x'.repeat(129) })).toEqual(['factId']);
+    expect(paths(entityParams, { memoryId: 'm', entityId: '\u0007' })).toEqual(['entityId']);
+  });
+});

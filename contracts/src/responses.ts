@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { literalDatatype } from './literals';
+import { canonicalInstant } from './primitives';
+
+/**
+ * Response bodies (SPEC §4). Instants are canonical UTC with milliseconds; `null`
+ * interval ends are open. Used for the OpenAPI document and to check responses in tests.
+ */
+
+const instantOut = canonicalInstant;
+
+export const commandStatus = z.enum(['applied', 'duplicate', 'unchanged']);
+
+export const commandResult = z.strictObject({
+  commandId: z.string(),
+  status: commandStatus,
+  recordedAt: instantOut,
+  ids: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+});
+
+export const commandsResponse = z.strictObject({
+  position: z.number().int().nonnegative(),
+  results: z.array(commandResult),
+});
+
+export const literalOut = z.strictObject({
+  literal: z.union([z.string(), z.number(), z.boolean()]),
+  datatype: literalDatatype,
+});
+
+export const factVersion = z.strictObject({
+  factId: z.string(),
+  src: z.string(),
+  rel: z.string(),
+  dst: z.union([z.string(), literalOut]),
+  validFrom: instantOut,
+  validTo: instantOut.nullable(),
+  recordedFrom: instantOut,
+  recordedTo: instantOut.nullable(),
+  confidence: z.number().min(0).max(1).nullable(),
+  evidence: z.array(z.string()),
+  source: z.string().nullable(),
+});
+
+export const cut = z.strictObject({
+  validAt: z.union([z.literal('*'), instantOut]),
+  recordedAt: instantOut,
+});
+
+export const factsResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  facts: z.array(factVersion),
+});
+
+export const historyResponse = z.strictObject({ factId: z.string(), versions: z.array(factVersion) });
+
+export const auditEvent = z.strictObject({
+  position: z.number().int().nonnegative(),
+  type: z.string(),
+  recordedAt: instantOut,
+  commandId: z.string(),
+  actor: z.string().nullable(),
+  reason: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const auditResponse = z.strictObject({ factId: z.string(), events: z.array(auditEvent) });
+
+export const entityResponse = z.strictObject({
+  entityId: z.string(),
+  name: z.string(),
+  aliases: z.array(z.string()),
+  types: z.array(z.string()),
+  merged: z.array(z.strictObject({ entityId: z.string(), recordedAt: instantOut })),
+  recordedFrom: instantOut,
+});
+
+export const eventView = z.strictObject({
+  eventId: z.string(),
+  summary: z.string(),
+  timeSpan: z.strictObject({ from: instantOut, to: instantOut.nullable() }),
+  participants: z.array(z.strictObject({ entityId: z.string(), role: z.string() })),
+  includesFacts: z.array(z.string()),
+  recordedFrom: instantOut,
+});
+
+export const eventsResponse = z.strictObject({ cut, events: z.array(eventView) });
+
+export const factChange = z.strictObject({
+  change: z.enum(['opened', 'closed']),
+  at: instantOut,
+  version: factVersion,
+});
+
+export const changesResponse = z.strictObject({ from: instantOut, to: instantOut, changes: z.array(factChange) });
+
+export const itemKind = z.enum(['event', 'fact', 'mention', 'episode']);
+
+export const searchItem = z.strictObject({
+  kind: itemKind,
+  id: z.string(),
+  text: z.string(),
+  score: z.number(),
+  tokens: z.number().int().nonnegative(),
+  recordedFrom: instantOut,
+  validFrom: instantOut.optional(),
+  validTo: instantOut.nullable().optional(),
+  occurredAt: instantOut.optional(),
+  evidence: z.array(z.strictObject({ kind: itemKind, id: z.string() })),
+});
+
+export const searchResponse = z.strictObject({
+  cut,
+  items: z.array(searchItem),
+  tokens: z.number().int().nonnegative(),
+});
+
+export const healthResponse = z.object({ status: z.string() });
+
+export type CommandResult = z.output<typeof commandResult>;
+export type CommandsResponse = z.output<typeof commandsResponse>;
+export type FactVersion = z.output<typeof factVersion>;
+export type Cut = z.output<typeof cut>;
+export type FactsResponse = z.output<typeof factsResponse>;
+export type HistoryResponse = z.output<typeof historyResponse>;
+export type AuditEvent = z.output<typeof auditEvent>;
+export type AuditResponse = z.output<typeof auditResponse>;
+export type EntityResponse = z.output<typeof entityResponse>;
+export type EventView = z.output<typeof eventView>;
+export type EventsResponse = z.output<typeof eventsResponse>;
+export type FactChange = z.output<typeof factChange>;
+export type ChangesResponse = z.output<typeof changesResponse>;
+export type SearchItem = z.output<typeof searchItem>;
+export type SearchResponse = z.output<typeof searchResponse>;
+export type HealthResponse = z.output<typeof healthResponse>;

@@ -1,0 +1,95 @@
+import {
+  auditResponse,
+  changesResponse,
+  commandsResponse,
+  entityResponse,
+  eventsResponse,
+  factsResponse,
+  factVersion,
+  historyResponse,
+  searchResponse,
+  type FactVersion,
+} from './responses';
+
+const version: FactVersion = {
+  factId: 'f1',
+  src: 'alice',
+  rel: 'works_at',
+  dst: 'acme',
+  validFrom: '2024-05-01T09:30:00.000Z',
+  validTo: null,
+  recordedFrom: '2024-05-01T09:30:00.000Z',
+  recordedTo: null,
+  confidence: 0.9,
+  evidence: ['D1:3'],
+  source: null,
+};
+const cut = { validAt: '*', recordedAt: '2024-05-02T00:00:00.000Z' };
+
+describe('response schemas', () => {
+  it('accept well-formed responses of every endpoint', () => {
+    expect(
+      commandsResponse.safeParse({
+        position: 7,
+        results: [{ commandId: 'c1', status: 'applied', recordedAt: '2024-05-01T09:30:00.000Z', ids: { factId: 'f1', entityIds: ['a', 'b'] } }],
+      }).success,
+    ).toBe(true);
+    expect(factsResponse.safeParse({ cut, source: 'replay', facts: [version, { ...version, dst: { literal: 3, datatype: 'number' } }] }).success).toBe(true);
+    expect(historyResponse.safeParse({ factId: 'f1', versions: [version] }).success).toBe(true);
+    expect(
+      auditResponse.safeParse({
+        factId: 'f1',
+        events: [{ position: 3, type: 'FactAsserted', recordedAt: '2024-05-01T09:30:00.000Z', commandId: 'c1', actor: null, reason: null, data: { factId: 'f1' } }],
+      }).success,
+    ).toBe(true);
+    expect(
+      entityResponse.safeParse({
+        entityId: 'alice',
+        name: 'Alice',
+        aliases: ['Al'],
+        types: [],
+        merged: [{ entityId: 'alice-2', recordedAt: '2024-05-01T09:30:00.000Z' }],
+        recordedFrom: '2024-05-01T09:30:00.000Z',
+      }).success,
+    ).toBe(true);
+    expect(
+      eventsResponse.safeParse({
+        cut,
+        events: [
+          {
+            eventId: 'e1',
+            summary: 's',
+            timeSpan: { from: '2024-05-01T09:30:00.000Z', to: null },
+            participants: [{ entityId: 'alice', role: 'agent' }],
+            includesFacts: ['f1'],
+            recordedFrom: '2024-05-01T09:30:00.000Z',
+          },
+        ],
+      }).success,
+    ).toBe(true);
+    expect(
+      changesResponse.safeParse({ from: '2024-05-01T00:00:00.000Z', to: '2024-05-02T00:00:00.000Z', changes: [{ change: 'opened', at: '2024-05-01T09:30:00.000Z', version }] })
+        .success,
+    ).toBe(true);
+    expect(
+      searchResponse.safeParse({
+        cut,
+        items: [
+          { kind: 'mention', id: 'D1:3', text: 'Alice: I joined Acme', score: 3.2, tokens: 7, recordedFrom: '2024-05-01T09:30:00.000Z', occurredAt: '2024-05-01T09:30:00.000Z', evidence: [] },
+          { kind: 'fact', id: 'f1', text: 'alice works_at acme', score: 1, tokens: 5, recordedFrom: '2024-05-01T09:30:00.000Z', validFrom: '2024-05-01T09:30:00.000Z', validTo: null, evidence: [{ kind: 'mention', id: 'D1:3' }] },
+        ],
+        tokens: 12,
+      }).success,
+    ).toBe(true);
+  });
+
+  it('reject non-canonical instants, missing nullable fields and extra fields', () => {
+    expect(factVersion.safeParse({ ...version, validFrom: '2024-05-01T09:30:00Z' }).success).toBe(false);
+    const { validTo: _omit, ...noValidTo } = version;
+    expect(factVersion.safeParse(noValidTo).success).toBe(false);
+    expect(factVersion.safeParse({ ...version, extra: 1 }).success).toBe(false);
+    expect(factVersion.safeParse({ ...version, dst: { literal: 1 } }).success).toBe(false);
+    expect(commandsResponse.safeParse({ position: 1, results: [{ commandId: 'c', status: 'ok', recordedAt: cut.recordedAt, ids: {} }] }).success).toBe(false);
+    expect(factsResponse.safeParse({ cut: { validAt: 'now', recordedAt: cut.recordedAt }, source: 'projection', facts: [] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,151 @@
+import type { EdgeTarget } from './commands';
+import { type FactRecord, type FactVersion, type MemoryState, canonicalId, canonicalTarget, openVersion } from './state';
+import { type Instant, contains } from './time';
+import type { ChangeView, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
+import { compareIds } from './views';
+
+/**
+ * Cut functions over a state folded up to the cut's record time `r` (see `fold`):
+ * in such a state the versions in the cut are exactly the open ones, and the
+ * merges, entities and mentions are exactly those recorded at or before `r`.
+ */
+
+export function inValidity(from: Instant, to: Instant | null, validAt: ValidAt): boolean {
+  return validAt === '*' || contains(from, to, validAt);
+}
+
+export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter = {}): FactView[] {
+  const views: FactView[] = [];
+  for (const fact of state.facts.values()) {
+    const open = openVersion(fact.versions);
+    if (!open || !inValidity(open.validFrom, open.validTo, validAt) || !matches(state, fact, filter)) continue;
+    views.push(factView(state.mergedInto, fact, open));
+  }
+  return views.sort((a, b) => compareIds(a.factId, b.factId));
+}
+
+export function factHistory(state: MemoryState, factId: string): FactView[] | null {
+  const fact = state.facts.get(factId);
+  return fact ? fact.versions.map((version) => factView(state.mergedInto, fact, version)) : null;
+}
+
+/** Answers name entities by their canonical id at the cut (SPEC MERGE_ENTITY). */
+export function factView(mergedInto: ReadonlyMap<string, string>, fact: Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'>, version: FactVersion): FactView {
+  return {
+    factId: fact.factId,
+    src: canonicalId(mergedInto, fact.src),
+    rel: fact.rel,
+    dst: canonicalTarget(mergedInto, fact.dst),
+    validFrom: version.validFrom,
+    validTo: version.validTo,
+    recordedFrom: version.recordedFrom,
+    recordedTo: version.recordedTo,
+    confidence: version.confidence,
+    evidence: [...version.evidence],
+    source: version.source,
+  };
+}
+
+export function matchesFilter(mergedInto: ReadonlyMap<string, string>, fact: { src: string; rel: string; dst: EdgeTarget }, filter: FactFilter): boolean {
+  if (filter.rel !== undefined && fact.rel !== filter.rel) return false;
+  if (filter.src !== undefined && canonicalId(mergedInto, fact.src) !== canonicalId(mergedInto, filter.src)) return false;
+  if (filter.dst !== undefined) {
+    const dst = fact.dst;
+    const hit = typeof dst === 'string' ? canonicalId(mergedInto, dst) === canonicalId(mergedInto, filter.dst) : String(dst.literal) === filter.dst;
+    if (!hit) return false;
+  }
+  return true;
+}
+
+function matches(state: MemoryState, fact: FactRecord, filter: FactFilter): boolean {
+  return matchesFilter(state.mergedInto, fact, filter);
+}
+
+export function entityAt(state: MemoryState, entityId: string): EntityView | null {
+  if (!state.entities.has(entityId)) return null;
+  const root = canonicalId(state.mergedInto, entityId);
+  const entity = state.entities.get(root);
+  if (!entity) return null;
+  const members = (state.members.get(root) ?? [root]).map((id) => state.entities.get(id)).filter((e) => e !== undefined);
+  const aliases = new Set<string>();
+  const types = new Set<string>();
+  for (const member of members) {
+    if (member.entityId !== root) aliases.add(member.name);
+    member.aliases.forEach((a) => aliases.add(a.value));
+    member.types.forEach((t) => types.add(t.value));
+  }
+  aliases.delete(entity.name);
+  const inClass = new Set(members.map((m) => m.entityId));
+  return {
+    entityId: root,
+    name: entity.name,
+    aliases: [...aliases],
+    types: [...types],
+    merged: state.merges.filter((m) => inClass.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
+    recordedFrom: entity.recordedFrom,
+  };
+}
+
+/** SPEC §3.2: recorded, and every fact of its evidence closure believed at the cut. */
+export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
+  const views: EventView[] = [];
+  for (const versions of state.events.values()) {
+    const current = openVersion(versions);
+    if (!current || !inValidity(current.timeSpan.from, current.timeSpan.to, validAt) || !evidenceBelieved(state, current.includesFacts)) continue;
+    views.push({
+      eventId: current.eventId,
+      summary: current.summary,
+      timeSpan: { ...current.timeSpan },
+      participants: current.participants.map((p) => ({ entityId: canonicalId(state.mergedInto, p.entityId), role: p.role })),
+      includesFacts: [...current.includesFacts],
+      recordedFrom: current.recordedFrom,
+    });
+  }
+  return views.sort((a, b) => compareIds(a.eventId, b.eventId));
+}
+
+function evidenceBelieved(state: MemoryState, factIds: readonly string[]): boolean {
+  return factIds.every((factId) => {
+    const fact = state.facts.get(factId);
+    return fact !== undefined && openVersion(fact.versions) !== undefined;
+  });
+}
+
+/** Visible iff one of its events is; lists only its visible events. */
+export function episodesAt(state: MemoryState, validAt: ValidAt): EpisodeView[] {
+  const visibleEvents = new Set(eventsAt(state, '*').map((e) => e.eventId));
+  const views: EpisodeView[] = [];
+  for (const versions of state.episodes.values()) {
+    const current = openVersion(versions);
+    if (!current || !inValidity(current.window.from, current.window.to, validAt)) continue;
+    const events = current.events.filter((id) => visibleEvents.has(id));
+    if (events.length === 0) continue;
+    views.push({ episodeId: current.episodeId, title: current.title, window: { ...current.window }, events, recordedFrom: current.recordedFrom });
+  }
+  return views.sort((a, b) => compareIds(a.episodeId, b.episodeId));
+}
+
+export function mentionsAt(state: MemoryState): MentionView[] {
+  return [...state.mentions.values()].map((m) => ({ ...m })).sort((a, b) => compareIds(a.mentionId, b.mentionId));
+}
+
+/** Versions opened or closed with record time in `[from, to)`, in record-time order. */
+export function changesBetween(state: MemoryState, from: Instant, to: Instant): ChangeView[] {
+  const changes: ChangeView[] = [];
+  for (const fact of state.facts.values()) {
+    for (const version of fact.versions) {
+      const view = factView(state.mergedInto, fact, version);
+      if (contains(from, to, version.recordedFrom)) changes.push({ change: 'opened', at: version.recordedFrom, version: view });
+      if (version.recordedTo !== null && contains(from, to, version.recordedTo)) changes.push({ change: 'closed', at: version.recordedTo, version: view });
+    }
+  }
+  return changes.sort(compareChanges);
+}
+
+/** By time, then fact, closings before openings, then older version first. */
+export function compareChanges(a: ChangeView, b: ChangeView): number {
+  if (a.at !== b.at) return compareIds(a.at, b.at);
+  if (a.version.factId !== b.version.factId) return compareIds(a.version.factId, b.version.factId);
+  if (a.change !== b.change) return a.change === 'closed' ? -1 : 1;
+  return compareIds(a.version.recordedFrom, b.version.recordedFrom);
+}

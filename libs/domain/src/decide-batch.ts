@@ -1,0 +1,62 @@
+import type { Command } from './commands';
+import { decide } from './decide';
+import { DomainError } from './errors';
+import type { EventMeta, MemoryEvent } from './events';
+import { evolve } from './evolve';
+import type { MemoryState } from './state';
+import { type Instant, maxInstant } from './time';
+
+export type CommandStatus = 'applied' | 'duplicate' | 'unchanged';
+
+export interface CommandResult {
+  commandId: string;
+  status: CommandStatus;
+  recordedAt: Instant;
+  ids: Record<string, string | string[]>;
+}
+
+export interface BatchDecision {
+  events: MemoryEvent[];
+  results: CommandResult[];
+}
+
+/**
+ * Decides a batch atomically against `state`, evolving it command by command so
+ * later commands see earlier ones. `now` is the server clock (explicit: the domain
+ * reads none). On a DomainError nothing may be written and the caller must drop
+ * `state` (it was partly evolved).
+ */
+export function decideBatch(memoryId: string, state: MemoryState, commands: readonly Command[], now: Instant): BatchDecision {
+  const events: MemoryEvent[] = [];
+  const results = commands.map((command, index): CommandResult => {
+    const original = state.outcomes.get(command.commandId);
+    if (original) return { commandId: command.commandId, status: 'duplicate', recordedAt: original.recordedAt, ids: original.ids };
+    const recordedAt = resolveRecordedAt(state, command, now, index);
+    try {
+      const decision = decide(command, { memoryId, recordedAt, state });
+      const meta: EventMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
+      for (const event of decision.events) {
+        const stamped = { ...event, meta } as MemoryEvent;
+        evolve(state, stamped);
+        events.push(stamped);
+      }
+      return { commandId: command.commandId, status: decision.events.length > 0 ? 'applied' : 'unchanged', recordedAt, ids: decision.ids };
+    } catch (error) {
+      throw error instanceof DomainError ? error.at(index) : error;
+    }
+  });
+  return { events, results };
+}
+
+/** SPEC §2: the client's recordedAt, never before the latest; else max(now, latest). */
+function resolveRecordedAt(state: MemoryState, command: Command, now: Instant, index: number): Instant {
+  const latest = state.latestRecordedAt;
+  if (command.recordedAt === undefined) return maxInstant(now, latest);
+  if (latest !== null && command.recordedAt < latest) {
+    throw new DomainError('RECORD_TIME_REGRESSION', `recordedAt ${command.recordedAt} is earlier than the memory's latest ${latest}`, {
+      recordedAt: command.recordedAt,
+      latestRecordedAt: latest,
+    }).at(index);
+  }
+  return command.recordedAt;
+}

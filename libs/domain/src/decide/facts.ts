@@ -1,0 +1,108 @@
+import type { ArchiveEdge, EdgeTarget, RetroCorrect, UpsertEdge } from '../commands';
+import { DomainError } from '../errors';
+import type { DomainEvent, FactSuperseded, FactVersionFields } from '../events';
+import { deriveFactId, targetKey } from '../ids';
+import { type FactRecord, type FactVersion, type MemoryState, canonicalId, canonicalTarget, openVersion, subjectKey } from '../state';
+import { type Instant, contains, isNonEmpty } from '../time';
+import { type DecideContext, type Decision, requireEntity, sameList, unchanged } from './context';
+
+export function decideUpsertEdge(command: UpsertEdge, { memoryId, recordedAt, state }: DecideContext): Decision {
+  const src = requireEntity(state, command.src, 'src');
+  const dst: EdgeTarget = typeof command.dst === 'string' ? requireEntity(state, command.dst, 'dst') : command.dst;
+  const factId = command.factId ?? deriveFactId(memoryId, src, command.rel, dst);
+  const fact = state.facts.get(factId);
+  if (fact) assertSameTriple(state, fact, src, command.rel, dst);
+
+  const open = fact && openVersion(fact.versions);
+  const fields: FactVersionFields = {
+    validFrom: command.validFrom ?? open?.validFrom ?? recordedAt,
+    validTo: command.validTo !== undefined ? command.validTo : (open?.validTo ?? null),
+    confidence: command.confidence !== undefined ? command.confidence : (open?.confidence ?? null),
+    evidence: command.evidence ?? open?.evidence ?? [],
+    source: command.source !== undefined ? command.source : (open?.source ?? null),
+  };
+  assertInterval(fields.validFrom, fields.validTo, command.validFrom !== undefined && command.validTo != null);
+  if (open && sameFields(open, fields)) return unchanged({ factId });
+
+  const asserted: DomainEvent = {
+    type: 'FactAsserted',
+    data: { factId, src: fact?.src ?? src, rel: command.rel, dst: fact?.dst ?? dst, ...fields },
+  };
+  const superseded = supersede(state, factId, command.rel, src, dst, fields.validFrom);
+  const ids: Record<string, string | string[]> = { factId };
+  if (superseded.length > 0) ids['supersededFactIds'] = superseded.map((e) => e.data.factId);
+  return { events: [asserted, ...superseded], ids };
+}
+
+export function decideArchiveEdge(command: ArchiveEdge, { state }: DecideContext): Decision {
+  requireOpen(state, command.factId);
+  return { events: [{ type: 'FactArchived', data: { factId: command.factId } }], ids: { factId: command.factId } };
+}
+
+export function decideRetroCorrect(command: RetroCorrect, { state }: DecideContext): Decision {
+  const open = requireOpen(state, command.factId);
+  const validFrom = command.validFrom ?? open.validFrom;
+  const validTo = command.validTo !== undefined ? command.validTo : open.validTo;
+  assertInterval(validFrom, validTo, command.validFrom !== undefined && command.validTo != null);
+  const ids = { factId: command.factId };
+  if (validFrom === open.validFrom && validTo === open.validTo) return unchanged(ids);
+  return { events: [{ type: 'FactRetroCorrected', data: { factId: command.factId, validFrom, validTo } }], ids };
+}
+
+function requireOpen(state: MemoryState, factId: string): FactVersion {
+  const fact = state.facts.get(factId);
+  if (!fact) throw new DomainError('UNKNOWN_FACT', `unknown fact ${JSON.stringify(factId)}`, { field: 'factId', factId });
+  const open = openVersion(fact.versions);
+  if (!open) throw new DomainError('FACT_NOT_OPEN', `fact ${JSON.stringify(factId)} has no open version`, { factId });
+  return open;
+}
+
+/** Both bounds from the command: 400; a bound kept from the open version: 409. */
+function assertInterval(validFrom: Instant, validTo: Instant | null, bothGiven: boolean): void {
+  if (isNonEmpty(validFrom, validTo)) return;
+  if (bothGiven) throw new DomainError('INVALID_REQUEST', 'validTo must be later than validFrom', { field: 'validTo' });
+  throw new DomainError('INVALID_INTERVAL', `the resulting version would have validTo ${validTo} <= validFrom ${validFrom}`, { validFrom, validTo });
+}
+
+function assertSameTriple(state: MemoryState, fact: FactRecord, src: string, rel: string, dst: EdgeTarget): void {
+  const same =
+    canonicalId(state.mergedInto, fact.src) === src &&
+    fact.rel === rel &&
+    targetKey(canonicalTarget(state.mergedInto, fact.dst)) === targetKey(dst);
+  if (!same) {
+    throw new DomainError('FACT_CONFLICT', `fact ${JSON.stringify(fact.factId)} is (${fact.src}, ${fact.rel}, ${targetKey(fact.dst)}); src, rel and dst never change`, {
+      factId: fact.factId,
+    });
+  }
+}
+
+function sameFields(version: FactVersionFields, fields: FactVersionFields): boolean {
+  return (
+    version.validFrom === fields.validFrom &&
+    version.validTo === fields.validTo &&
+    version.confidence === fields.confidence &&
+    version.source === fields.source &&
+    sameList(version.evidence, fields.evidence)
+  );
+}
+
+/**
+ * SPEC §3.1 supersession: for a `one` relation, other facts (s, rel, d1 != d2)
+ * whose open version holds at `t` and started before it now end at `t`.
+ */
+function supersede(state: MemoryState, factId: string, rel: string, src: string, dst: EdgeTarget, t: Instant): FactSuperseded[] {
+  if (state.relations.get(rel) !== 'one') return [];
+  const dstKey = targetKey(dst);
+  const candidates = (state.members.get(src) ?? [src]).flatMap((member) => [...(state.factsBySubject.get(subjectKey(rel, member)) ?? [])]);
+  const superseded: FactSuperseded[] = [];
+  for (const otherId of [...new Set(candidates)].sort()) {
+    const other = state.facts.get(otherId);
+    const open = other && openVersion(other.versions);
+    if (!other || !open || otherId === factId) continue;
+    if (targetKey(canonicalTarget(state.mergedInto, other.dst)) === dstKey) continue;
+    if (open.validFrom < t && contains(open.validFrom, open.validTo, t)) {
+      superseded.push({ type: 'FactSuperseded', data: { factId: otherId, validFrom: open.validFrom, validTo: t, supersededBy: factId } });
+    }
+  }
+  return superseded;
+}

@@ -1,0 +1,125 @@
+import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
+import type { Instant } from './time';
+
+/**
+ * Domain events, named in the past tense. Every field is resolved: ids derived,
+ * defaults applied, so folding the log never needs the commands back.
+ */
+export interface EntityRegistered {
+  type: 'EntityRegistered';
+  data: { entityId: string; name: string; aliases: string[]; types: string[] };
+}
+
+/** Only the aliases/types that were new. */
+export interface EntityAliasesAdded {
+  type: 'EntityAliasesAdded';
+  data: { entityId: string; aliases: string[]; types: string[] };
+}
+
+/** `srcRoot`/`dstRoot`: the canonical ids of src and dst when the merge was recorded. */
+export interface EntitiesMerged {
+  type: 'EntitiesMerged';
+  data: { srcId: string; dstId: string; srcRoot: string; dstRoot: string };
+}
+
+export interface RelationDefined {
+  type: 'RelationDefined';
+  data: { rel: string; cardinality: Cardinality };
+}
+
+export interface FactVersionFields {
+  validFrom: Instant;
+  validTo: Instant | null;
+  confidence: number | null;
+  evidence: string[];
+  source: string | null;
+}
+
+/** Opens a new version at `recordedAt`, closing the open one (if any) there. */
+export interface FactAsserted {
+  type: 'FactAsserted';
+  data: { factId: string; src: string; rel: string; dst: EdgeTarget } & FactVersionFields;
+}
+
+/** Closes the open version at `recordedAt`. */
+export interface FactArchived {
+  type: 'FactArchived';
+  data: { factId: string };
+}
+
+/** Closes the open version and opens one with the corrected validity. */
+export interface FactRetroCorrected {
+  type: 'FactRetroCorrected';
+  data: { factId: string; validFrom: Instant; validTo: Instant | null };
+}
+
+/** A retro-correction caused by a `one`-relation assertion (`supersededBy`). */
+export interface FactSuperseded {
+  type: 'FactSuperseded';
+  data: { factId: string; validFrom: Instant; validTo: Instant; supersededBy: string };
+}
+
+export interface EventRecorded {
+  type: 'EventRecorded';
+  data: {
+    eventId: string;
+    summary: string;
+    participants: Participant[];
+    includesFacts: string[];
+    timeSpan: { from: Instant; to: Instant | null };
+  };
+}
+
+export interface EventsLinked {
+  type: 'EventsLinked';
+  data: { kind: LinkKind; from: string; to: string; qualifier: string | null };
+}
+
+export interface EpisodeRecorded {
+  type: 'EpisodeRecorded';
+  data: { episodeId: string; title: string; window: { from: Instant; to: Instant | null }; events: string[] };
+}
+
+export interface MentionRecorded {
+  type: 'MentionRecorded';
+  data: { mentionId: string; docId: string; text: string; speaker: string | null; occurredAt: Instant | null };
+}
+
+export type DomainEvent =
+  | EntityRegistered
+  | EntityAliasesAdded
+  | EntitiesMerged
+  | RelationDefined
+  | FactAsserted
+  | FactArchived
+  | FactRetroCorrected
+  | FactSuperseded
+  | EventRecorded
+  | EventsLinked
+  | EpisodeRecorded
+  | MentionRecorded;
+
+export type DomainEventType = DomainEvent['type'];
+
+/** Who/when of the command that produced an event; shared by all its events. */
+export interface EventMeta {
+  commandId: string;
+  recordedAt: Instant;
+  actor: string | null;
+  reason: string | null;
+}
+
+export type MemoryEvent<E extends DomainEvent = DomainEvent> = E & { meta: EventMeta };
+
+/** Fact ids an event touches: the key of the per-fact audit stream. */
+export function factIdsOf(event: DomainEvent): string[] {
+  switch (event.type) {
+    case 'FactAsserted':
+    case 'FactArchived':
+    case 'FactRetroCorrected':
+    case 'FactSuperseded':
+      return [event.data.factId];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { EdgeTarget } from './commands';
+
+/** Deterministic ids: the same memory and inputs always give the same id. */
+function digest(prefix: string, parts: readonly string[]): string {
+  return prefix + createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
+}
+
+/** Case-folded, whitespace-normalised name (SPEC §3, UPSERT_ENTITY). */
+export function normaliseName(name: string): string {
+  return name.normalize('NFKC').trim().replace(/\s+/gu, ' ').toLowerCase();
+}
+
+export function targetKey(target: EdgeTarget): string {
+  return typeof target === 'string' ? `e:${target}` : `l:${target.datatype}:${JSON.stringify(target.literal)}`;
+}
+
+export function deriveEntityId(memoryId: string, name: string): string {
+  return digest('ent_', [memoryId, normaliseName(name)]);
+}
+
+export function deriveFactId(memoryId: string, src: string, rel: string, dst: EdgeTarget): string {
+  return digest('fact_', [memoryId, src, rel, targetKey(dst)]);
+}
+
+export function deriveEventId(memoryId: string, summary: string, from: string): string {
+  return digest('evt_', [memoryId, summary, from]);
+}
+
+export function deriveEpisodeId(memoryId: string, title: string, from: string): string {
+  return digest('epi_', [memoryId, title, from]);
+}
+
+export function deriveMentionId(memoryId: string, docId: string, text: string, occurredAt: string | null): string {
+  return digest('men_', [memoryId, docId, text, occurredAt ?? '']);
+}
+
+/** Event ids for the log: a UUID-shaped digest of the command and the event's index in it. */
+export function deriveLogEventId(memoryId: string, commandId: string, index: number): string {
+  const hex = createHash('sha256').update(`${memoryId}\u0000${commandId}\u0000${index}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
+}

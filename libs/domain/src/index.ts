@@ -1,0 +1,13 @@
+export * from './time';
+export * from './commands';
+export * from './events';
+export * from './errors';
+export * from './ids';
+export * from './state';
+export * from './views';
+export { evolve, fold, foldBefore, idsOf } from './evolve';
+export { decide, type DecideContext, type Decision } from './decide';
+export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus } from './decide-batch';
+export * from './cut';
+export { commandsOfLog } from './export';
+export type { MemoryQueries } from './read-port';

@@ -1,0 +1,21 @@
+import type { Instant } from './time';
+import type { ChangeView, Cut, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
+
+/**
+ * Time-cut reads of one memory. Two implementations must answer identically:
+ * the read models (projection) and exact replay of the log.
+ */
+export interface MemoryQueries {
+  facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]>;
+  /** Every version, oldest first (as believed at `recordedAt` when given); null for an unknown fact. */
+  history(memoryId: string, factId: string, recordedAt?: Instant): Promise<FactView[] | null>;
+  /** Null when the entity is unknown or not yet recorded at `recordedAt`. */
+  entity(memoryId: string, entityId: string, recordedAt: Instant): Promise<EntityView | null>;
+  events(memoryId: string, cut: Cut): Promise<EventView[]>;
+  episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]>;
+  mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]>;
+  /** Versions opened or closed with record time in `[from, to)`. */
+  changes(memoryId: string, from: Instant, to: Instant): Promise<ChangeView[]>;
+}
+
+export type { ValidAt };

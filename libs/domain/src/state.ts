@@ -1,0 +1,155 @@
+import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
+import type { FactVersionFields } from './events';
+import type { Instant } from './time';
+
+/**
+ * The folded log of one memory, with full record-time history: what the deciders
+ * read and what replay queries cut. It is mutable for speed (folding 100k events
+ * must not copy maps): `evolve` mutates the state it is given, so a state belongs
+ * to one fold; build a fresh one with `initialState()`.
+ */
+export interface FactVersion extends FactVersionFields {
+  recordedFrom: Instant;
+  recordedTo: Instant | null;
+}
+
+export interface FactRecord {
+  factId: string;
+  src: string;
+  rel: string;
+  dst: EdgeTarget;
+  /** Oldest first; only the last may be open. */
+  versions: FactVersion[];
+}
+
+export interface Timed<T> {
+  value: T;
+  recordedFrom: Instant;
+}
+
+export interface EntityRecord {
+  entityId: string;
+  name: string;
+  recordedFrom: Instant;
+  aliases: Timed<string>[];
+  types: Timed<string>[];
+}
+
+export interface MergeRecord {
+  srcId: string;
+  dstId: string;
+  srcRoot: string;
+  dstRoot: string;
+  recordedAt: Instant;
+}
+
+export interface EventVersion {
+  eventId: string;
+  summary: string;
+  participants: Participant[];
+  includesFacts: string[];
+  timeSpan: { from: Instant; to: Instant | null };
+  recordedFrom: Instant;
+  recordedTo: Instant | null;
+}
+
+export interface EpisodeVersion {
+  episodeId: string;
+  title: string;
+  window: { from: Instant; to: Instant | null };
+  events: string[];
+  recordedFrom: Instant;
+  recordedTo: Instant | null;
+}
+
+export interface LinkRecord {
+  kind: LinkKind;
+  from: string;
+  to: string;
+  qualifier: string | null;
+  recordedFrom: Instant;
+}
+
+export interface MentionRecord {
+  mentionId: string;
+  docId: string;
+  text: string;
+  speaker: string | null;
+  occurredAt: Instant | null;
+  recordedFrom: Instant;
+}
+
+/** What an accepted command created or touched, kept for idempotent retries. */
+export interface CommandOutcome {
+  recordedAt: Instant;
+  ids: Record<string, string | string[]>;
+}
+
+export interface MemoryState {
+  latestRecordedAt: Instant | null;
+  /** Number of events folded; the stream revision is `eventCount - 1`. */
+  eventCount: number;
+  outcomes: Map<string, CommandOutcome>;
+  entities: Map<string, EntityRecord>;
+  /** Merge forest: a merged root points at the root it was merged into. */
+  mergedInto: Map<string, string>;
+  /** Members of each merge class, keyed by root. */
+  members: Map<string, string[]>;
+  merges: MergeRecord[];
+  relations: Map<string, Cardinality>;
+  facts: Map<string, FactRecord>;
+  /** `rel \0 src` (src as stored on the fact) → fact ids, for supersession. */
+  factsBySubject: Map<string, Set<string>>;
+  events: Map<string, EventVersion[]>;
+  links: Map<string, LinkRecord>;
+  episodes: Map<string, EpisodeVersion[]>;
+  mentions: Map<string, MentionRecord>;
+}
+
+export function initialState(): MemoryState {
+  return {
+    latestRecordedAt: null,
+    eventCount: 0,
+    outcomes: new Map(),
+    entities: new Map(),
+    mergedInto: new Map(),
+    members: new Map(),
+    merges: [],
+    relations: new Map(),
+    facts: new Map(),
+    factsBySubject: new Map(),
+    events: new Map(),
+    links: new Map(),
+    episodes: new Map(),
+    mentions: new Map(),
+  };
+}
+
+export function subjectKey(rel: string, src: string): string {
+  return `${rel}\u0000${src}`;
+}
+
+export function linkKey(kind: string, from: string, to: string): string {
+  return `${kind}\u0000${from}\u0000${to}`;
+}
+
+/** The canonical id of `id` in the merge forest (itself when never merged). */
+export function canonicalId(mergedInto: ReadonlyMap<string, string>, id: string): string {
+  let current = id;
+  for (let next = mergedInto.get(current); next !== undefined; next = mergedInto.get(current)) current = next;
+  return current;
+}
+
+export function canonicalTarget(mergedInto: ReadonlyMap<string, string>, target: EdgeTarget): EdgeTarget {
+  return typeof target === 'string' ? canonicalId(mergedInto, target) : target;
+}
+
+export function lastOf<T>(items: readonly T[]): T | undefined {
+  return items[items.length - 1];
+}
+
+/** The version open in record time, if any. */
+export function openVersion<T extends { recordedTo: Instant | null }>(versions: readonly T[]): T | undefined {
+  const last = lastOf(versions);
+  return last !== undefined && last.recordedTo === null ? last : undefined;
+}

@@ -1,0 +1,78 @@
+import type { EdgeTarget, Participant } from './commands';
+import type { Instant } from './time';
+
+/** Answer shapes of time-cut queries, shared by the projection and replay paths. */
+export type ValidAt = Instant | '*';
+
+export interface Cut {
+  validAt: ValidAt;
+  recordedAt: Instant;
+}
+
+export interface FactView {
+  factId: string;
+  src: string;
+  rel: string;
+  dst: EdgeTarget;
+  validFrom: Instant;
+  validTo: Instant | null;
+  recordedFrom: Instant;
+  recordedTo: Instant | null;
+  confidence: number | null;
+  evidence: string[];
+  source: string | null;
+}
+
+export interface FactFilter {
+  src?: string;
+  rel?: string;
+  /** An entity id, or the string form of a literal value. */
+  dst?: string;
+}
+
+export interface EntityView {
+  entityId: string;
+  name: string;
+  aliases: string[];
+  types: string[];
+  /** Entities merged into this one, with the record time of each merge. */
+  merged: { entityId: string; recordedAt: Instant }[];
+  recordedFrom: Instant;
+}
+
+export interface EventView {
+  eventId: string;
+  summary: string;
+  timeSpan: { from: Instant; to: Instant | null };
+  participants: Participant[];
+  includesFacts: string[];
+  recordedFrom: Instant;
+}
+
+export interface EpisodeView {
+  episodeId: string;
+  title: string;
+  window: { from: Instant; to: Instant | null };
+  events: string[];
+  recordedFrom: Instant;
+}
+
+export interface MentionView {
+  mentionId: string;
+  docId: string;
+  text: string;
+  speaker: string | null;
+  occurredAt: Instant | null;
+  recordedFrom: Instant;
+}
+
+export interface ChangeView {
+  change: 'opened' | 'closed';
+  at: Instant;
+  version: FactView;
+}
+
+/** One ordering for every listing, independent of database collations. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

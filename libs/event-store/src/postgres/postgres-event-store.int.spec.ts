@@ -1,0 +1,147 @@
+import { createTestDatabase, migrate, type TestDatabase } from '@memotrace/postgres';
+import pg from 'pg';
+import { newEvent, newEvents, collect, eventually, sleep, expectStrictlyIncreasing } from '../testing/helpers';
+import { describeEventStoreConformance } from '../testing/conformance';
+import { eventStoreMigrations } from './migrations';
+import { PostgresEventStore } from './postgres-event-store';
+
+async function openStore(): Promise<{ db: TestDatabase; store: PostgresEventStore }> {
+  const db = await createTestDatabase();
+  await migrate(db.pool, eventStoreMigrations);
+  return { db, store: new PostgresEventStore(db.pool) };
+}
+
+describeEventStoreConformance('PostgresEventStore', async () => {
+  const { db, store } = await openStore();
+  return {
+    store,
+    teardown: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+});
+
+// testTimeout in jest.config.js is not applied per project, so set it here.
+jest.setTimeout(60_000);
+
+describe('PostgresEventStore (PostgreSQL specifics)', () => {
+  let db: TestDatabase;
+  let store: PostgresEventStore;
+
+  beforeAll(async () => {
+    ({ db, store } = await openStore());
+  });
+  afterAll(async () => {
+    await store.close();
+    await db.drop();
+  });
+
+  it('a subscriber sees every event of 4 concurrent writers exactly once, in position order', async () => {
+    const collector = collect(store, { fromPosition: await store.headPosition(), streamPrefix: 'load-' });
+    const writer = async (w: number) => {
+      const written: string[] = [];
+      let revision = -1;
+      while (written.length < 500) {
+        const events = newEvents(Math.min(1 + ((written.length * 7 + w) % 5), 500 - written.length));
+        const result = await store.append(`load-${w}-${written.length % 3}`, events, { expectedRevision: 'any' });
+        expect(result.idempotentRetry).toBe(false);
+        revision = result.nextExpectedRevision;
+        written.push(...events.map((event) => event.eventId));
+      }
+      return { written, revision };
+    };
+
+    const results = await Promise.all([0, 1, 2, 3].map(writer));
+    const expected = new Set(results.flatMap((r) => r.written));
+    expect(expected.size).toBe(2_000);
+    await eventually(() => collector.received, (received) => received.length >= 2_000, 30_000);
+    await sleep(1_000);
+    collector.subscription.unsubscribe();
+
+    expect(collector.errors).toEqual([]);
+    expect(collector.received).toHaveLength(2_000);
+    expect(new Set(collector.received.map((event) => event.eventId))).toEqual(expected);
+    expectStrictlyIncreasing(collector.received.map((event) => event.position));
+    const logged = await store.readAll({ fromPosition: 0, maxCount: 5_000, streamPrefix: 'load-' });
+    expect(logged.map((event) => event.position)).toEqual(collector.received.map((event) => event.position));
+  });
+
+  it('hides events above a still-open append until it commits (no skipped positions)', async () => {
+    const start = await store.headPosition();
+    // An append caught between reserving its position and committing.
+    const slow = new pg.Client({ connectionString: db.url });
+    await slow.connect();
+    try {
+      await slow.query('BEGIN');
+      const reserved = await slow.query<{ positions: string[] }>('SELECT mt_reserve_positions(1) AS positions');
+      const slowPosition = Number(reserved.rows[0]!.positions[0]);
+      await slow.query(
+        `INSERT INTO mt_events (position, stream_id, revision, event_id, type, data, metadata)
+         VALUES ($1, 'gap-slow', 0, $2, 'Slow', '{}', '{}')`,
+        [slowPosition, newEvent().eventId],
+      );
+      const fast = await store.append('gap-fast', [newEvent()], { expectedRevision: 'no_stream' });
+      expect(fast.position).toBeGreaterThan(slowPosition);
+
+      const collector = collect(store, { fromPosition: start, streamPrefix: 'gap-' });
+      await sleep(1_000);
+      expect(await store.headPosition()).toBeLessThan(slowPosition);
+      expect(await store.readAll({ fromPosition: start, maxCount: 10, streamPrefix: 'gap-' })).toEqual([]);
+      expect(collector.received).toEqual([]);
+
+      await slow.query('COMMIT');
+      await eventually(() => collector.received, (received) => received.length >= 2);
+      collector.subscription.unsubscribe();
+      expect(collector.received.map((event) => [event.streamId, event.position])).toEqual([
+        ['gap-slow', slowPosition],
+        ['gap-fast', fast.position],
+      ]);
+    } finally {
+      await slow.end();
+    }
+  });
+
+  it('refuses to reserve positions once the transaction already has an id', async () => {
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_current_xact_id()');
+      await expect(client.query('SELECT mt_reserve_positions(1)')).rejects.toThrow(/must run before the transaction writes/);
+      await client.query('ROLLBACK');
+      // the reservation lock was not leaked into this pooled connection
+      await expect(client.query('SELECT count(*) AS n FROM pg_locks WHERE locktype = $1 AND pid = pg_backend_pid()', ['advisory'])).resolves.toMatchObject({ rows: [{ n: 0 }] });
+    } finally {
+      client.release();
+    }
+  });
+
+  it('appends a batch of 1000 events in one round of statements', async () => {
+    const startedAt = Date.now();
+    const result = await store.append('batch-1', newEvents(1_000, ['batch-tag']), { expectedRevision: 'no_stream' });
+    const elapsed = Date.now() - startedAt;
+    expect(result.nextExpectedRevision).toBe(999);
+    expect(elapsed).toBeLessThan(2_000);
+    expect(await store.readByTag('batch-tag')).toHaveLength(1_000);
+  });
+
+  it('close() completes live subscriptions and releases their connections', async () => {
+    const other = await openStore();
+    try {
+      let completed = false;
+      other.store.subscribe({ fromPosition: 0 }).subscribe({ complete: () => (completed = true) });
+      await sleep(200);
+      await other.store.close();
+      expect(completed).toBe(true);
+      const connections = () =>
+      db.pool
+        .query<{ n: number }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [new URL(other.db.url).pathname.slice(1)])
+        .then((result) => result.rows[0]!.n);
+      // The pool belongs to the caller; only the listener connection must be gone.
+      await other.db.pool.end();
+      expect(await eventually(connections, (n) => n === 0)).toBe(0);
+    } finally {
+      await other.db.drop();
+    }
+  });
+});

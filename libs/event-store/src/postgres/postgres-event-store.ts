@@ -1,0 +1,131 @@
+import type pg from 'pg';
+import { Observable, type Subscriber } from 'rxjs';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadOptions,
+  StoredEvent,
+  SubscribeOptions,
+} from '../port';
+import { appendEvents } from './append';
+import { EVENT_COLUMNS, HEAD_POSITION, READ_ALL_PAGE, toStoredEvent, type EventRow } from './rows';
+import { subscribeToAll } from './subscription';
+
+export interface PostgresEventStoreOptions {
+  /** End the pool in close(). Default false: the pool belongs to the caller. */
+  ownsPool?: boolean;
+  /** Rows per query for readStream and subscription catch-up. */
+  batchSize?: number;
+  /** Fallback poll of live subscriptions. */
+  pollIntervalMs?: number;
+}
+
+/**
+ * Event store on the mt_events schema (see migrations.ts). readStream and readByTag read
+ * committed rows directly (read-your-writes for command handlers); readAll, headPosition and
+ * subscribe only see the safe prefix of the log, so positions can be used as resume cursors.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly cleanups = new Set<Promise<void>>();
+  private readonly subscribers = new Set<Subscriber<StoredEvent>>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: PostgresEventStoreOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 1000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+  }
+
+  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    return appendEvents(this.pool, streamId, events, options.expectedRevision);
+  }
+
+  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    const limit = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const events: StoredEvent[] = [];
+    let fromRevision = Math.max(options.fromRevision ?? 0, 0);
+    while (events.length < limit) {
+      const pageSize = Math.min(this.batchSize, limit - events.length);
+      const { rows } = await this.pool.query<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
+        [streamId, fromRevision, pageSize],
+      );
+      events.push(...rows.map(toStoredEvent));
+      if (rows.length < pageSize) break;
+      fromRevision = events[events.length - 1]!.revision + 1;
+    }
+    return events;
+  }
+
+  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    return (await this.readPage(options.fromPosition, options.maxCount, options.streamPrefix)).events;
+  }
+
+  async readByTag(tag: string): Promise<StoredEvent[]> {
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM mt_event_tags t JOIN mt_events e ON e.position = t.position WHERE t.tag = $1 ORDER BY t.position`,
+      [tag],
+    );
+    return rows.map(toStoredEvent);
+  }
+
+  async headPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ position: number | string }>(HEAD_POSITION);
+    return rows[0] ? Number(rows[0].position) : 0;
+  }
+
+  subscribe(options: SubscribeOptions): Observable<StoredEvent> {
+    const observable = subscribeToAll(
+      {
+        readPage: (from, max, prefix) => this.readPage(from, max, prefix),
+        listenerConfig: this.pool.options,
+        batchSize: this.batchSize,
+        pollIntervalMs: this.pollIntervalMs,
+        onCleanup: (done) => {
+          const tracked = done.finally(() => this.cleanups.delete(tracked));
+          this.cleanups.add(tracked);
+        },
+      },
+      options,
+    );
+    // Track live subscribers so close() can complete them.
+    return new Observable<StoredEvent>((subscriber) => {
+      if (this.closing) {
+        subscriber.error(new Error('event store is closed'));
+        return;
+      }
+      this.subscribers.add(subscriber);
+      const inner = observable.subscribe(subscriber);
+      return () => {
+        this.subscribers.delete(subscriber);
+        inner.unsubscribe();
+      };
+    });
+  }
+
+  /** Completes live subscriptions, waits until their connections are closed, ends an owned pool. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const subscriber of [...this.subscribers]) subscriber.complete();
+      await Promise.all([...this.cleanups]);
+      if (this.options.ownsPool) await this.pool.end();
+    })();
+    return this.closing;
+  }
+
+  private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
+    if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
+    const { rows } = await this.pool.query<EventRow & { head: number | string }>(READ_ALL_PAGE, [fromPosition, maxCount, streamPrefix ?? null]);
+    return {
+      head: Number(rows[0]?.head ?? 0),
+      events: rows.filter((row) => row.position !== null).map(toStoredEvent),
+    };
+  }
+}

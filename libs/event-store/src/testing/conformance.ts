@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { IdempotencyConflictError, WrongExpectedRevisionError, type EventStore, type StoredEvent } from '../port';
+import { collect, eventually, expectStored, expectStrictlyIncreasing, newEvent, newEvents, sleep, type Collector } from './helpers';
+
+export type EventStoreFactory = () => Promise<{ store: EventStore; teardown(): Promise<void> }>;
+
+/** Jest's default of 5 s is too tight for a loaded shared server (and testTimeout is not a per-project option). */
+const TIMEOUT_MS = 30_000;
+
+/** Long enough for a fallback poll to have delivered anything extra (duplicates, stray events). */
+const SETTLE_MS = 1_200;
+
+/**
+ * Behaviour every EventStore adapter must have. The store is shared by all tests and may hold
+ * other data: every test works in streams under its own random prefix and reads globally only
+ * relative to the head it observed first.
+ */
+export function describeEventStoreConformance(name: string, factory: EventStoreFactory): void {
+  describe(`EventStore conformance: ${name}`, () => {
+    let store: EventStore;
+    let teardown: (() => Promise<void>) | undefined;
+    let prefix: string;
+    let collectors: Collector[] = [];
+
+    const stream = (suffix: string) => `${prefix}-${suffix}`;
+    const subscribe = (...args: Parameters<EventStore['subscribe']>) => {
+      const collector = collect(store, ...args);
+      collectors.push(collector);
+      return collector;
+    };
+    const ours = (events: StoredEvent[]) => events.filter((event) => event.streamId.startsWith(`${prefix}-`));
+    const ids = (events: { eventId: string }[]) => events.map((event) => event.eventId);
+
+    beforeAll(async () => {
+      ({ store, teardown } = await factory());
+    }, TIMEOUT_MS);
+    afterAll(async () => {
+      await teardown?.();
+    }, TIMEOUT_MS);
+    beforeEach(() => {
+      prefix = `conf${randomUUID().slice(0, 8)}`;
+    });
+    afterEach(() => {
+      for (const collector of collectors) {
+        collector.subscription.unsubscribe();
+        expect(collector.errors).toEqual([]);
+      }
+      collectors = [];
+    });
+
+    describe('append and readStream', () => {
+      it('assigns revisions from 0 and increasing positions', async () => {
+        const events = [newEvent({ a: 1 }), newEvent({ b: [1, 2] }), newEvent(null)];
+        const result = await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+
+        expect(result).toMatchObject({ nextExpectedRevision: 2, idempotentRetry: false });
+        const stored = await store.readStream(stream('s'));
+        expectStored(stored, stream('s'), events, 0);
+        expect(result.position).toBe(stored[2]!.position);
+      }, TIMEOUT_MS);
+
+      it('continues revisions across appends', async () => {
+        const first = newEvents(2);
+        const second = newEvents(3);
+        await store.append(stream('s'), first, { expectedRevision: 'no_stream' });
+        const result = await store.append(stream('s'), second, { expectedRevision: 1 });
+
+        expect(result.nextExpectedRevision).toBe(4);
+        expectStored(await store.readStream(stream('s')), stream('s'), [...first, ...second], 0);
+      }, TIMEOUT_MS);
+
+      it('reads from a revision, at most maxCount events', async () => {
+        const events = newEvents(6);
+        await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+
+        expectStored(await store.readStream(stream('s'), { fromRevision: 2, maxCount: 3 }), stream('s'), events.slice(2, 5), 2);
+        expectStored(await store.readStream(stream('s'), { fromRevision: 4 }), stream('s'), events.slice(4), 4);
+        expect(await store.readStream(stream('s'), { fromRevision: 6 })).toEqual([]);
+      }, TIMEOUT_MS);
+
+      it('reads long streams completely in revision order', async () => {
+        const events = newEvents(2_500);
+        await store.append(stream('long'), events.slice(0, 1_000), { expectedRevision: 'no_stream' });
+        await store.append(stream('long'), events.slice(1_000, 2_000), { expectedRevision: 999 });
+        const last = await store.append(stream('long'), events.slice(2_000), { expectedRevision: 1_999 });
+
+        expect(last.nextExpectedRevision).toBe(2_499);
+        const stored = await store.readStream(stream('long'));
+        expect(stored).toHaveLength(2_500);
+        expectStored(stored, stream('long'), events, 0);
+      }, TIMEOUT_MS);
+
+      it('returns nothing for an unknown stream', async () => {
+        expect(await store.readStream(stream('missing'))).toEqual([]);
+      }, TIMEOUT_MS);
+
+      it('round-trips data, metadata and tags', async () => {
+        const event = {
+          ...newEvent({ text: 'zoë — 記憶 🧠', nested: { list: [1, 'two', null, { deep: true }] }, empty: {}, num: 1.5 }, ['fact:1', 'memory:2']),
+          metadata: { commandId: randomUUID(), recordedAt: '2025-01-02T03:04:05.678Z', actor: null, reason: 'because' },
+        };
+        await store.append(stream('s'), [event], { expectedRevision: 'any' });
+        expectStored(await store.readStream(stream('s')), stream('s'), [event], 0);
+      }, TIMEOUT_MS);
+
+      it('rejects an empty batch', async () => {
+        await expect(store.append(stream('s'), [], { expectedRevision: 'any' })).rejects.toThrow();
+        expect(await store.readStream(stream('s'))).toEqual([]);
+      }, TIMEOUT_MS);
+    });
+
+    describe('expected revision', () => {
+      const expectWrongRevision = async (promise: Promise<unknown>, streamId: string, expected: unknown, actual: number) => {
+        const error = await promise.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(error).toMatchObject({ streamId, expected, actual });
+      };
+
+      it("'no_stream' succeeds only while the stream is empty", async () => {
+        await store.append(stream('s'), newEvents(2), { expectedRevision: 'no_stream' });
+        await expectWrongRevision(store.append(stream('s'), newEvents(1), { expectedRevision: 'no_stream' }), stream('s'), 'no_stream', 1);
+        expect(await store.readStream(stream('s'))).toHaveLength(2);
+      }, TIMEOUT_MS);
+
+      it('a number must equal the current revision (-1 for an empty stream)', async () => {
+        await expectWrongRevision(store.append(stream('s'), newEvents(1), { expectedRevision: 0 }), stream('s'), 0, -1);
+        await store.append(stream('s'), newEvents(1), { expectedRevision: -1 });
+        await store.append(stream('s'), newEvents(2), { expectedRevision: 0 });
+        await expectWrongRevision(store.append(stream('s'), newEvents(1), { expectedRevision: 1 }), stream('s'), 1, 2);
+        await expectWrongRevision(store.append(stream('s'), newEvents(1), { expectedRevision: 5 }), stream('s'), 5, 2);
+        expect((await store.readStream(stream('s'))).map((e) => e.revision)).toEqual([0, 1, 2]);
+      }, TIMEOUT_MS);
+
+      it("'any' appends to new and existing streams", async () => {
+        expect((await store.append(stream('s'), newEvents(1), { expectedRevision: 'any' })).nextExpectedRevision).toBe(0);
+        expect((await store.append(stream('s'), newEvents(2), { expectedRevision: 'any' })).nextExpectedRevision).toBe(2);
+      }, TIMEOUT_MS);
+
+      it.each([
+        ['an existing stream', 1 as const],
+        ['a new stream', 'no_stream' as const],
+      ])('exactly one of concurrent appends with the same expected revision wins (%s)', async (_, expectedRevision) => {
+        if (expectedRevision !== 'no_stream') await store.append(stream('s'), newEvents(2), { expectedRevision: 'no_stream' });
+        const attempts = Array.from({ length: 8 }, () => newEvents(3));
+
+        const outcomes = await Promise.allSettled(attempts.map((events) => store.append(stream('s'), events, { expectedRevision })));
+
+        const winners = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
+        expect(winners).toHaveLength(1);
+        for (const outcome of outcomes) {
+          if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(WrongExpectedRevisionError);
+        }
+        const stored = await store.readStream(stream('s'));
+        expect(ids(stored.slice(-3))).toEqual(ids(attempts[winners[0]!]!));
+        expect(stored).toHaveLength(expectedRevision === 'no_stream' ? 3 : 5);
+      }, TIMEOUT_MS);
+    });
+
+    describe('idempotency', () => {
+      it('a retry with the same event ids returns the original result and writes nothing', async () => {
+        const events = newEvents(2);
+        const original = await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+
+        const retry = await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+
+        expect(retry).toEqual({ ...original, idempotentRetry: true });
+        expect(await store.readStream(stream('s'))).toHaveLength(2);
+      }, TIMEOUT_MS);
+
+      it('a retry succeeds even when its expected revision is stale by now', async () => {
+        const events = newEvents(2);
+        const original = await store.append(stream('s'), events, { expectedRevision: -1 });
+        await store.append(stream('s'), newEvents(3), { expectedRevision: 1 });
+
+        const retry = await store.append(stream('s'), events, { expectedRevision: -1 });
+
+        expect(retry).toEqual({ nextExpectedRevision: 4, position: original.position, idempotentRetry: true });
+        expect(await store.append(stream('s'), events, { expectedRevision: 'any' })).toEqual(retry);
+        expect(await store.readStream(stream('s'))).toHaveLength(5);
+      }, TIMEOUT_MS);
+
+      it('a batch that only partly repeats written events is rejected', async () => {
+        const events = newEvents(2);
+        await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+
+        await expect(store.append(stream('s'), [events[1]!, newEvent()], { expectedRevision: 1 })).rejects.toBeInstanceOf(IdempotencyConflictError);
+        await expect(store.append(stream('s'), [events[0]!, newEvent()], { expectedRevision: 'any' })).rejects.toBeInstanceOf(IdempotencyConflictError);
+        expect(await store.readStream(stream('s'))).toHaveLength(2);
+      }, TIMEOUT_MS);
+
+      it('the same event id in another stream is a different event', async () => {
+        const event = newEvent();
+        await store.append(stream('a'), [event], { expectedRevision: 'no_stream' });
+        const other = await store.append(stream('b'), [event], { expectedRevision: 'no_stream' });
+        expect(other.idempotentRetry).toBe(false);
+      }, TIMEOUT_MS);
+    });
+
+    describe('readAll and headPosition', () => {
+      it('returns events after a position in log order, pages and filters by stream prefix', async () => {
+        const start = await store.headPosition();
+        const written = [];
+        for (let round = 0; round < 3; round++) {
+          for (const suffix of ['a-1', 'b-1', 'a-2']) {
+            const events = newEvents(2);
+            await store.append(stream(suffix), events, { expectedRevision: 'any' });
+            written.push(...events.map((event) => ({ ...event, streamId: stream(suffix) })));
+          }
+        }
+
+        const all = await eventually(
+          async () => ours(await store.readAll({ fromPosition: start, maxCount: 1_000 })),
+          (events) => events.length >= written.length,
+        );
+        expect(ids(all)).toEqual(ids(written));
+        expect(all.map((event) => event.streamId)).toEqual(written.map((event) => event.streamId));
+        expectStrictlyIncreasing(all.map((event) => event.position));
+        expect(all.every((event) => event.position > start)).toBe(true);
+
+        const paged: StoredEvent[] = [];
+        for (let from = start; ; ) {
+          const page = await store.readAll({ fromPosition: from, maxCount: 4, streamPrefix: `${prefix}-` });
+          expect(page.length).toBeLessThanOrEqual(4);
+          if (page.length === 0) break;
+          paged.push(...page);
+          from = page[page.length - 1]!.position;
+        }
+        expect(ids(paged)).toEqual(ids(all));
+
+        const onlyA = await store.readAll({ fromPosition: start, maxCount: 1_000, streamPrefix: stream('a-') });
+        expect(ids(onlyA)).toEqual(ids(written.filter((event) => event.streamId.startsWith(stream('a-')))));
+
+        const afterFirst = await store.readAll({ fromPosition: all[0]!.position, maxCount: 1_000, streamPrefix: `${prefix}-` });
+        expect(ids(afterFirst)).toEqual(ids(all.slice(1)));
+      }, TIMEOUT_MS);
+
+      it('headPosition is the position of the last committed event', async () => {
+        const before = await store.headPosition();
+        expect(before).toBeGreaterThanOrEqual(0);
+        const result = await store.append(stream('s'), newEvents(3), { expectedRevision: 'no_stream' });
+
+        expect(result.position).toBeGreaterThan(before);
+        expect(await eventually(() => store.headPosition(), (head) => head >= result.position)).toBe(result.position);
+        expect(await store.readAll({ fromPosition: result.position, maxCount: 10, streamPrefix: `${prefix}-` })).toEqual([]);
+      }, TIMEOUT_MS);
+    });
+
+    describe('readByTag', () => {
+      it('returns only events carrying the tag, in log order, across streams', async () => {
+        const tag = `${prefix}-fact:1`;
+        const other = `${prefix}-fact:2`;
+        const e1 = newEvent({ n: 1 }, [tag]);
+        const e2 = newEvent({ n: 2 }, [other]);
+        const e3 = newEvent({ n: 3 }, [tag, other]);
+        const e4 = newEvent({ n: 4 });
+        const e5 = newEvent({ n: 5 }, [tag]);
+        await store.append(stream('a'), [e1, e2], { expectedRevision: 'no_stream' });
+        await store.append(stream('b'), [e3, e4], { expectedRevision: 'no_stream' });
+        await store.append(stream('a'), [e5], { expectedRevision: 1 });
+
+        const tagged = await store.readByTag(tag);
+        expect(ids(tagged)).toEqual(ids([e1, e3, e5]));
+        expect(tagged.map((event) => [event.streamId, event.revision])).toEqual([
+          [stream('a'), 0],
+          [stream('b'), 0],
+          [stream('a'), 2],
+        ]);
+        expectStrictlyIncreasing(tagged.map((event) => event.position));
+        expect(tagged[1]!.tags).toEqual([tag, other]);
+        expect(ids(await store.readByTag(other))).toEqual(ids([e2, e3]));
+        expect(await store.readByTag(`${prefix}-unknown`)).toEqual([]);
+      }, TIMEOUT_MS);
+    });
+
+    describe('subscribe', () => {
+      it('catches up, then delivers live events, each once, in order', async () => {
+        const start = await store.headPosition();
+        const before = newEvents(3);
+        await store.append(stream('s'), before, { expectedRevision: 'no_stream' });
+
+        const { received } = subscribe({ fromPosition: start, streamPrefix: `${prefix}-` });
+        await eventually(() => received, (r) => r.length >= 3);
+        const live = [newEvent(), newEvent()];
+        await store.append(stream('s'), [live[0]!], { expectedRevision: 2 });
+        await store.append(stream('t'), [live[1]!], { expectedRevision: 'no_stream' });
+        await eventually(() => received, (r) => r.length >= 5);
+        await sleep(SETTLE_MS);
+
+        expect(ids(received)).toEqual(ids([...before, ...live]));
+        expectStrictlyIncreasing(received.map((event) => event.position));
+        expectStored(received.slice(0, 4), stream('s'), [...before, live[0]!], 0);
+      }, TIMEOUT_MS);
+
+      it('starts after the given position', async () => {
+        const events = newEvents(4);
+        await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+        const stored = await store.readStream(stream('s'));
+
+        const { received } = subscribe({ fromPosition: stored[1]!.position, streamPrefix: `${prefix}-` });
+        const live = newEvent();
+        await store.append(stream('s'), [live], { expectedRevision: 3 });
+        await eventually(() => received, (r) => r.length >= 3);
+        await sleep(SETTLE_MS);
+
+        expect(ids(received)).toEqual(ids([events[2]!, events[3]!, live]));
+      }, TIMEOUT_MS);
+
+      it('without a prefix delivers events of all streams', async () => {
+        const start = await store.headPosition();
+        const { received } = subscribe({ fromPosition: start });
+        const a = newEvent();
+        const b = newEvent();
+        await store.append(stream('a'), [a], { expectedRevision: 'no_stream' });
+        await store.append(`x${prefix}-other`, [b], { expectedRevision: 'no_stream' });
+        await eventually(() => received, (r) => r.some((event) => event.eventId === b.eventId));
+        await sleep(SETTLE_MS);
+
+        expect(ids(received.filter((event) => event.streamId.includes(prefix)))).toEqual(ids([a, b]));
+        expectStrictlyIncreasing(received.map((event) => event.position));
+      }, TIMEOUT_MS);
+
+      it('stops delivering after unsubscribe', async () => {
+        const collector = subscribe({ fromPosition: await store.headPosition(), streamPrefix: `${prefix}-` });
+        await store.append(stream('s'), [newEvent()], { expectedRevision: 'no_stream' });
+        await eventually(() => collector.received, (r) => r.length >= 1);
+
+        collector.subscription.unsubscribe();
+        await store.append(stream('s'), newEvents(2), { expectedRevision: 0 });
+        await sleep(SETTLE_MS);
+
+        expect(collector.received).toHaveLength(1);
+      }, TIMEOUT_MS);
+    });
+  });
+}

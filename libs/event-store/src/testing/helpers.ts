@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { Subscription } from 'rxjs';
+import type { EventStore, NewEvent, StoredEvent, SubscribeOptions } from '../port';
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function newEvent(data: unknown = { n: 1 }, tags?: string[], type = 'TestEvent'): NewEvent {
+  return {
+    eventId: randomUUID(),
+    type,
+    data,
+    metadata: { commandId: randomUUID(), recordedAt: new Date().toISOString(), actor: 'conformance', reason: null },
+    ...(tags ? { tags } : {}),
+  };
+}
+
+export const newEvents = (count: number, tags?: string[]) => Array.from({ length: count }, (_, n) => newEvent({ n }, tags));
+
+/**
+ * Polls until `done` holds or the timeout passes and returns the last value either way, so the
+ * caller's assertion shows the real difference. Needed because a safe-prefix reader may lag
+ * briefly behind a commit while any other transaction on the server is still open.
+ */
+export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await sleep(25);
+  }
+}
+
+export interface Collector {
+  received: StoredEvent[];
+  errors: unknown[];
+  subscription: Subscription;
+}
+
+export function collect(store: EventStore, options: SubscribeOptions): Collector {
+  const received: StoredEvent[] = [];
+  const errors: unknown[] = [];
+  const subscription = store.subscribe(options).subscribe({
+    next: (event) => received.push(event),
+    error: (error: unknown) => errors.push(error),
+  });
+  return { received, errors, subscription };
+}
+
+/** Asserts that stored events are exactly `written`, in order, with consecutive revisions. */
+export function expectStored(stored: StoredEvent[], streamId: string, written: NewEvent[], firstRevision: number): void {
+  expect(stored.map((event) => event.eventId)).toEqual(written.map((event) => event.eventId));
+  stored.forEach((event, index) => {
+    const original = written[index]!;
+    expect(event).toMatchObject({ streamId, revision: firstRevision + index, type: original.type, metadata: original.metadata });
+    expect(event.data).toEqual(original.data);
+    expect(event.tags ?? []).toEqual(original.tags ?? []);
+  });
+  expectStrictlyIncreasing(stored.map((event) => event.position));
+}
+
+export function expectStrictlyIncreasing(values: number[]): void {
+  values.forEach((value, index) => {
+    expect(Number.isInteger(value)).toBe(true);
+    if (index > 0) expect(value).toBeGreaterThan(values[index - 1]!);
+  });
+}

@@ -1,0 +1,3 @@
+export * from './http-error';
+export * from './metrics';
+export * from './server';

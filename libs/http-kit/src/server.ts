@@ -1,0 +1,88 @@
+import { DomainError } from '@memotrace/domain';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { HttpError } from './http-error';
+import { ServiceMetrics } from './metrics';
+
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+export interface HttpServerOptions {
+  /** A pino logger; none means silent. */
+  logger?: FastifyBaseLogger;
+  metrics?: ServiceMetrics;
+  readiness?: ReadinessCheck[];
+  openApi?: () => object;
+}
+
+/**
+ * A Fastify instance with MemoTrace's edge rules: the error envelope, 413 over
+ * 8 MiB, no 5xx for any malformed input, health/readiness/metrics/docs routes.
+ */
+export function createHttpServer(options: HttpServerOptions = {}): { app: FastifyInstance; metrics: ServiceMetrics } {
+  const metrics = options.metrics ?? new ServiceMetrics();
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    genReqId: () => randomUUID(),
+    bodyLimit: MAX_BODY_BYTES,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { maxParamLength: 600, ignoreTrailingSlash: true },
+  });
+  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    const { status, body } = toErrorResponse(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    metrics.errors.inc({ code: body.error.code });
+    void reply.status(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`).body());
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const failures: string[] = [];
+    for (const probe of options.readiness ?? []) {
+      await probe.check().catch((error: Error) => failures.push(`${probe.name}: ${error.message}`));
+    }
+    if (failures.length > 0) return reply.status(503).send({ status: 'not ready', failures });
+    return { status: 'ready' };
+  });
+  app.get('/metrics', async (_request, reply) => {
+    void reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+  if (options.openApi) {
+    const document = options.openApi();
+    app.get('/docs', async () => document);
+    app.get('/docs/openapi.json', async () => document);
+  }
+  return { app, metrics };
+}
+
+function toErrorResponse(error: FastifyError | Error): { status: number; body: ReturnType<HttpError['body']> } {
+  if (error instanceof HttpError) return { status: error.status, body: error.body() };
+  if (error instanceof DomainError) return { status: error.status, body: domainErrorBody(error) };
+  const statusCode = (error as FastifyError).statusCode;
+  if (statusCode === 413) return { status: 413, body: new HttpError('PAYLOAD_TOO_LARGE', 'request body exceeds 8 MiB').body() };
+  // Fastify's own 4xx (bad JSON, bad content type, poisoned keys...) are bad input.
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: new HttpError('INVALID_REQUEST', error.message).body() };
+  return { status: 500, body: new HttpError('INTERNAL', 'internal error').body() };
+}
+
+/** Locates a domain error in the batch: `commands.3.validTo`. */
+function domainErrorBody(error: DomainError) {
+  const { commandIndex, field } = error.details as { commandIndex?: number; field?: string };
+  const path = [commandIndex !== undefined ? `commands.${commandIndex}` : undefined, field].filter((p) => p !== undefined).join('.');
+  return new HttpError(error.code, error.message, [{ path, message: error.message }]).body();
+}

@@ -1,0 +1,46 @@
+import pg from 'pg';
+
+const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+
+/** int8 → number; positions and revisions stay far below 2^53, anything above is a bug worth a loud error. */
+function parseInt8(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`int8 value ${value} does not fit in a JS number`);
+  return parsed;
+}
+
+type TextParser = (oid: number, format: 'text') => (value: string) => unknown;
+const defaultInt8Array = (pg.types.getTypeParser as TextParser)(INT8_ARRAY_OID, 'text');
+const parseInt8Array = (value: string): (number | null)[] =>
+  (defaultInt8Array(value) as (string | null)[]).map((v) => (v === null ? null : parseInt8(v)));
+
+/**
+ * Per-pool type parsers (instead of mutating the global `pg.types`) so other
+ * libraries in the process (e.g. TypeORM) keep their default bigint-as-string.
+ * timestamptz keeps pg's default parsing.
+ */
+export const memotraceTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format !== 'binary' && oid === INT8_OID) return parseInt8;
+    if (format !== 'binary' && oid === INT8_ARRAY_OID) return parseInt8Array;
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export type PoolOptions = Omit<pg.PoolConfig, 'connectionString'>;
+
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    idleTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 10_000,
+    types: memotraceTypes,
+    ...options,
+  });
+  // An idle client dying (server restart, DROP DATABASE ... FORCE) emits 'error' on the
+  // pool; unhandled it would crash the process. The pool already discards that client.
+  pool.on('error', () => undefined);
+  return pool;
+}

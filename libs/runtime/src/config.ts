@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+
+/** Process configuration, from the environment only (12-factor). */
+export interface RuntimeConfig {
+  host: string;
+  port: number;
+  /** Where the embedded PostgreSQL keeps its data (kept across restarts). */
+  dataDir: string;
+  /** An external PostgreSQL; when absent the process starts an embedded one. */
+  databaseUrl: string | undefined;
+  /** Optional read replica for query processes. */
+  readDatabaseUrl: string | undefined;
+  logLevel: string;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const port = Number(env['PORT'] ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env['PORT']}`);
+  return {
+    host: env['HOST'] ?? '127.0.0.1',
+    port,
+    dataDir: resolve(env['MEMOTRACE_DATA_DIR'] ?? '.memotrace'),
+    databaseUrl: nonEmpty(env['DATABASE_URL']),
+    readDatabaseUrl: nonEmpty(env['READ_DATABASE_URL']),
+    logLevel: env['LOG_LEVEL'] ?? 'info',
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

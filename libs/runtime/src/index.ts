@@ -1,0 +1,5 @@
+export * from './config';
+export * from './database';
+export * from './tokens';
+export * from './infra-module';
+export * from './lifecycle';

@@ -1,0 +1,30 @@
+import { canonicalId, fold } from '@memotrace/domain';
+import { MergeForest } from './merge-forest';
+import { randomLog } from './testing/random-log';
+
+describe('MergeForest', () => {
+  it('rebuilds canonical ids and member classes exactly as evolve does, at every record time', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const log = randomLog('m', seed, 80);
+      const full = fold(log.events);
+      for (const r of log.recordedAts) {
+        const state = fold(log.events, r);
+        const forest = new MergeForest(full.merges.filter((m) => m.recordedAt <= r));
+        expect(forest.mergedInto).toEqual(state.mergedInto);
+        for (const id of [...state.entities.keys(), 'never-registered']) {
+          const root = canonicalId(state.mergedInto, id);
+          expect(forest.canonical(id)).toBe(root);
+          expect(forest.classOf(id)).toEqual(state.members.get(root) ?? [root]);
+        }
+      }
+    }
+  });
+
+  it('puts the root first, then the merged classes in merge order', () => {
+    const merge = (srcRoot: string, dstRoot: string) => ({ srcId: srcRoot, dstId: dstRoot, srcRoot, dstRoot, recordedAt: '2024-05-06T00:00:00.000Z' });
+    const forest = new MergeForest([merge('b', 'a'), merge('d', 'c'), merge('c', 'a')]);
+    expect(forest.classOf('d')).toEqual(['a', 'b', 'c', 'd']);
+    expect(forest.canonical('d')).toBe('a');
+    expect(forest.classOf('z')).toEqual(['z']);
+  });
+});

@@ -1,0 +1,248 @@
+import {
+  type ChangeView,
+  type Cut,
+  type EntityView,
+  type EpisodeView,
+  type EventView,
+  type FactFilter,
+  type FactView,
+  type Instant,
+  type MemoryQueries,
+  type MentionView,
+  compareChanges,
+  compareIds,
+  contains,
+} from '@memotrace/domain';
+import type { Pool, PoolClient } from 'pg';
+import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
+import { MergeForest, type MergeRow } from './merge-forest';
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  FACT_COLUMNS,
+  type FactRow,
+  MENTION_COLUMNS,
+  type MentionRow,
+  eventViewOfRow,
+  factViewOfRow,
+  mentionViewOfRow,
+} from './view-rows';
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+/** Which merges a query sees: up to and including a record time, strictly before one, or all. */
+type MergeHorizon = { through: Instant } | { before: Instant } | 'all';
+
+/**
+ * Time-cut reads over the read models, answering exactly what replay answers
+ * (libs/domain/src/cut.ts over a log folded to the cut's record time). A version
+ * is in the cut iff `recorded_from <= r < recorded_to` (and its validity holds):
+ * the SQL twin of "open in the state folded up to r". Merges are few, so the
+ * merge forest at r is rebuilt in JS with the domain's own functions; queries of
+ * more than one statement run in one REPEATABLE READ snapshot so the forest and
+ * the rows agree while the projector commits.
+ */
+export class PostgresMemoryQueries implements MemoryQueries {
+  constructor(private readonly pool: Pool) {}
+
+  facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, { through: cut.recordedAt });
+      const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
+      const param = (value: unknown) => `$${params.push(value)}`;
+      const where = ['memory_id = $1', `tstzrange(recorded_from, recorded_to, '[)') @> $2::timestamptz`];
+      if (cut.validAt !== '*') where.push(`tstzrange(valid_from, valid_to, '[)') @> ${param(pgInstant(cut.validAt))}::timestamptz`);
+      if (filter.rel !== undefined) where.push(`rel = ${param(filter.rel)}`);
+      // A filter names an entity class at r: any member id matches (SPEC MERGE_ENTITY).
+      if (filter.src !== undefined) where.push(`src = ANY(${param(forest.classOf(filter.src))}::text[])`);
+      if (filter.dst !== undefined) {
+        where.push(`(dst_entity = ANY(${param(forest.classOf(filter.dst))}::text[]) OR dst_text = ${param(filter.dst)})`);
+      }
+      const { rows } = await q.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${where.join(' AND ')}`, params);
+      // In the cut the version is open as far as r knows: a later close is invisible (cut isolation).
+      return rows.map((row) => factViewOfRow(row, forest, null)).sort((a, b) => compareIds(a.factId, b.factId));
+    });
+  }
+
+  history(memoryId: string, factId: string, recordedAt?: Instant): Promise<FactView[] | null> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, recordedAt === undefined ? 'all' : { through: recordedAt });
+      const params: unknown[] = [memoryId, factId];
+      const horizon = recordedAt === undefined ? '' : `AND recorded_from <= $${params.push(pgInstant(recordedAt))}::timestamptz`;
+      const { rows } = await q.query<FactRow>(
+        `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE memory_id = $1 AND fact_id = $2 ${horizon} ORDER BY version_no`,
+        params,
+      );
+      if (rows.length === 0) return null;
+      return rows.map((row) => {
+        const closedAt = instantOrNullOfEpochMs(row.recorded_to);
+        return factViewOfRow(row, forest, closedAt !== null && (recordedAt === undefined || closedAt <= recordedAt) ? closedAt : null);
+      });
+    });
+  }
+
+  entity(memoryId: string, entityId: string, recordedAt: Instant): Promise<EntityView | null> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, { through: recordedAt });
+      const root = forest.canonical(entityId);
+      const members = forest.classOf(entityId);
+      const ids = [...new Set([entityId, ...members])];
+      const r = pgInstant(recordedAt);
+      const { rows: entityRows } = await q.query<{ entity_id: string; name: string; recorded_from: string }>(
+        `SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities
+          WHERE memory_id = $1 AND entity_id = ANY($2::text[]) AND recorded_from <= $3::timestamptz`,
+        [memoryId, ids, r],
+      );
+      const entities = new Map(entityRows.map((row) => [row.entity_id, row]));
+      const rootEntity = entities.get(root);
+      if (!entities.has(entityId) || !rootEntity) return null;
+      const { rows: labels } = await q.query<{ entity_id: string; kind: 'alias' | 'type'; value: string }>(
+        `SELECT l.entity_id, l.kind, l.value FROM rm_entity_labels l
+           JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
+          WHERE l.memory_id = $1 AND l.entity_id = ANY($2::text[]) AND l.recorded_from <= $3::timestamptz AND l.position >= e.position
+          ORDER BY l.position, l.idx`,
+        [memoryId, members, r],
+      );
+      // Same accumulation as entityAt: members in merge order, each one's name, then its aliases/types in log order.
+      const aliases = new Set<string>();
+      const types = new Set<string>();
+      const inClass = members.filter((id) => entities.has(id));
+      for (const id of inClass) {
+        if (id !== root) aliases.add(entities.get(id)!.name);
+        for (const label of labels) {
+          if (label.entity_id !== id) continue;
+          (label.kind === 'alias' ? aliases : types).add(label.value);
+        }
+      }
+      aliases.delete(rootEntity.name);
+      const classIds = new Set(inClass);
+      return {
+        entityId: root,
+        name: rootEntity.name,
+        aliases: [...aliases],
+        types: [...types],
+        merged: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
+        recordedFrom: instantOfEpochMs(rootEntity.recorded_from),
+      };
+    });
+  }
+
+  events(memoryId: string, cut: Cut): Promise<EventView[]> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, { through: cut.recordedAt });
+      const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
+      const span = cut.validAt === '*' ? '' : `AND ${inSpan('ev.span_from', 'ev.span_to', `$${params.push(pgInstant(cut.validAt))}`)}`;
+      const { rows } = await q.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM rm_event_versions ev WHERE ${VISIBLE_EVENT} ${span}`, params);
+      return rows.map((row) => eventViewOfRow(row, forest)).sort((a, b) => compareIds(a.eventId, b.eventId));
+    });
+  }
+
+  async episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]> {
+    const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
+    const window = cut.validAt === '*' ? '' : `AND ${inSpan('ep.window_from', 'ep.window_to', `$${params.push(pgInstant(cut.validAt))}`)}`;
+    // One statement (one snapshot): an episode lists only its events visible at r (any validity), in its own order.
+    const { rows } = await this.pool.query<{ episode_id: string; title: string; window_from: string; window_to: string | null; events: string[]; recorded_from: string }>(
+      `WITH visible AS (SELECT ev.event_id FROM rm_event_versions ev WHERE ${VISIBLE_EVENT})
+       SELECT ep.episode_id, ep.title, ${epochMs('ep.window_from')} AS window_from, ${epochMs('ep.window_to')} AS window_to,
+              ${epochMs('ep.recorded_from')} AS recorded_from,
+              ARRAY(SELECT x.id FROM unnest(ep.events) WITH ORDINALITY AS x(id, ord)
+                     WHERE x.id IN (SELECT event_id FROM visible) ORDER BY x.ord) AS events
+         FROM rm_episode_versions ep
+        WHERE ep.memory_id = $1 AND tstzrange(ep.recorded_from, ep.recorded_to, '[)') @> $2::timestamptz ${window}`,
+      params,
+    );
+    return rows
+      .filter((row) => row.events.length > 0)
+      .map((row) => ({
+        episodeId: row.episode_id,
+        title: row.title,
+        window: { from: instantOfEpochMs(row.window_from), to: instantOrNullOfEpochMs(row.window_to) },
+        events: row.events,
+        recordedFrom: instantOfEpochMs(row.recorded_from),
+      }))
+      .sort((a, b) => compareIds(a.episodeId, b.episodeId));
+  }
+
+  async mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]> {
+    const { rows } = await this.pool.query<MentionRow>(
+      `SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE memory_id = $1 AND recorded_from <= $2::timestamptz`,
+      [memoryId, pgInstant(recordedAt)],
+    );
+    return rows.map(mentionViewOfRow).sort((a, b) => compareIds(a.mentionId, b.mentionId));
+  }
+
+  /** Replay folds the events recorded before `to` (foldBefore): a close at or after `to` is not yet seen. */
+  changes(memoryId: string, from: Instant, to: Instant): Promise<ChangeView[]> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, { before: to });
+      const { rows } = await q.query<FactRow>(
+        `SELECT ${FACT_COLUMNS} FROM rm_fact_versions
+          WHERE memory_id = $1
+            AND ((recorded_from >= $2::timestamptz AND recorded_from < $3::timestamptz)
+              OR (recorded_to >= $2::timestamptz AND recorded_to < $3::timestamptz))`,
+        [memoryId, pgInstant(from), pgInstant(to)],
+      );
+      const changes: ChangeView[] = [];
+      for (const row of rows) {
+        const closedAt = instantOrNullOfEpochMs(row.recorded_to);
+        const view = factViewOfRow(row, forest, closedAt !== null && closedAt < to ? closedAt : null);
+        if (contains(from, to, view.recordedFrom)) changes.push({ change: 'opened', at: view.recordedFrom, version: view });
+        if (view.recordedTo !== null && contains(from, to, view.recordedTo)) changes.push({ change: 'closed', at: view.recordedTo, version: view });
+      }
+      return changes.sort(compareChanges);
+    });
+  }
+
+  private async snapshot<T>(read: (q: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await read(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/** `[from, to)` holds `at` (to NULL = open); plain comparisons: spans are not constrained to from < to. */
+function inSpan(from: string, to: string, at: string): string {
+  return `${from} <= ${at}::timestamptz AND (${to} IS NULL OR ${at}::timestamptz < ${to})`;
+}
+
+/** SPEC §3.2 over alias `ev` with $1 = memory, $2 = r: recorded by r, and every included fact believed at r. */
+const VISIBLE_EVENT = `ev.memory_id = $1 AND tstzrange(ev.recorded_from, ev.recorded_to, '[)') @> $2::timestamptz
+  AND NOT EXISTS (
+    SELECT 1 FROM unnest(ev.includes_facts) AS f(fact_id)
+     WHERE NOT EXISTS (
+       SELECT 1 FROM rm_fact_versions v
+        WHERE v.memory_id = ev.memory_id AND v.fact_id = f.fact_id
+          AND tstzrange(v.recorded_from, v.recorded_to, '[)') @> $2::timestamptz))`;
+
+async function loadForest(q: Queryable, memoryId: string, horizon: MergeHorizon): Promise<MergeForest> {
+  const params: unknown[] = [memoryId];
+  const bound =
+    horizon === 'all'
+      ? ''
+      : 'through' in horizon
+        ? `AND recorded_at <= $${params.push(pgInstant(horizon.through))}::timestamptz`
+        : `AND recorded_at < $${params.push(pgInstant(horizon.before))}::timestamptz`;
+  const { rows } = await q.query<{ src_id: string; dst_id: string; src_root: string; dst_root: string; recorded_at: string }>(
+    `SELECT src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')} AS recorded_at
+       FROM rm_entity_merges WHERE memory_id = $1 ${bound} ORDER BY seq`,
+    params,
+  );
+  const merges: MergeRow[] = rows.map((row) => ({
+    srcId: row.src_id,
+    dstId: row.dst_id,
+    srcRoot: row.src_root,
+    dstRoot: row.dst_root,
+    recordedAt: instantOfEpochMs(row.recorded_at),
+  }));
+  return new MergeForest(merges);
+}

@@ -1,0 +1,282 @@
+import type { EventStore, StoredEvent } from '@memotrace/event-store';
+import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
+import type { Pool, PoolClient } from 'pg';
+import type { Subscription } from 'rxjs';
+import { READ_MODELS_PROJECTION, type PostgresProjection } from './read-models-projection';
+
+export interface ProjectorOptions {
+  store: EventStore;
+  pool: Pool;
+  projections: readonly PostgresProjection[];
+  /** Events per transaction (default 500). */
+  batchSize?: number;
+  /** A partial batch is flushed at most this long after its first event arrived (default 5 ms). */
+  idleMs?: number;
+  /** Pause before retrying a failed batch or re-subscribing after a subscription error (default 1000 ms). */
+  retryMs?: number;
+  /** Failed batches and subscription errors; the projector keeps retrying. Default: console.error. */
+  onError?: (error: Error) => void;
+}
+
+export interface Projector {
+  /** The last committed checkpoint (every event up to it is in the read models). */
+  position(): number;
+  /** True once the checkpoint reaches `position`; false on timeout or stop. */
+  waitForPosition(position: number, timeoutMs: number): Promise<boolean>;
+  /** Finishes the in-flight batch and unsubscribes; queued events are re-read on the next start. */
+  stop(): Promise<void>;
+}
+
+/** The checkpoint a query process sees without running a projector (0 before the first batch). */
+export async function projectedPosition(pool: Pick<Pool, 'query'>, projection: string = READ_MODELS_PROJECTION): Promise<number> {
+  const { rows } = await pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [projection]);
+  return rows[0] ? Number(rows[0].position) : 0;
+}
+
+/**
+ * Subscribes to the memory streams from the checkpoint and applies batches, each
+ * in ONE transaction together with the checkpoint update: a batch is applied
+ * exactly once, and a restart resumes where the last commit ended.
+ */
+export async function startProjector(options: ProjectorOptions): Promise<Projector> {
+  const projector = new RunningProjector(options);
+  await projector.start();
+  return projector;
+}
+
+interface Waiter {
+  position: number;
+  resolve(reached: boolean): void;
+  timer: NodeJS.Timeout;
+}
+
+class RunningProjector implements Projector {
+  private readonly store: EventStore;
+  private readonly pool: Pool;
+  private readonly projections: readonly { projection: PostgresProjection; types: ReadonlySet<string> }[];
+  private readonly names: string[];
+  private readonly batchSize: number;
+  private readonly idleMs: number;
+  private readonly retryMs: number;
+  private readonly onError: (error: Error) => void;
+  // The subscription has no back-pressure: unsubscribe above this many queued events, resume below lowWater.
+  private readonly highWater: number;
+  private readonly lowWater: number;
+
+  private committed = 0;
+  private lastQueued = 0;
+  private readonly queue: StoredEvent[] = [];
+  private subscription: Subscription | undefined;
+  /** Bumped on every (un)subscribe, so late deliveries of an old subscription are ignored. */
+  private generation = 0;
+  private paused = false;
+  private running = false;
+  private drained: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private stopping: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private resubscribeTimer: NodeJS.Timeout | undefined;
+  private wakeSleeper: (() => void) | undefined;
+  private readonly waiters = new Set<Waiter>();
+
+  constructor(options: ProjectorOptions) {
+    if (options.projections.length === 0) throw new Error('startProjector needs at least one projection');
+    this.store = options.store;
+    this.pool = options.pool;
+    this.projections = options.projections.map((projection) => ({ projection, types: new Set(projection.canHandle) }));
+    this.names = options.projections.map((p) => p.name);
+    this.batchSize = Math.max(1, options.batchSize ?? 500);
+    this.idleMs = options.idleMs ?? 5;
+    this.retryMs = options.retryMs ?? 1000;
+    this.onError = options.onError ?? ((error) => console.error('read-model projector:', error));
+    this.highWater = this.batchSize * 20;
+    this.lowWater = this.batchSize * 2;
+  }
+
+  async start(): Promise<void> {
+    await this.pool.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), 0 ON CONFLICT (projection) DO NOTHING', [this.names]);
+    const { rows } = await this.pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = ANY($1)', [this.names]);
+    // A projection added later starts behind the others: replay from the lowest checkpoint (commit skips what each has).
+    this.committed = Math.min(...rows.map((row) => Number(row.position)));
+    this.lastQueued = this.committed;
+    this.subscribe();
+  }
+
+  position(): number {
+    return this.committed;
+  }
+
+  waitForPosition(position: number, timeoutMs: number): Promise<boolean> {
+    if (this.committed >= position) return Promise.resolve(true);
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        position,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters.delete(waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopped = true;
+      this.unsubscribe();
+      clearTimeout(this.flushTimer);
+      clearTimeout(this.resubscribeTimer);
+      this.wakeSleeper?.();
+      await this.drained;
+      for (const waiter of this.waiters) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(this.committed >= waiter.position);
+      }
+      this.waiters.clear();
+    })();
+    return this.stopping;
+  }
+
+  // --- subscription -----------------------------------------------------------
+
+  private subscribe(): void {
+    if (this.stopped) return;
+    const generation = ++this.generation;
+    const current = () => generation === this.generation;
+    const subscription = this.store.subscribe({ fromPosition: this.lastQueued, streamPrefix: MEMORY_STREAM_PREFIX }).subscribe({
+      next: (event) => current() && this.enqueue(event),
+      error: (error: unknown) => current() && this.subscriptionFailed(error),
+      complete: () => current() && this.subscriptionCompleted(),
+    });
+    // It may have delivered (and been paused, failed or completed) synchronously.
+    if (current() && !subscription.closed) this.subscription = subscription;
+    else subscription.unsubscribe();
+  }
+
+  private unsubscribe(): void {
+    this.generation += 1;
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  private enqueue(event: StoredEvent): void {
+    if (event.position <= this.lastQueued) return; // re-delivered after a re-subscribe
+    this.queue.push(event);
+    this.lastQueued = event.position;
+    if (this.queue.length >= this.highWater) {
+      this.paused = true;
+      this.unsubscribe();
+    }
+    if (this.queue.length >= this.batchSize) this.kick();
+    else this.flushTimer ??= setTimeout(() => this.kick(), this.idleMs);
+  }
+
+  private subscriptionFailed(error: unknown): void {
+    this.unsubscribe();
+    this.report(error);
+    clearTimeout(this.resubscribeTimer);
+    this.resubscribeTimer = setTimeout(() => {
+      this.resubscribeTimer = undefined;
+      if (!this.paused) this.subscribe();
+    }, this.retryMs);
+  }
+
+  /** The store closed the subscription: flush what is queued, nothing more will come. */
+  private subscriptionCompleted(): void {
+    this.unsubscribe();
+    this.kick();
+  }
+
+  // --- batches ----------------------------------------------------------------
+
+  private kick(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.running || this.stopped || this.queue.length === 0) return;
+    this.running = true;
+    this.drained = this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && this.queue.length > 0) {
+        const batch = this.queue.slice(0, this.batchSize);
+        try {
+          await this.commit(batch);
+        } catch (error) {
+          this.report(error);
+          await this.sleep(this.retryMs);
+          continue;
+        }
+        this.queue.splice(0, batch.length);
+        this.committed = Math.max(this.committed, batch[batch.length - 1]!.position);
+        this.notifyWaiters();
+        if (this.paused && this.queue.length <= this.lowWater) {
+          this.paused = false;
+          this.subscribe();
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** One transaction: lock the checkpoints, apply what each projection has not seen, advance them. */
+  private async commit(batch: readonly StoredEvent[]): Promise<void> {
+    const last = batch[batch.length - 1]!.position;
+    const logged = batch.map(toLoggedEvent).filter((e): e is LoggedMemoryEvent => e !== null);
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const checkpoints = await lockCheckpoints(client, this.names);
+      for (const { projection, types } of this.projections) {
+        const from = checkpoints.get(projection.name) ?? 0;
+        const events = logged.filter((e) => e.position > from && types.has(e.event.type));
+        if (events.length > 0) await projection.handle(events, client);
+      }
+      await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = ANY($1) AND position < $2', [this.names, last]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private notifyWaiters(): void {
+    for (const waiter of this.waiters) {
+      if (waiter.position > this.committed) continue;
+      clearTimeout(waiter.timer);
+      this.waiters.delete(waiter);
+      waiter.resolve(true);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeSleeper = done;
+    });
+  }
+
+  private report(error: unknown): void {
+    this.onError(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/** Row locks serialise concurrent projectors; the positions read tell what is already applied. */
+async function lockCheckpoints(client: PoolClient, names: readonly string[]): Promise<Map<string, number>> {
+  const { rows } = await client.query<{ projection: string; position: string | number }>(
+    'SELECT projection, position FROM rm_checkpoints WHERE projection = ANY($1) ORDER BY projection FOR UPDATE',
+    [names],
+  );
+  return new Map(rows.map((row) => [row.projection, Number(row.position)]));
+}

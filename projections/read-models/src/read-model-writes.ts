@@ -1,0 +1,281 @@
+import type { EdgeTarget, Literal } from '@memotrace/domain';
+import type { PoolClient } from 'pg';
+import type { BatchPlan, EpisodeContent, EventContent, FactContent, StoredHeads, VersionedKey } from './batch-plan';
+import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant, pgInstantOrNull } from './instants';
+import { type StoredHead, type VersionClose, type VersionLedger, type VersionRow, headKey } from './version-ledger';
+
+/**
+ * SQL side of a batch: one query per versioned table to load the heads, then one
+ * statement per table to write the plan. Rows travel as a single JSON array
+ * parameter expanded by json_to_recordset (nullable columns and text[] without
+ * per-row placeholders).
+ */
+type Queryable = Pick<PoolClient, 'query'>;
+
+interface FactHeadRow {
+  memory_id: string;
+  id: string;
+  version_no: number;
+  open: boolean;
+  src: string;
+  rel: string;
+  dst_entity: string | null;
+  dst_literal: Literal | null;
+  valid_from: string;
+  valid_to: string | null;
+  confidence: number | null;
+  evidence: string[];
+  source: string | null;
+}
+
+interface HeadRow {
+  memory_id: string;
+  id: string;
+  version_no: number;
+  open: boolean;
+}
+
+export async function loadHeads(tx: Queryable, keys: { facts: VersionedKey[]; events: VersionedKey[]; episodes: VersionedKey[] }): Promise<StoredHeads> {
+  const facts = new Map<string, StoredHead<FactContent>>();
+  if (keys.facts.length > 0) {
+    const { rows } = await tx.query<FactHeadRow>(
+      `SELECT k.memory_id, k.id, h.*
+         FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
+         CROSS JOIN LATERAL (
+           SELECT v.version_no, v.recorded_to IS NULL AS open, v.src, v.rel, v.dst_entity, v.dst_literal,
+                  ${epochMs('v.valid_from')} AS valid_from, ${epochMs('v.valid_to')} AS valid_to, v.confidence, v.evidence, v.source
+             FROM rm_fact_versions v
+            WHERE v.memory_id = k.memory_id AND v.fact_id = k.id
+            ORDER BY v.version_no DESC
+            LIMIT 1) AS h`,
+      [keys.facts.map((k) => k.memoryId), keys.facts.map((k) => k.id)],
+    );
+    for (const row of rows) {
+      facts.set(headKey(row.memory_id, row.id), {
+        versionNo: Number(row.version_no),
+        open: row.open,
+        content: {
+          src: row.src,
+          rel: row.rel,
+          dst: targetOfRow(row.dst_entity, row.dst_literal),
+          validFrom: instantOfEpochMs(row.valid_from),
+          validTo: instantOrNullOfEpochMs(row.valid_to),
+          confidence: row.confidence,
+          evidence: row.evidence,
+          source: row.source,
+        },
+      });
+    }
+  }
+  return {
+    facts,
+    events: await loadBareHeads(tx, 'rm_event_versions', 'event_id', keys.events),
+    episodes: await loadBareHeads(tx, 'rm_episode_versions', 'episode_id', keys.episodes),
+  };
+}
+
+/** Heads without content: a new event/episode version never reads the previous one. */
+async function loadBareHeads<C>(tx: Queryable, table: string, idColumn: string, keys: VersionedKey[]): Promise<Map<string, StoredHead<C>>> {
+  const heads = new Map<string, StoredHead<C>>();
+  if (keys.length === 0) return heads;
+  const { rows } = await tx.query<HeadRow>(
+    `SELECT k.memory_id, k.id, h.version_no, h.open
+       FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
+       CROSS JOIN LATERAL (
+         SELECT v.version_no, v.recorded_to IS NULL AS open FROM ${table} v
+          WHERE v.memory_id = k.memory_id AND v.${idColumn} = k.id
+          ORDER BY v.version_no DESC
+          LIMIT 1) AS h`,
+    [keys.map((k) => k.memoryId), keys.map((k) => k.id)],
+  );
+  for (const row of rows) heads.set(headKey(row.memory_id, row.id), { versionNo: Number(row.version_no), open: row.open });
+  return heads;
+}
+
+export function targetOfRow(entity: string | null, literal: Literal | null): EdgeTarget {
+  if (entity !== null) return entity;
+  if (literal === null) throw new Error('fact version row has neither dst_entity nor dst_literal');
+  return { literal: literal.literal, datatype: literal.datatype };
+}
+
+export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
+  await writeVersions(tx, plan.facts, FACTS);
+  await writeVersions(tx, plan.events, EVENTS);
+  await writeVersions(tx, plan.episodes, EPISODES);
+  await insertJson(
+    tx,
+    `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position)
+     SELECT memory_id, entity_id, name, recorded_from, position
+       FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, name text, recorded_from timestamptz, position bigint)
+     ON CONFLICT (memory_id, entity_id) DO NOTHING`,
+    plan.entities.map((e) => ({ memory_id: e.memoryId, entity_id: e.entityId, name: e.name, recorded_from: pgInstant(e.recordedFrom), position: e.position })),
+  );
+  await insertJson(
+    tx,
+    `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx)
+     SELECT memory_id, entity_id, kind, value, recorded_from, position, idx
+       FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, kind text, value text, recorded_from timestamptz, position bigint, idx integer)`,
+    plan.labels.map((l) => ({ memory_id: l.memoryId, entity_id: l.entityId, kind: l.kind, value: l.value, recorded_from: pgInstant(l.recordedFrom), position: l.position, idx: l.idx })),
+  );
+  await insertJson(
+    tx,
+    `INSERT INTO rm_entity_merges (memory_id, seq, src_id, dst_id, src_root, dst_root, recorded_at)
+     SELECT memory_id, seq, src_id, dst_id, src_root, dst_root, recorded_at
+       FROM json_to_recordset($1::json) AS r(memory_id text, seq bigint, src_id text, dst_id text, src_root text, dst_root text, recorded_at timestamptz)`,
+    plan.merges.map((m) => ({
+      memory_id: m.memoryId,
+      seq: m.seq,
+      src_id: m.srcId,
+      dst_id: m.dstId,
+      src_root: m.srcRoot,
+      dst_root: m.dstRoot,
+      recorded_at: pgInstant(m.recordedAt),
+    })),
+  );
+  await insertJson(
+    tx,
+    `INSERT INTO rm_relations (memory_id, rel, cardinality, recorded_from)
+     SELECT memory_id, rel, cardinality, recorded_from
+       FROM json_to_recordset($1::json) AS r(memory_id text, rel text, cardinality text, recorded_from timestamptz)
+     ON CONFLICT (memory_id, rel) DO UPDATE SET cardinality = excluded.cardinality, recorded_from = excluded.recorded_from`,
+    [...plan.relations.values()].map((r) => ({ memory_id: r.memoryId, rel: r.rel, cardinality: r.cardinality, recorded_from: pgInstant(r.recordedFrom) })),
+  );
+  await insertJson(
+    tx,
+    `INSERT INTO rm_event_links (memory_id, kind, from_event, to_event, qualifier, recorded_from)
+     SELECT memory_id, kind, from_event, to_event, qualifier, recorded_from
+       FROM json_to_recordset($1::json) AS r(memory_id text, kind text, from_event text, to_event text, qualifier text, recorded_from timestamptz)
+     ON CONFLICT (memory_id, kind, from_event, to_event) DO UPDATE SET qualifier = excluded.qualifier, recorded_from = excluded.recorded_from`,
+    [...plan.links.values()].map((l) => ({
+      memory_id: l.memoryId,
+      kind: l.kind,
+      from_event: l.from,
+      to_event: l.to,
+      qualifier: l.qualifier,
+      recorded_from: pgInstant(l.recordedFrom),
+    })),
+  );
+  await insertJson(
+    tx,
+    `INSERT INTO rm_mentions (memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from)
+     SELECT memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from
+       FROM json_to_recordset($1::json) AS r(memory_id text, mention_id text, doc_id text, text text, speaker text, occurred_at timestamptz, recorded_from timestamptz)
+     ON CONFLICT (memory_id, mention_id) DO NOTHING`,
+    plan.mentions.map((m) => ({
+      memory_id: m.memoryId,
+      mention_id: m.mentionId,
+      doc_id: m.docId,
+      text: m.text,
+      speaker: m.speaker,
+      occurred_at: pgInstantOrNull(m.occurredAt),
+      recorded_from: pgInstant(m.recordedFrom),
+    })),
+  );
+}
+
+interface VersionTable<C> {
+  table: string;
+  idColumn: string;
+  /** Column list and json_to_recordset types of the content columns. */
+  columns: [name: string, type: string][];
+  encode(content: C): Record<string, unknown>;
+}
+
+const FACTS: VersionTable<FactContent> = {
+  table: 'rm_fact_versions',
+  idColumn: 'fact_id',
+  columns: [
+    ['src', 'text'],
+    ['rel', 'text'],
+    ['dst_entity', 'text'],
+    ['dst_literal', 'jsonb'],
+    ['dst_text', 'text'],
+    ['valid_from', 'timestamptz'],
+    ['valid_to', 'timestamptz'],
+    ['confidence', 'double precision'],
+    ['evidence', 'text[]'],
+    ['source', 'text'],
+  ],
+  encode: (c) => ({
+    src: c.src,
+    rel: c.rel,
+    dst_entity: typeof c.dst === 'string' ? c.dst : null,
+    dst_literal: typeof c.dst === 'string' ? null : { literal: c.dst.literal, datatype: c.dst.datatype },
+    dst_text: typeof c.dst === 'string' ? null : String(c.dst.literal),
+    valid_from: pgInstant(c.validFrom),
+    valid_to: pgInstantOrNull(c.validTo),
+    confidence: c.confidence,
+    evidence: c.evidence,
+    source: c.source,
+  }),
+};
+
+const EVENTS: VersionTable<EventContent> = {
+  table: 'rm_event_versions',
+  idColumn: 'event_id',
+  columns: [
+    ['summary', 'text'],
+    ['participants', 'jsonb'],
+    ['includes_facts', 'text[]'],
+    ['span_from', 'timestamptz'],
+    ['span_to', 'timestamptz'],
+  ],
+  encode: (c) => ({
+    summary: c.summary,
+    participants: c.participants.map((p) => ({ entityId: p.entityId, role: p.role })),
+    includes_facts: c.includesFacts,
+    span_from: pgInstant(c.timeSpan.from),
+    span_to: pgInstantOrNull(c.timeSpan.to),
+  }),
+};
+
+const EPISODES: VersionTable<EpisodeContent> = {
+  table: 'rm_episode_versions',
+  idColumn: 'episode_id',
+  columns: [
+    ['title', 'text'],
+    ['window_from', 'timestamptz'],
+    ['window_to', 'timestamptz'],
+    ['events', 'text[]'],
+  ],
+  encode: (c) => ({ title: c.title, window_from: pgInstant(c.window.from), window_to: pgInstantOrNull(c.window.to), events: c.events }),
+};
+
+/** Closes first, so the inserted versions never meet an open stored one (exclusion constraint, open index). */
+async function writeVersions<C>(tx: Queryable, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<void> {
+  await closeVersions(tx, spec, ledger.closes);
+  const names = spec.columns.map(([name]) => name);
+  await insertJson(
+    tx,
+    `INSERT INTO ${spec.table} (memory_id, ${spec.idColumn}, version_no, recorded_from, recorded_to, ${names.join(', ')})
+     SELECT memory_id, id, version_no, recorded_from, recorded_to, ${names.join(', ')}
+       FROM json_to_recordset($1::json) AS r(memory_id text, id text, version_no integer, recorded_from timestamptz, recorded_to timestamptz,
+            ${spec.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`,
+    ledger.rows.map((row: VersionRow<C>) => ({
+      memory_id: row.memoryId,
+      id: row.id,
+      version_no: row.versionNo,
+      recorded_from: pgInstant(row.recordedFrom),
+      recorded_to: pgInstantOrNull(row.recordedTo),
+      ...spec.encode(row.content),
+    })),
+  );
+}
+
+async function closeVersions<C>(tx: Queryable, spec: VersionTable<C>, closes: readonly VersionClose[]): Promise<void> {
+  if (closes.length === 0) return;
+  const result = await tx.query(
+    `UPDATE ${spec.table} v SET recorded_to = c.recorded_to
+       FROM json_to_recordset($1::json) AS c(memory_id text, id text, version_no integer, recorded_to timestamptz)
+      WHERE v.memory_id = c.memory_id AND v.${spec.idColumn} = c.id AND v.version_no = c.version_no AND v.recorded_to IS NULL`,
+    [JSON.stringify(closes.map((c) => ({ memory_id: c.memoryId, id: c.id, version_no: c.versionNo, recorded_to: pgInstant(c.recordedTo) })))],
+  );
+  // The heads were read in this transaction: a miss means someone else wrote the read model.
+  if (result.rowCount !== closes.length) {
+    throw new Error(`${spec.table}: closed ${result.rowCount ?? 0} of ${closes.length} open versions; the read model changed under the projector`);
+  }
+}
+
+async function insertJson(tx: Queryable, sql: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length > 0) await tx.query(sql, [JSON.stringify(rows)]);
+}

@@ -1,0 +1,73 @@
+import { type Command, type CommandResult, DomainError, decideBatch } from '@memotrace/domain';
+import { type EventStore, WrongExpectedRevisionError } from '@memotrace/event-store';
+import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import type { Clock } from './clock';
+import { KeyedMutex } from './keyed-mutex';
+import { MemoryStateCache } from './memory-state-cache';
+
+export interface BatchOutcome {
+  /** Consistency token: the memory's last log position after this batch. */
+  position: number;
+  results: CommandResult[];
+  /** Number of events appended. */
+  appended: number;
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/**
+ * Applies a batch atomically: catch up, decide, append with optimistic
+ * concurrency on the memory's stream. A conflict (another writer got there first)
+ * re-decides against the newer state; a domain error writes nothing.
+ */
+export class CommandHandler {
+  private readonly cache: MemoryStateCache;
+  private readonly mutex = new KeyedMutex();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly clock: Clock,
+  ) {
+    this.cache = new MemoryStateCache(store);
+  }
+
+  handle(memoryId: string, commands: readonly Command[]): Promise<BatchOutcome> {
+    return this.mutex.run(memoryId, () => this.attempt(memoryId, commands, 0));
+  }
+
+  /**
+   * Replays an exported log into an empty memory as one atomic append, so a bad
+   * line or a non-empty target writes nothing.
+   */
+  importLog(memoryId: string, commands: readonly Command[]): Promise<BatchOutcome> {
+    return this.mutex.run(memoryId, async () => {
+      const cached = await this.cache.load(memoryId);
+      if (cached.state.eventCount > 0) throw new DomainError('MEMORY_NOT_EMPTY', `memory ${memoryId} already has events; import needs an empty memory`);
+      return this.attempt(memoryId, commands, MAX_CONFLICT_RETRIES);
+    });
+  }
+
+  private async attempt(memoryId: string, commands: readonly Command[], retry: number): Promise<BatchOutcome> {
+    const cached = await this.cache.load(memoryId);
+    const expectedRevision = cached.state.eventCount - 1;
+    let decision;
+    try {
+      decision = decideBatch(memoryId, cached.state, commands, this.clock.now());
+    } catch (error) {
+      this.cache.forget(memoryId);
+      throw error;
+    }
+    if (decision.events.length === 0) return { position: cached.lastPosition, results: decision.results, appended: 0 };
+    try {
+      const appended = await this.store.append(memoryStreamId(memoryId), toNewEvents(memoryId, decision.events), {
+        expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
+      });
+      cached.lastPosition = appended.position;
+      return { position: appended.position, results: decision.results, appended: decision.events.length };
+    } catch (error) {
+      this.cache.forget(memoryId);
+      if (error instanceof WrongExpectedRevisionError && retry < MAX_CONFLICT_RETRIES) return this.attempt(memoryId, commands, retry + 1);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { commandsRequest, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
+import { HttpError, type ServiceMetrics, parseInput } from '@memotrace/http-kit';
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { CommandHandler } from './command-handler';
+
+/** POST .../commands and POST .../import (SPEC §4). */
+export function registerCommandRoutes(app: FastifyInstance, handler: CommandHandler, metrics: ServiceMetrics): void {
+  app.post('/v1/memories/:memoryId/commands', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const body = parseInput(commandsRequest, request.body, 'commands');
+    const commands = body.commands.map((wire) => toDomainCommand(wire, `cmd-${randomUUID()}`));
+    const outcome = await handler.handle(memoryId, commands);
+    for (const result of outcome.results) metrics.commands.inc({ status: result.status });
+    return { position: outcome.position, results: outcome.results };
+  });
+
+  app.post('/v1/memories/:memoryId/import', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    if (typeof request.body !== 'string') throw new HttpError('INVALID_REQUEST', 'import body must be JSONL (application/x-ndjson)');
+    const parsed = parseImportJsonl(request.body);
+    if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
+    const outcome = await handler.importLog(memoryId, parsed.commands);
+    return { position: outcome.position, imported: outcome.results.length };
+  });
+}

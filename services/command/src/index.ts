@@ -1,0 +1,4 @@
+export * from './command-handler';
+export * from './clock';
+export * from './http-routes';
+export * from './module';

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { buildOpenApiDocument } from '@memotrace/contracts';
+import { createHttpServer } from '@memotrace/http-kit';
+import { TOKENS, databaseReadiness, infraModule, onShutdown, openDatabase, readConfig } from '@memotrace/runtime';
+import { Container } from 'inversify';
+import pino from 'pino';
+import { registerCommandRoutes } from './http-routes';
+import { COMMAND_HANDLER, commandModule } from './module';
+
+/** The command service alone (scale writers apart from readers). Needs DATABASE_URL. */
+async function main(): Promise<void> {
+  const config = readConfig();
+  if (!config.databaseUrl) throw new Error('the command service runs against a shared PostgreSQL: set DATABASE_URL');
+  const logger = pino({ level: config.logLevel, name: 'memotrace-command' });
+  const database = await openDatabase(config, (m) => logger.info(m));
+  const container = new Container();
+  await container.load(infraModule(config, database), commandModule);
+  const { app, metrics } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, readiness: [databaseReadiness(database.pool)] });
+  registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
+  await app.listen({ host: config.host, port: config.port });
+  onShutdown(async () => {
+    await app.close();
+    await database.close();
+  }, (m) => logger.info(m));
+}
+
+main().catch((error: Error) => {
+  console.error(`memotrace command service failed to start: ${error.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,153 @@
+import { type TestService, startTestService } from './testing/test-service';
+
+/** SPEC §4 through HTTP: every error code, atomic batches, idempotency, edges. */
+const T0 = '2024-01-01T00:00:00.000Z';
+const T1 = '2024-02-01T00:00:00.000Z';
+const T2 = '2024-03-01T00:00:00.000Z';
+
+describe('HTTP contract', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService();
+    const seeded = await t.commands('contract', [
+      { op: 'UPSERT_ENTITY', entityId: 'bob', name: 'Bob', recordedAt: T0 },
+      { op: 'UPSERT_ENTITY', entityId: 'paris', name: 'Paris', recordedAt: T0 },
+      { op: 'UPSERT_EDGE', factId: 'bob-paris', src: 'bob', rel: 'lives_in', dst: 'paris', validFrom: T0, recordedAt: T0 },
+      { op: 'UPSERT_EDGE', factId: 'bob-old', src: 'bob', rel: 'likes', dst: { literal: 'tea' }, validFrom: T0, recordedAt: T0 },
+      { op: 'ARCHIVE_EDGE', factId: 'bob-old', recordedAt: T0 },
+    ]);
+    expect(seeded.status).toBe(200);
+  });
+  afterAll(() => t.stop());
+
+  const logLength = async (memoryId: string) => (await t.get(`/v1/memories/${memoryId}/export`)).text.split('\n').filter(Boolean).length;
+
+  it.each([
+    ['UNKNOWN_ENTITY', 404, { op: 'UPSERT_EDGE', src: 'nobody', rel: 'knows', dst: 'bob' }],
+    ['UNKNOWN_FACT', 404, { op: 'ARCHIVE_EDGE', factId: 'no-such-fact' }],
+    ['UNKNOWN_FACT', 404, { op: 'UPSERT_EVENT', summary: 's', includesFacts: ['no-such-fact'], timeSpan: { from: T0 } }],
+    ['FACT_NOT_OPEN', 409, { op: 'RETRO_CORRECT', factId: 'bob-old', validTo: T2 }],
+    ['FACT_CONFLICT', 409, { op: 'UPSERT_EDGE', factId: 'bob-paris', src: 'bob', rel: 'lives_in', dst: 'bob' }],
+    ['INVALID_INTERVAL', 409, { op: 'RETRO_CORRECT', factId: 'bob-paris', validTo: '2023-01-01T00:00:00Z' }],
+    ['RECORD_TIME_REGRESSION', 409, { op: 'UPSERT_ENTITY', name: 'Late', recordedAt: '2023-01-01T00:00:00Z' }],
+    ['INVALID_REQUEST', 400, { op: 'RETRO_CORRECT', factId: 'bob-paris', validFrom: T2, validTo: T1 }],
+    ['INVALID_REQUEST', 400, { op: 'UPSERT_ENTITY', name: 'X', colour: 'red' }],
+    ['INVALID_REQUEST', 400, { op: 'NOPE' }],
+    ['INVALID_REQUEST', 400, { op: 'UPSERT_ENTITY', name: 'X', recordedAt: '2024-01-01T00:00:00' }],
+    ['INVALID_REQUEST', 400, { op: 'UPSERT_ENTITY', name: 'X', recordedAt: '2024-01-01T00:00:00.0001Z' }],
+  ])('%s (%i) writes nothing, even after a valid command in the same batch', async (code, status, bad) => {
+    const before = await logLength('contract');
+    const response = await t.commands('contract', [{ op: 'UPSERT_ENTITY', entityId: 'carol', name: 'Carol' }, bad]);
+    expect(response.status).toBe(status);
+    expect(response.body.error.code).toBe(code);
+    expect(typeof response.body.error.message).toBe('string');
+    expect(await logLength('contract')).toBe(before);
+  });
+
+  it('reports per-field details for bad input', async () => {
+    const response = await t.commands('contract', [{ op: 'UPSERT_EDGE', src: 'bob', rel: 'r', dst: 'paris', validFrom: T2, validTo: T1 }]);
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'commands.0.validTo' })]));
+  });
+
+  it('rejects an invalid memory id, an empty batch, a batch over 1000 and a non-JSON body', async () => {
+    expect((await t.commands('Bad_Memory', [{ op: 'UPSERT_ENTITY', name: 'x' }])).status).toBe(400);
+    expect((await t.commands('contract', [])).status).toBe(400);
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({ op: 'UPSERT_ENTITY', name: `n${i}` }));
+    expect((await t.commands('contract', tooMany)).status).toBe(400);
+    const garbage = await t.post('/v1/memories/contract/commands', '{"commands": [', 'application/json');
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.error.code).toBe('INVALID_REQUEST');
+    const poisoned = await t.post('/v1/memories/contract/commands', '{"commands":[{"op":"UPSERT_ENTITY","name":"x","__proto__":{"admin":true}}]}');
+    expect(poisoned.status).toBe(400);
+  });
+
+  it('answers 413 above 8 MiB', async () => {
+    const huge = JSON.stringify({ commands: [{ op: 'UPSERT_ENTITY', name: 'x'.repeat(9 * 1024 * 1024) }] });
+    const response = await t.post('/v1/memories/contract/commands', huge);
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('is idempotent by commandId: a resend writes nothing and returns the original result', async () => {
+    const first = await t.commands('idem', [{ op: 'UPSERT_ENTITY', commandId: 'c-1', entityId: 'dora', name: 'Dora', recordedAt: T1 }]);
+    expect(first.body.results[0].status).toBe('applied');
+    const again = await t.commands('idem', [{ op: 'UPSERT_ENTITY', commandId: 'c-1', entityId: 'dora', name: 'Dora', recordedAt: T1 }]);
+    expect(again.body.results[0]).toEqual({ ...first.body.results[0], status: 'duplicate' });
+    expect(again.body.position).toBe(first.body.position);
+    expect(await logLength('idem')).toBe(1);
+    const same = await t.commands('idem', [{ op: 'UPSERT_ENTITY', commandId: 'c-2', entityId: 'dora', name: 'Dora' }]);
+    expect(same.body.results[0].status).toBe('unchanged');
+  });
+
+  it('reads an entity with its aliases and merges at a record time', async () => {
+    await t.commands('ents', [
+      { op: 'UPSERT_ENTITY', entityId: 'liz', name: 'Elizabeth', aliases: ['Liz'], types: ['person'], recordedAt: T0 },
+      { op: 'UPSERT_ENTITY', entityId: 'beth', name: 'Beth', recordedAt: T0 },
+      { op: 'MERGE_ENTITY', srcId: 'beth', dstId: 'liz', recordedAt: T1 },
+    ]);
+    const before = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T0}`);
+    expect(before.body).toMatchObject({ entityId: 'beth', name: 'Beth', merged: [] });
+    const after = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T1}`);
+    expect(after.body).toEqual({ entityId: 'liz', name: 'Elizabeth', aliases: ['Liz', 'Beth'], types: ['person'], merged: [{ entityId: 'beth', recordedAt: T1 }], recordedFrom: T0 });
+    const missing = await t.get(`/v1/memories/ents/entities/liz?recordedAt=2023-01-01T00:00:00Z`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('UNKNOWN_ENTITY');
+  });
+
+  it('hides an event once a fact of its evidence is archived, but not before', async () => {
+    await t.commands('evts', [
+      { op: 'UPSERT_ENTITY', entityId: 'eve', name: 'Eve', recordedAt: T0 },
+      { op: 'UPSERT_EDGE', factId: 'eve-run', src: 'eve', rel: 'ran', dst: { literal: 10, datatype: 'number' }, validFrom: T0, recordedAt: T0 },
+      { op: 'UPSERT_EVENT', eventId: 'marathon', summary: 'Eve ran a marathon', includesFacts: ['eve-run'], participants: [{ entityId: 'eve', role: 'runner' }], timeSpan: { from: T0, to: T1 }, recordedAt: T0 },
+      { op: 'ARCHIVE_EDGE', factId: 'eve-run', recordedAt: T2 },
+    ]);
+    for (const consistency of ['projection', 'replay']) {
+      const visible = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&consistency=${consistency}`);
+      expect(visible.body.events.map((e: any) => e.eventId)).toEqual(['marathon']);
+      const outside = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&validAt=${T1}&consistency=${consistency}`);
+      expect(outside.body.events).toEqual([]);
+      const hidden = await t.get(`/v1/memories/evts/events?recordedAt=${T2}&consistency=${consistency}`);
+      expect(hidden.body.events).toEqual([]);
+    }
+  });
+
+  it('waits for minPosition (read-your-writes) and refuses a position beyond the log', async () => {
+    const write = await t.commands('ryw', [{ op: 'UPSERT_ENTITY', entityId: 'fay', name: 'Fay' }, { op: 'UPSERT_EDGE', src: 'fay', rel: 'is', dst: { literal: true } }]);
+    const read = await t.get(`/v1/memories/ryw/facts?minPosition=${write.body.position}&validAt=*`);
+    expect(read.status).toBe(200);
+    expect(read.body.facts).toHaveLength(1);
+    const beyond = await t.get(`/v1/memories/ryw/facts?minPosition=${write.body.position + 1_000_000}`);
+    expect(beyond.status).toBe(400);
+  }, 30_000);
+
+  it('exports the log as JSONL and imports it into an empty memory with equal answers', async () => {
+    const exported = await t.get('/v1/memories/contract/export');
+    expect(exported.status).toBe(200);
+    const imported = await t.post('/v1/memories/contract-copy/import', exported.text, 'application/x-ndjson');
+    expect(imported.status).toBe(200);
+    const again = await t.get('/v1/memories/contract-copy/export');
+    expect(again.text).toBe(exported.text);
+    for (const cut of [`validAt=*&recordedAt=${T0}`, `validAt=${T1}`, 'validAt=*']) {
+      const a = await t.get(`/v1/memories/contract/facts?${cut}&recordedAt=${T2}`);
+      const b = await t.get(`/v1/memories/contract-copy/facts?${cut}&recordedAt=${T2}`);
+      expect(b.body.facts).toEqual(a.body.facts);
+    }
+    const refused = await t.post('/v1/memories/contract-copy/import', exported.text, 'application/x-ndjson');
+    expect(refused.status).toBe(409);
+  });
+
+  it('serves health, readiness, metrics, OpenAPI, and a JSON 404', async () => {
+    expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await t.get('/readyz')).status).toBe(200);
+    const metrics = await t.get('/metrics');
+    expect(metrics.text).toContain('memotrace_http_request_duration_seconds');
+    expect(metrics.text).toContain('memotrace_commands_total');
+    const docs = await t.get('/docs');
+    expect(docs.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/v1/memories/{memoryId}/commands', '/v1/memories/{memoryId}/facts']));
+    const missing = await t.get('/v1/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+  });
+});

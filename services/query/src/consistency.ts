@@ -1,0 +1,42 @@
+import type { MemoryQueries } from '@memotrace/domain';
+import type { EventStore } from '@memotrace/event-store';
+import { HttpError } from '@memotrace/http-kit';
+
+/** How far the read models have got; `waitFor` resolves false on timeout. */
+export interface ProjectionProgress {
+  waitFor(position: number, timeoutMs: number): Promise<boolean>;
+}
+
+export interface ConsistencyOptions {
+  /** Bound of a `minPosition` wait (read-your-writes). */
+  minPositionTimeoutMs: number;
+  /** Without minPosition, wait this long for the read models to reach the log head. */
+  headWaitMs: number;
+}
+
+/**
+ * Picks the answer source of a query: exact replay of the log, or the read models
+ * once they have caught up with the requested position (SPEC `minPosition`).
+ */
+export class ConsistencyGate {
+  constructor(
+    private readonly projection: MemoryQueries,
+    private readonly replay: MemoryQueries,
+    private readonly store: EventStore,
+    private readonly progress: ProjectionProgress,
+    private readonly options: ConsistencyOptions,
+  ) {}
+
+  async source(consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
+    if (consistency === 'replay') return this.replay;
+    if (minPosition === undefined) {
+      await this.progress.waitFor(await this.store.headPosition(), this.options.headWaitMs);
+      return this.projection;
+    }
+    if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
+    if (minPosition > (await this.store.headPosition())) {
+      throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond the log head`, [{ path: 'minPosition', message: 'no such position in the log' }]);
+    }
+    throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} within ${this.options.minPositionTimeoutMs} ms`);
+  }
+}

@@ -1,0 +1,93 @@
+import {
+  changesQuery,
+  entityParams,
+  entityQuery,
+  eventsQuery,
+  exportQuery,
+  factParams,
+  factsQuery,
+  historyQuery,
+  memoryParams,
+  toJsonlLine,
+} from '@memotrace/contracts';
+import { commandsOfLog } from '@memotrace/domain';
+import type { EventStore } from '@memotrace/event-store';
+import { HttpError, parseInput } from '@memotrace/http-kit';
+import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+import type { FastifyInstance } from 'fastify';
+import type { ConsistencyGate } from './consistency';
+
+export interface QueryRouteDeps {
+  gate: ConsistencyGate;
+  store: EventStore;
+  now(): string;
+}
+
+/** The read side of SPEC §4: time cuts, history, audit, entities, events, changes, export. */
+export function registerQueryRoutes(app: FastifyInstance, { gate, store, now }: QueryRouteDeps): void {
+  app.get('/v1/memories/:memoryId/facts', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(factsQuery, request.query, 'query');
+    const at = now();
+    const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
+    const queries = await gate.source(q.consistency, q.minPosition);
+    const facts = await queries.facts(memoryId, cut, { src: q.src, rel: q.rel, dst: q.dst });
+    return { cut, source: q.consistency, facts };
+  });
+
+  app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
+    const { memoryId, factId } = parseInput(factParams, request.params, 'path');
+    const q = parseInput(historyQuery, request.query, 'query');
+    const versions = await (await gate.source('projection')).history(memoryId, factId, q.recordedAt);
+    if (versions === null) throw unknownFact(factId);
+    return { factId, versions };
+  });
+
+  app.get('/v1/memories/:memoryId/facts/:factId/audit', async (request) => {
+    const { memoryId, factId } = parseInput(factParams, request.params, 'path');
+    const stored = await store.readByTag(factTag(memoryId, factId));
+    if (stored.length === 0) throw unknownFact(factId);
+    const events = stored.map((e) => ({ position: e.position, type: e.type, ...auditMeta(e.metadata), data: e.data }));
+    return { factId, events };
+  });
+
+  app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {
+    const { memoryId, entityId } = parseInput(entityParams, request.params, 'path');
+    const q = parseInput(entityQuery, request.query, 'query');
+    const entity = await (await gate.source('projection')).entity(memoryId, entityId, q.recordedAt ?? now());
+    if (entity === null) throw new HttpError('UNKNOWN_ENTITY', `unknown entity ${JSON.stringify(entityId)} at this record time`);
+    return entity;
+  });
+
+  app.get('/v1/memories/:memoryId/events', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(eventsQuery, request.query, 'query');
+    // Without validAt, events are not filtered by their time span (SPEC §3.2 "With a validAt").
+    const cut = { validAt: q.validAt ?? '*', recordedAt: q.recordedAt ?? now() };
+    const events = await (await gate.source(q.consistency)).events(memoryId, cut);
+    return { cut, events };
+  });
+
+  app.get('/v1/memories/:memoryId/changes', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(changesQuery, request.query, 'query');
+    const changes = await (await gate.source('projection')).changes(memoryId, q.from, q.to);
+    return { from: q.from, to: q.to, changes };
+  });
+
+  app.get('/v1/memories/:memoryId/export', async (request, reply) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    parseInput(exportQuery, request.query, 'query');
+    const log = (await store.readStream(memoryStreamId(memoryId))).map(toMemoryEvent);
+    const body = commandsOfLog(log).map((command) => toJsonlLine(command) + '\n').join('');
+    return reply.header('content-type', 'application/x-ndjson').send(body);
+  });
+}
+
+function unknownFact(factId: string): HttpError {
+  return new HttpError('UNKNOWN_FACT', `unknown fact ${JSON.stringify(factId)}`);
+}
+
+function auditMeta(metadata: { commandId: string; recordedAt: string; actor: string | null; reason: string | null }) {
+  return { recordedAt: metadata.recordedAt, commandId: metadata.commandId, actor: metadata.actor, reason: metadata.reason };
+}

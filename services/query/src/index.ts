@@ -1,0 +1,5 @@
+export * from './consistency';
+export * from './http-routes';
+export * from './module';
+export * from './polling-progress';
+export * from './replay-queries';

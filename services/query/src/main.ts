@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { buildOpenApiDocument } from '@memotrace/contracts';
+import { createHttpServer } from '@memotrace/http-kit';
+import { TOKENS, databaseReadiness, infraModule, onShutdown, openDatabase, readConfig } from '@memotrace/runtime';
+import { Container } from 'inversify';
+import pino from 'pino';
+import { registerQueryRoutes } from './http-routes';
+import { PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
+import { PollingProjectionProgress } from './polling-progress';
+
+/** A stateless query process: run any number, optionally against a replica (READ_DATABASE_URL). */
+async function main(): Promise<void> {
+  const config = readConfig();
+  if (!config.databaseUrl) throw new Error('the query service reads a shared PostgreSQL: set DATABASE_URL');
+  const logger = pino({ level: config.logLevel, name: 'memotrace-query' });
+  const database = await openDatabase(config, (m) => logger.info(m));
+  const container = new Container();
+  await container.load(infraModule(config, database), queryModule);
+  container.bind(PROJECTION_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool));
+  const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, readiness: [databaseReadiness(database.readPool)] });
+  registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
+  await app.listen({ host: config.host, port: config.port });
+  onShutdown(async () => {
+    await app.close();
+    await database.close();
+  }, (m) => logger.info(m));
+}
+
+main().catch((error: Error) => {
+  console.error(`memotrace query service failed to start: ${error.message}`);
+  process.exit(1);
+});

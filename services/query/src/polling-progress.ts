@@ -1,0 +1,20 @@
+import { projectedPosition } from '@memotrace/read-models';
+import type { Pool } from 'pg';
+import type { ProjectionProgress } from './consistency';
+
+/** Read-model progress seen from a query process that runs no projector: polls the checkpoint. */
+export class PollingProjectionProgress implements ProjectionProgress {
+  constructor(
+    private readonly pool: Pool,
+    private readonly intervalMs = 10,
+  ) {}
+
+  async waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if ((await projectedPosition(this.pool)) >= position) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
+    }
+  }
+}
