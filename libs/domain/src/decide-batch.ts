@@ -28,10 +28,14 @@ export interface BatchDecision {
  */
 export function decideBatch(memoryId: string, state: MemoryState, commands: readonly Command[], now: Instant): BatchDecision {
   const events: MemoryEvent[] = [];
+  // An `unchanged` command writes nothing (SPEC §3.1), so only this batch remembers it.
+  const inBatch = new Map<string, CommandResult>();
+  let latest = state.latestRecordedAt;
   const results = commands.map((command, index): CommandResult => {
-    const original = state.outcomes.get(command.commandId);
-    if (original) return { commandId: command.commandId, status: 'duplicate', recordedAt: original.recordedAt, ids: original.ids };
-    const recordedAt = resolveRecordedAt(state, command, now, index);
+    const original = state.outcomes.get(command.commandId) ?? inBatch.get(command.commandId);
+    if (original) return { commandId: command.commandId, status: 'duplicate', recordedAt: original.recordedAt, ids: structuredClone(original.ids) };
+    const recordedAt = resolveRecordedAt(latest, command, now, index);
+    latest = recordedAt;
     try {
       const decision = decide(command, { memoryId, recordedAt, state });
       const meta: EventMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
@@ -40,7 +44,9 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
         evolve(state, stamped);
         events.push(stamped);
       }
-      return { commandId: command.commandId, status: decision.events.length > 0 ? 'applied' : 'unchanged', recordedAt, ids: decision.ids };
+      const result: CommandResult = { commandId: command.commandId, status: decision.events.length > 0 ? 'applied' : 'unchanged', recordedAt, ids: decision.ids };
+      inBatch.set(command.commandId, result);
+      return result;
     } catch (error) {
       throw error instanceof DomainError ? error.at(index) : error;
     }
@@ -49,11 +55,11 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
 }
 
 /** SPEC §2: the client's recordedAt, never before the latest; else max(now, latest). */
-function resolveRecordedAt(state: MemoryState, command: Command, now: Instant, index: number): Instant {
-  const latest = state.latestRecordedAt;
+function resolveRecordedAt(latest: Instant | null, command: Command, now: Instant, index: number): Instant {
   if (command.recordedAt === undefined) return maxInstant(now, latest);
   if (latest !== null && command.recordedAt < latest) {
     throw new DomainError('RECORD_TIME_REGRESSION', `recordedAt ${command.recordedAt} is earlier than the memory's latest ${latest}`, {
+      field: 'recordedAt',
       recordedAt: command.recordedAt,
       latestRecordedAt: latest,
     }).at(index);

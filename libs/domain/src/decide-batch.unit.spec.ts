@@ -94,7 +94,7 @@ describe('decideBatch', () => {
       expect(error).toBeInstanceOf(DomainError);
       expect(error).toMatchObject({ code: 'RECORD_TIME_REGRESSION', status: 409 });
       expect(error.message).toMatch(/^commands\[2\]: /);
-      expect(error.details).toEqual({ recordedAt: at('TUE', '23:59'), latestRecordedAt: at('WED'), commandIndex: 2 });
+      expect(error.details).toEqual({ field: 'recordedAt', recordedAt: at('TUE', '23:59'), latestRecordedAt: at('WED'), commandIndex: 2 });
       // nothing of the batch is written
       expect(s.log).toHaveLength(1);
       expect(fold(s.log).entities.has('bob')).toBe(false);
@@ -152,30 +152,31 @@ describe('decideBatch', () => {
   });
 
   /**
-   * SPEC §2/§3: an `unchanged` command is accepted (it is in the 200 results with a
-   * recordedAt), so its commandId is known and its recordedAt is the latest accepted one.
-   * The domain writes no event for it, so neither is remembered.
+   * SPEC §3.1: an `unchanged` command writes nothing. Nothing durable remembers it,
+   * so across batches its commandId and recordedAt are not known; within its own
+   * batch they are (a repeated commandId is a duplicate, record time stays monotone).
    */
-  describe('SPEC: unchanged commands are accepted commands', () => {
-    it('resending the commandId of an unchanged command is a duplicate with the original result', () => {
+  describe('unchanged commands write nothing', () => {
+    it('resending the commandId of an unchanged command is unchanged again, and writes nothing', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
       const original = s.when(entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }));
       expect(original.results[0]).toEqual({ commandId: 'k-same', status: 'unchanged', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
       const resent = s.when(entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('WED') }));
-      expect(resent.results[0]).toEqual({ commandId: 'k-same', status: 'duplicate', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
+      expect(resent.events).toEqual([]);
+      expect(resent.results[0]).toEqual({ commandId: 'k-same', status: 'unchanged', recordedAt: at('WED'), ids: { entityId: 'alice' } });
     });
 
-    it('a commandId first used by an unchanged command in a batch writes nothing when repeated in it', () => {
+    it('a commandId first used by an unchanged command in a batch is a duplicate when repeated in it', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
       const { events, results } = s.when([entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }), entity('bob', 'Bob', { commandId: 'k-same', recordedAt: at('TUE') })]);
       expect(events).toEqual([]);
       expect(results.map((r) => r.status)).toEqual(['unchanged', 'duplicate']);
     });
 
-    it('a recordedAt earlier than an accepted unchanged command is RECORD_TIME_REGRESSION', () => {
+    it('within a batch, a recordedAt earlier than an unchanged command is RECORD_TIME_REGRESSION', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
-      expect(s.when(entity('alice', 'Alice', { recordedAt: at('FRI') })).results[0]).toMatchObject({ status: 'unchanged', recordedAt: at('FRI') });
-      expect(s.rejects(entity('bob', 'Bob', { recordedAt: at('WED') }))).toMatchObject({ code: 'RECORD_TIME_REGRESSION' });
+      expect(s.rejects([entity('alice', 'Alice', { recordedAt: at('FRI') }), entity('bob', 'Bob', { recordedAt: at('WED') })])).toMatchObject({ code: 'RECORD_TIME_REGRESSION' });
+      expect(s.when(entity('bob', 'Bob', { recordedAt: at('WED') })).results[0]).toMatchObject({ status: 'applied', recordedAt: at('WED') });
     });
   });
 });

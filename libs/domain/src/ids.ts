@@ -6,9 +6,12 @@ function digest(prefix: string, parts: readonly string[]): string {
   return prefix + createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 24);
 }
 
-/** Case-folded, whitespace-normalised name (SPEC §3, UPSERT_ENTITY). */
+/**
+ * Case-folded, whitespace-normalised name (SPEC §3, UPSERT_ENTITY). Upper then
+ * lower case approximates full case folding: "Strauß" and "STRAUSS" agree.
+ */
 export function normaliseName(name: string): string {
-  return name.normalize('NFKC').trim().replace(/\s+/gu, ' ').toLowerCase();
+  return name.normalize('NFKC').trim().replace(/\s+/gu, ' ').toUpperCase().toLowerCase();
 }
 
 export function targetKey(target: EdgeTarget): string {

@@ -15,21 +15,24 @@ const versionedConstraints = (table: string, id: string) => [
   `CREATE UNIQUE INDEX ${table}_open ON ${table} (memory_id, ${id}) WHERE recorded_to IS NULL`,
 ];
 
+/** Ids compare bytewise (answers are sorted in JS anyway): "C" keeps btree/GiST comparisons at memcmp speed. */
+const ID = 'text COLLATE "C"';
+
 const statements: string[] = [
   'CREATE EXTENSION IF NOT EXISTS btree_gist',
 
   `CREATE TABLE rm_checkpoints (
-     projection text PRIMARY KEY,
+     projection ${ID} PRIMARY KEY,
      position bigint NOT NULL
    )`,
 
   `CREATE TABLE rm_fact_versions (
-     memory_id text NOT NULL,
-     fact_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     fact_id ${ID} NOT NULL,
      version_no integer NOT NULL,
-     src text NOT NULL,
-     rel text NOT NULL,
-     dst_entity text NULL,
+     src ${ID} NOT NULL,
+     rel ${ID} NOT NULL,
+     dst_entity ${ID} NULL,
      dst_literal jsonb NULL,
      -- String(literal) as JavaScript prints it: what a dst filter compares (jsonb prints numbers differently).
      dst_text text NULL,
@@ -54,8 +57,8 @@ const statements: string[] = [
   'CREATE INDEX rm_fact_versions_closed ON rm_fact_versions (memory_id, recorded_to) WHERE recorded_to IS NOT NULL',
 
   `CREATE TABLE rm_entities (
-     memory_id text NOT NULL,
-     entity_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     entity_id ${ID} NOT NULL,
      name text NOT NULL,
      recorded_from timestamptz NOT NULL,
      -- log position of the registration: aliases logged before it do not belong to it (as in evolve)
@@ -64,8 +67,8 @@ const statements: string[] = [
    )`,
   // Aliases and types in log order (position, then index in the event): entity answers list them in that order.
   `CREATE TABLE rm_entity_labels (
-     memory_id text NOT NULL,
-     entity_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     entity_id ${ID} NOT NULL,
      kind text NOT NULL CHECK (kind IN ('alias', 'type')),
      value text NOT NULL,
      recorded_from timestamptz NOT NULL,
@@ -75,28 +78,28 @@ const statements: string[] = [
    )`,
   // seq = log position: merges are replayed in log order to rebuild the merge forest at a record time.
   `CREATE TABLE rm_entity_merges (
-     memory_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
      seq bigint NOT NULL,
-     src_id text NOT NULL,
-     dst_id text NOT NULL,
-     src_root text NOT NULL,
-     dst_root text NOT NULL,
+     src_id ${ID} NOT NULL,
+     dst_id ${ID} NOT NULL,
+     src_root ${ID} NOT NULL,
+     dst_root ${ID} NOT NULL,
      recorded_at timestamptz NOT NULL,
      PRIMARY KEY (memory_id, seq)
    )`,
   'CREATE INDEX rm_entity_merges_recorded ON rm_entity_merges (memory_id, recorded_at)',
 
   `CREATE TABLE rm_relations (
-     memory_id text NOT NULL,
-     rel text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     rel ${ID} NOT NULL,
      cardinality text NOT NULL CHECK (cardinality IN ('one', 'many')),
      recorded_from timestamptz NOT NULL,
      PRIMARY KEY (memory_id, rel)
    )`,
 
   `CREATE TABLE rm_event_versions (
-     memory_id text NOT NULL,
-     event_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     event_id ${ID} NOT NULL,
      version_no integer NOT NULL,
      summary text NOT NULL,
      participants jsonb NOT NULL,
@@ -111,18 +114,18 @@ const statements: string[] = [
   `CREATE INDEX rm_event_versions_cut ON rm_event_versions USING gist (memory_id, tstzrange(recorded_from, recorded_to, '[)'))`,
 
   `CREATE TABLE rm_event_links (
-     memory_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
      kind text NOT NULL,
-     from_event text NOT NULL,
-     to_event text NOT NULL,
+     from_event ${ID} NOT NULL,
+     to_event ${ID} NOT NULL,
      qualifier text NULL,
      recorded_from timestamptz NOT NULL,
      PRIMARY KEY (memory_id, kind, from_event, to_event)
    )`,
 
   `CREATE TABLE rm_episode_versions (
-     memory_id text NOT NULL,
-     episode_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     episode_id ${ID} NOT NULL,
      version_no integer NOT NULL,
      title text NOT NULL,
      window_from timestamptz NOT NULL,
@@ -136,9 +139,9 @@ const statements: string[] = [
   `CREATE INDEX rm_episode_versions_cut ON rm_episode_versions USING gist (memory_id, tstzrange(recorded_from, recorded_to, '[)'))`,
 
   `CREATE TABLE rm_mentions (
-     memory_id text NOT NULL,
-     mention_id text NOT NULL,
-     doc_id text NOT NULL,
+     memory_id ${ID} NOT NULL,
+     mention_id ${ID} NOT NULL,
+     doc_id ${ID} NOT NULL,
      text text NOT NULL,
      speaker text NULL,
      occurred_at timestamptz NULL,

@@ -18,6 +18,16 @@ describe('UPSERT_ENTITY', () => {
     expect(deriveEntityId(MEMORY, name)).toBe(deriveEntityId(MEMORY, 'Alice Smith'));
   });
 
+  // SPEC §3 says case-folded; JS toLowerCase() is lower-casing, which differs from (full) Unicode
+  // case folding for ß (→ ss) and final sigma (ς → σ): `s.toUpperCase().toLowerCase()` folds both.
+  it.each([
+    ['Strauß', 'STRAUSS'],
+    ['Weiß', 'weiss'],
+    ['ΟΔΥΣΣΕΥΣ', 'οδυσσευσ'],
+  ])('case folding: %j and %j derive the same id', (a, b) => {
+    expect(deriveEntityId(MEMORY, a)).toBe(deriveEntityId(MEMORY, b));
+  });
+
   it('derives different ids for different names and for different memories', () => {
     expect(deriveEntityId(MEMORY, 'Alice')).not.toBe(deriveEntityId(MEMORY, 'Alicia'));
     expect(deriveEntityId(MEMORY, 'Alice')).not.toBe(deriveEntityId('other-memory', 'Alice'));

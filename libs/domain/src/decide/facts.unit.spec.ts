@@ -181,6 +181,16 @@ describe('UPSERT_EDGE', () => {
     expect(s.rejects(edge('alice', 'works_at', 'acme', { validFrom, validTo, recordedAt: at('WED') }))).toMatchObject({ code: 'INVALID_REQUEST', status: 400 });
   });
 
+  it('a new fact given only a validTo at or before recordedAt (the default validFrom) is rejected and writes nothing', () => {
+    // SPEC §3.1 names 400 (both bounds given) and 409 (a bound kept from the open version); here
+    // validFrom comes from the recordedAt default: the domain answers 409 INVALID_INTERVAL.
+    const s = given(people);
+    const error = s.rejects(edge('alice', 'works_at', 'acme', { validTo: at('TUE'), recordedAt: at('WED') }));
+    expect(['INVALID_INTERVAL', 'INVALID_REQUEST']).toContain(error.code);
+    expect(s.rejects(edge('alice', 'works_at', 'acme', { validTo: at('WED'), recordedAt: at('WED') })).code).toBe(error.code);
+    expect(s.when(edge('alice', 'works_at', 'acme', { validTo: after(at('WED')), recordedAt: at('WED') })).results[0]!.status).toBe('applied');
+  });
+
   it('accepts validTo one ms after validFrom', () => {
     const s = given(people);
     s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('TUE'), validTo: after(at('TUE')), recordedAt: at('WED') }));

@@ -126,6 +126,38 @@ describe('UPSERT_EVENT', () => {
   });
 });
 
+describe('UPSERT_EVENT over time', () => {
+  it('participants are shown by their canonical id from a merge on, by their own id before it', () => {
+    const s = given([
+      ...seed,
+      entity('al', 'Al', { recordedAt: at('MON') }),
+      event('e1', ['f1'], { participants: [{ entityId: 'al', role: 'employee' }], recordedAt: at('TUE') }),
+      { op: 'MERGE_ENTITY', srcId: 'al', dstId: 'alice', recordedAt: at('WED') },
+    ]);
+    expect(eventsAt(s.at(before(at('WED'))), '*')[0]!.participants).toEqual([{ entityId: 'al', role: 'employee' }]);
+    expect(eventsAt(s.at(at('WED')), '*')[0]!.participants).toEqual([{ entityId: 'alice', role: 'employee' }]);
+  });
+
+  it('a retro-corrected (superseded) included fact is still believed: the event stays visible', () => {
+    const s = given([
+      ...seed,
+      entity('beta', 'Beta', { recordedAt: at('MON') }),
+      { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: at('MON') },
+      event('e1', ['f1'], { recordedAt: at('TUE') }),
+      edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }),
+    ]);
+    expect(s.state.facts.get('f1')!.versions).toHaveLength(2);
+    expect(eventIds(eventsAt(s.at(at('THU')), '*'))).toEqual(['e1']);
+  });
+
+  it('a re-upserted event is shown as recorded at each record time', () => {
+    const s = given([...seed, event('e1', ['f1'], { recordedAt: at('TUE') }), archive('f1', at('WED')), event('e1', ['f2'], { summary: 'v2', recordedAt: at('THU') })]);
+    expect(eventsAt(s.at(at('TUE')), '*').map((e) => [e.summary, e.includesFacts, e.recordedFrom])).toEqual([['summary of e1', ['f1'], at('TUE')]]);
+    expect(eventsAt(s.at(at('WED')), '*')).toEqual([]);
+    expect(eventsAt(s.at(at('THU')), '*').map((e) => [e.summary, e.includesFacts, e.recordedFrom])).toEqual([['v2', ['f2'], at('THU')]]);
+  });
+});
+
 describe('LINK', () => {
   const withEvents = [...seed, event('e1', ['f1'], { recordedAt: at('TUE') }), event('e2', ['f2'], { recordedAt: at('TUE') })];
 

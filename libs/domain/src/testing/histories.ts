@@ -43,6 +43,8 @@ export type Step =
       validFrom: number | null;
       validTo: number | 'open' | 'omit';
       confidence: number | null | 'omit';
+      evidence: string[] | null;
+      source: string | null | 'omit';
     }
   | { k: 'move'; src: number; dst: number; validFrom: number }
   | { k: 'archive'; f: number }
@@ -93,6 +95,8 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
         { weight: 3, arbitrary: validIndex },
       ),
       confidence: fc.oneof({ weight: 3, arbitrary: fc.constant('omit' as const) }, { weight: 2, arbitrary: fc.constantFrom(0, 0.5, 1) }, { weight: 1, arbitrary: fc.constant(null) }),
+      evidence: fc.option(fc.constantFrom<string[]>([], ['m1'], ['m1', 'm2']), { freq: 2 }),
+      source: fc.oneof({ weight: 3, arbitrary: fc.constant('omit' as const) }, { weight: 1, arbitrary: fc.constantFrom('chat', 'crm') }, { weight: 1, arbitrary: fc.constant(null) }),
     }),
   },
   // works_at moves: the supersession path (works_at is declared `one` in the seed)
@@ -180,6 +184,8 @@ function resolve(step: Step, state: MemoryState): Unstamped {
         ...(step.validFrom !== null ? { validFrom: VALID_TIMES[step.validFrom]! } : {}),
         ...(step.validTo === 'omit' ? {} : { validTo: step.validTo === 'open' ? null : VALID_TIMES[step.validTo]! }),
         ...(step.confidence === 'omit' ? {} : { confidence: step.confidence }),
+        ...(step.evidence !== null ? { evidence: [...step.evidence] } : {}),
+        ...(step.source === 'omit' ? {} : { source: step.source }),
       };
     case 'move':
       return { op: 'UPSERT_EDGE', src: entityId(step.src), rel: 'works_at', dst: entityId(step.dst), validFrom: VALID_TIMES[step.validFrom]! };

@@ -73,24 +73,27 @@ export async function appendEvents(
     await client.query('COMMIT');
     return { nextExpectedRevision: current + events.length, position: reserved[reserved.length - 1]!, idempotentRetry: false };
   } catch (error) {
-    const translated = await translateUniqueViolation(error, pool, streamId, expected);
-    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-      client.release(rollbackError instanceof Error ? rollbackError : true); // connection is unusable
-      released = true;
-    });
-    throw translated;
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      (rollbackError: unknown) => {
+        client.release(rollbackError instanceof Error ? rollbackError : true); // connection is unusable
+        released = true;
+        return false;
+      },
+    );
+    throw rolledBack ? await translateUniqueViolation(error, client, streamId, expected) : error;
   } finally {
     if (!released) client.release();
   }
 }
 
-/** Defence in depth: the stream lock should make these impossible, but never leak a raw 23505. */
-async function translateUniqueViolation(error: unknown, pool: pg.Pool, streamId: string, expected: ExpectedRevision): Promise<unknown> {
+/** Defence in depth: the stream lock makes these impossible, but never leak a raw 23505. */
+async function translateUniqueViolation(error: unknown, client: pg.PoolClient, streamId: string, expected: ExpectedRevision): Promise<unknown> {
   const { code, constraint } = error as { code?: string; constraint?: string };
   if (code !== '23505') return error;
   if (constraint === 'mt_events_stream_event_id_key') return new IdempotencyConflictError(streamId);
   if (constraint !== 'mt_events_stream_revision_key') return error;
-  const { rows } = await pool.query<{ revision: string }>('SELECT revision FROM mt_streams WHERE stream_id = $1', [streamId]);
+  const { rows } = await client.query<{ revision: string }>('SELECT revision FROM mt_streams WHERE stream_id = $1', [streamId]);
   return new WrongExpectedRevisionError(streamId, expected, rows[0] ? Number(rows[0].revision) : -1);
 }
 
