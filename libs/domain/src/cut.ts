@@ -35,7 +35,7 @@ export function factView(mergedInto: ReadonlyMap<string, string>, fact: Pick<Fac
     factId: fact.factId,
     src: canonicalId(mergedInto, fact.src),
     rel: fact.rel,
-    dst: canonicalTarget(mergedInto, fact.dst),
+    dst: targetView(canonicalTarget(mergedInto, fact.dst)),
     validFrom: version.validFrom,
     validTo: version.validTo,
     recordedFrom: version.recordedFrom,
@@ -44,6 +44,11 @@ export function factView(mergedInto: ReadonlyMap<string, string>, fact: Pick<Fac
     evidence: [...version.evidence],
     source: version.source,
   };
+}
+
+/** Answers list fields in one order, whatever order the log's storage kept. */
+function targetView(target: EdgeTarget): EdgeTarget {
+  return typeof target === 'string' ? target : { literal: target.literal, datatype: target.datatype };
 }
 
 export function matchesFilter(mergedInto: ReadonlyMap<string, string>, fact: { src: string; rel: string; dst: EdgeTarget }, filter: FactFilter): boolean {
@@ -95,7 +100,7 @@ export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
     views.push({
       eventId: current.eventId,
       summary: current.summary,
-      timeSpan: { ...current.timeSpan },
+      timeSpan: { from: current.timeSpan.from, to: current.timeSpan.to },
       participants: current.participants.map((p) => ({ entityId: canonicalId(state.mergedInto, p.entityId), role: p.role })),
       includesFacts: [...current.includesFacts],
       recordedFrom: current.recordedFrom,
@@ -120,13 +125,15 @@ export function episodesAt(state: MemoryState, validAt: ValidAt): EpisodeView[] 
     if (!current || !inValidity(current.window.from, current.window.to, validAt)) continue;
     const events = current.events.filter((id) => visibleEvents.has(id));
     if (events.length === 0) continue;
-    views.push({ episodeId: current.episodeId, title: current.title, window: { ...current.window }, events, recordedFrom: current.recordedFrom });
+    views.push({ episodeId: current.episodeId, title: current.title, window: { from: current.window.from, to: current.window.to }, events, recordedFrom: current.recordedFrom });
   }
   return views.sort((a, b) => compareIds(a.episodeId, b.episodeId));
 }
 
 export function mentionsAt(state: MemoryState): MentionView[] {
-  return [...state.mentions.values()].map((m) => ({ ...m })).sort((a, b) => compareIds(a.mentionId, b.mentionId));
+  return [...state.mentions.values()]
+    .map((m) => ({ mentionId: m.mentionId, docId: m.docId, text: m.text, speaker: m.speaker, occurredAt: m.occurredAt, recordedFrom: m.recordedFrom }))
+    .sort((a, b) => compareIds(a.mentionId, b.mentionId));
 }
 
 /** Versions opened or closed with record time in `[from, to)`, in record-time order. */

@@ -2,3 +2,4 @@ export { startEmbeddedPostgres, type EmbeddedPostgresOptions, type RunningPostgr
 export { createPool, memotraceTypes, type PoolOptions } from './pool';
 export { migrate, MIGRATIONS_TABLE, type MigrationInput } from './migrate';
 export { createTestDatabase, type TestDatabase } from './testing/test-database';
+export { takeOverEmbeddedShutdown } from './exit-hooks';

@@ -1,5 +1,5 @@
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
-import { createPool, migrate, startEmbeddedPostgres } from '@memotrace/postgres';
+import { createPool, migrate, startEmbeddedPostgres, takeOverEmbeddedShutdown } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
 import type { Pool } from 'pg';
 import type { RuntimeConfig } from './config';
@@ -16,6 +16,8 @@ export interface Database {
 
 /** The configured PostgreSQL, or an embedded one in the data dir; migrated. */
 export async function openDatabase(config: RuntimeConfig, log: (message: string) => void): Promise<Database> {
+  // The process shuts down itself (onShutdown), embedded server last.
+  if (config.databaseUrl === undefined) await takeOverEmbeddedShutdown();
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir: `${config.dataDir}/pg` }) : undefined;
   const url = config.databaseUrl ?? embedded!.url;
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
