@@ -8,10 +8,10 @@ cd "$(dirname "$0")/../.."
 reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
 status=0
-typecheck_failed=0
+failures_outside_jest=0
 
 echo "== typecheck"
-if ! npx tsc -p tsconfig.base.json --noEmit; then typecheck_failed=1; status=1; fi
+if ! npx tsc -p tsconfig.base.json --noEmit; then failures_outside_jest=1; status=1; fi
 
 echo "== unit tests"
 npx jest --selectProjects unit --json --outputFile="$reports/unit.json" "$@" || status=1
@@ -22,10 +22,18 @@ npx tsx infra/scripts/with-embedded-pg.ts -- npx jest --selectProjects int --run
 system_pg=${SYSTEM_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 if node -e "const {Client}=require('pg');const c=new Client({connectionString:process.argv[1],connectionTimeoutMillis:2000});c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))" "$system_pg"; then
   echo "== integration tests on the PostgreSQL at $system_pg"
+  ran_system=1
   DATABASE_URL="$system_pg" npx jest --selectProjects int --runInBand --json --outputFile="$reports/int-system.json" "$@" || status=1
 else
   echo "== no PostgreSQL answers at $system_pg: integration tests ran on the embedded server only"
 fi
+
+# A jest run that crashed before writing its report counts as one failure.
+expected_reports=(unit.json int-embedded.json)
+[ -n "${ran_system:-}" ] && expected_reports+=(int-system.json)
+for report in "${expected_reports[@]}"; do
+  [ -f "$reports/$report" ] || { echo "no report from $report: the run crashed"; failures_outside_jest=$((failures_outside_jest + 1)); status=1; }
+done
 
 node -e '
 const fs = require("fs");
@@ -36,5 +44,5 @@ for (const f of fs.readdirSync(process.argv[1])) {
   failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
 }
 console.log(`${passed} passed, ${failed} failed`);
-' "$reports" "$typecheck_failed"
+' "$reports" "$failures_outside_jest"
 exit $status

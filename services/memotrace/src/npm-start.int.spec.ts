@@ -14,7 +14,7 @@ const repo = resolve(__dirname, '../../..');
 const startScript: string = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).scripts.start;
 
 async function startProcess(dataDir: string, port: number): Promise<ChildProcess> {
-  const env = { ...process.env, MEMOTRACE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
   delete env['DATABASE_URL'];
   // What `npm start` runs, spawned directly so the test sees the service's own exit code.
   const [command, ...args] = startScript.split(' ');
