@@ -1,19 +1,11 @@
+import { DOMAIN_ERROR_STATUS } from '@memotrace/domain';
 import { z } from 'zod';
 
-/** Error codes of the HTTP contract (SPEC §3.1, §4) and their HTTP statuses. */
+/** Error codes of the HTTP contract (SPEC §3.1, §4) and their HTTP statuses: the domain's, plus the edge's own. */
 export const ERROR_STATUS = {
-  INVALID_REQUEST: 400,
-  UNKNOWN_ENTITY: 404,
-  UNKNOWN_FACT: 404,
-  UNKNOWN_EVENT: 404,
+  ...DOMAIN_ERROR_STATUS,
   NOT_FOUND: 404,
   TIMEOUT: 408,
-  FACT_NOT_OPEN: 409,
-  FACT_CONFLICT: 409,
-  INVALID_INTERVAL: 409,
-  RECORD_TIME_REGRESSION: 409,
-  MENTION_CONFLICT: 409,
-  MEMORY_NOT_EMPTY: 409,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
   NOT_READY: 503,

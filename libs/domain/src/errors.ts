@@ -11,7 +11,8 @@ export type DomainErrorCode =
   | 'MENTION_CONFLICT'
   | 'MEMORY_NOT_EMPTY';
 
-const STATUS: Record<DomainErrorCode, number> = {
+/** HTTP status of each domain error (the contract adds the edge's own codes). */
+export const DOMAIN_ERROR_STATUS = {
   INVALID_REQUEST: 400,
   UNKNOWN_ENTITY: 404,
   UNKNOWN_FACT: 404,
@@ -22,7 +23,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   RECORD_TIME_REGRESSION: 409,
   MENTION_CONFLICT: 409,
   MEMORY_NOT_EMPTY: 409,
-};
+} as const satisfies Record<DomainErrorCode, number>;
 
 export class DomainError extends Error {
   readonly status: number;
@@ -33,7 +34,7 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = 'DomainError';
-    this.status = STATUS[code];
+    this.status = DOMAIN_ERROR_STATUS[code];
   }
 
   /** The same error, located at command `index` of its batch. */

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { createHttpServer } from '@memotrace/http-kit';
-import { TOKENS, databaseReadiness, infraModule, onShutdown, openDatabase, readConfig } from '@memotrace/runtime';
+import { TOKENS, databaseReadiness, infraModule, openDatabase, readConfig, runMain, serveUntilSignal } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
 import { registerCommandRoutes } from './http-routes';
@@ -17,14 +17,7 @@ async function main(): Promise<void> {
   await container.load(infraModule(config, database), commandModule);
   const { app, metrics } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, readiness: [databaseReadiness(database.pool)] });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
-  await app.listen({ host: config.host, port: config.port });
-  onShutdown(async () => {
-    await app.close();
-    await database.close();
-  }, (m) => logger.info(m));
+  await serveUntilSignal(app, config, (m) => logger.info(m), () => database.close());
 }
 
-main().catch((error: Error) => {
-  console.error(`memotrace command service failed to start: ${error.message}`);
-  process.exit(1);
-});
+runMain('memotrace command service', main);

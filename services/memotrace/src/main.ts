@@ -1,4 +1,4 @@
-import { onShutdown, readConfig } from '@memotrace/runtime';
+import { onShutdown, readConfig, runMain } from '@memotrace/runtime';
 import pino from 'pino';
 import { startMemoTrace } from './app';
 
@@ -11,7 +11,4 @@ async function main(): Promise<void> {
   onShutdown(() => service.close(), (m) => logger.info(m));
 }
 
-main().catch((error: Error) => {
-  console.error(`memotrace failed to start: ${error.message}`);
-  process.exit(1);
-});
+runMain('memotrace', main);

@@ -1,4 +1,4 @@
-import { onShutdown, openDatabase, readConfig } from '@memotrace/runtime';
+import { onShutdown, openDatabase, readConfig, runMain } from '@memotrace/runtime';
 import pino from 'pino';
 import { runReadModelProjector } from './run-projector';
 
@@ -16,7 +16,4 @@ async function main(): Promise<void> {
   }, (m) => logger.info(m));
 }
 
-main().catch((error: Error) => {
-  console.error(`memotrace projector failed to start: ${error.message}`);
-  process.exit(1);
-});
+runMain('memotrace projector', main);
