@@ -1,0 +1,42 @@
+/**
+ * The search analyzer: text -> index terms, used for documents and queries alike.
+ * Unicode-aware: NFKC, lower case, words of letters/marks/digits; Han, Hiragana and
+ * Katakana, written without spaces, become one term per character. A light English
+ * plural stemmer (works -> work, companies -> company) and a short list of English
+ * function words that carry no retrieval signal ("where does Alice work?" searches
+ * for alice and work).
+ */
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const IDEOGRAPHIC_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u;
+
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be been but by do does did for from had has have if in into is it its of on or ' +
+    'such that the their then there these they this those to was were with what which who whom where when why how ' +
+    's t i me my you your he him his she her we us our them'
+  ).split(' '),
+);
+
+export function analyze(text: string): string[] {
+  const terms: string[] = [];
+  for (const [word] of text.normalize('NFKC').toLowerCase().matchAll(WORD)) {
+    if (IDEOGRAPHIC.test(word)) {
+      for (const part of word.split(IDEOGRAPHIC_SPLIT)) if (part !== '') push(terms, part);
+    } else push(terms, word);
+  }
+  return terms;
+}
+
+function push(terms: string[], word: string): void {
+  if (!STOPWORDS.has(word)) terms.push(stem(word));
+}
+
+/** Plural stripping for plain ASCII words of four letters or more; anything else is kept as is. */
+export function stem(word: string): string {
+  if (word.length < 4 || !/^[a-z]+$/.test(word)) return word;
+  if (word.endsWith('ies') && word.length > 4) return word.slice(0, -3) + 'y';
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}

@@ -1,0 +1,40 @@
+import { analyze } from './analyze';
+
+/** BM25 parameters (Robertson/Sparck Jones, with Lucene's always-positive idf). */
+export const BM25 = { k1: 1.2, b: 0.75 } as const;
+
+/**
+ * BM25 score of every document for `query`, over the corpus `documents` (the items of
+ * one cut: document frequencies and the average length are the cut's own).
+ * idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5)) is positive for every term that
+ * occurs, so a document scores > 0 iff it contains a query term. Repeated query
+ * terms count once.
+ */
+export function bm25Scores(documents: readonly string[], query: string, params: { k1: number; b: number } = BM25): number[] {
+  const queryTerms = [...new Set(analyze(query))];
+  if (queryTerms.length === 0 || documents.length === 0) return documents.map(() => 0);
+  const wanted = new Set(queryTerms);
+  const lengths: number[] = [];
+  const frequencies: Map<string, number>[] = [];
+  const documentFrequency = new Map<string, number>();
+  for (const document of documents) {
+    const terms = analyze(document);
+    const tf = new Map<string, number>();
+    for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + 1);
+    for (const term of tf.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    lengths.push(terms.length);
+    frequencies.push(tf);
+  }
+  const n = documents.length;
+  const averageLength = lengths.reduce((sum, l) => sum + l, 0) / n || 1;
+  const idf = new Map(queryTerms.map((t) => {
+    const df = documentFrequency.get(t) ?? 0;
+    return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
+  }));
+  return frequencies.map((tf, i) => {
+    let score = 0;
+    const norm = params.k1 * (1 - params.b + (params.b * lengths[i]!) / averageLength);
+    for (const [term, f] of tf) score += idf.get(term)! * ((f * (params.k1 + 1)) / (f + norm));
+    return score;
+  });
+}
