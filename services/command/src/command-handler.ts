@@ -13,7 +13,7 @@ export interface BatchOutcome {
   appended: number;
 }
 
-const MAX_CONFLICT_RETRIES = 5;
+const MAX_CONFLICT_RETRIES = 20;
 
 /**
  * Applies a batch atomically: catch up, decide, append with optimistic
@@ -32,7 +32,7 @@ export class CommandHandler {
   }
 
   handle(memoryId: string, commands: readonly Command[]): Promise<BatchOutcome> {
-    return this.mutex.run(memoryId, () => this.attempt(memoryId, commands, 0));
+    return this.mutex.run(memoryId, () => this.attempt(memoryId, commands, MAX_CONFLICT_RETRIES));
   }
 
   /**
@@ -43,11 +43,12 @@ export class CommandHandler {
     return this.mutex.run(memoryId, async () => {
       const cached = await this.cache.load(memoryId);
       if (cached.state.eventCount > 0) throw new DomainError('MEMORY_NOT_EMPTY', `memory ${memoryId} already has events; import needs an empty memory`);
-      return this.attempt(memoryId, commands, MAX_CONFLICT_RETRIES);
+      // No retry: a concurrent writer means the memory is no longer empty.
+      return this.attempt(memoryId, commands, 0);
     });
   }
 
-  private async attempt(memoryId: string, commands: readonly Command[], retry: number): Promise<BatchOutcome> {
+  private async attempt(memoryId: string, commands: readonly Command[], retriesLeft: number): Promise<BatchOutcome> {
     const cached = await this.cache.load(memoryId);
     const expectedRevision = cached.state.eventCount - 1;
     let decision;
@@ -66,7 +67,11 @@ export class CommandHandler {
       return { position: appended.position, results: decision.results, appended: decision.events.length };
     } catch (error) {
       this.cache.forget(memoryId);
-      if (error instanceof WrongExpectedRevisionError && retry < MAX_CONFLICT_RETRIES) return this.attempt(memoryId, commands, retry + 1);
+      if (error instanceof WrongExpectedRevisionError && retriesLeft > 0) {
+        // Another process wrote this memory: back off a little (jittered) and re-decide.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (MAX_CONFLICT_RETRIES - retriesLeft + 1)));
+        return this.attempt(memoryId, commands, retriesLeft - 1);
+      }
       throw error;
     }
   }

@@ -16,6 +16,7 @@ import { HttpError, parseInput } from '@memotrace/http-kit';
 import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
 import type { ConsistencyGate } from './consistency';
+import { registerSearchRoute } from './search';
 
 export interface QueryRouteDeps {
   gate: ConsistencyGate;
@@ -23,8 +24,10 @@ export interface QueryRouteDeps {
   now(): string;
 }
 
-/** The read side of SPEC §4: time cuts, history, audit, entities, events, changes, export. */
+/** The read side of SPEC §4: time cuts, history, audit, entities, events, changes, search, export. */
 export function registerQueryRoutes(app: FastifyInstance, { gate, store, now }: QueryRouteDeps): void {
+  registerSearchRoute(app, { gate, now });
+
   app.get('/v1/memories/:memoryId/facts', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(factsQuery, request.query, 'query');

@@ -9,39 +9,64 @@ import {
 
 export const NOTIFY_CHANNEL = 'mt_events';
 
-// Per-stream lock. An advisory lock rather than SELECT ... FOR UPDATE because row locks
-// assign a transaction id, which must happen inside mt_reserve_positions.
-const LOCK_STREAM = "SELECT pg_advisory_xact_lock(hashtextextended('mt_stream:' || $1, 0))";
+/**
+ * Opens the transaction, takes the per-stream lock and reads the stream's revision in one round
+ * trip (simple query protocol, so the stream id is inlined as an escaped literal). Each statement
+ * gets its own snapshot under READ COMMITTED, so the revision is read after the lock is granted.
+ * An advisory lock rather than SELECT ... FOR UPDATE because row locks assign a transaction id,
+ * which must happen inside mt_reserve_positions.
+ */
+const begin = (client: pg.PoolClient, streamId: string) => {
+  const literal = client.escapeLiteral(streamId);
+  return `BEGIN;
+    SELECT pg_advisory_xact_lock(hashtextextended('mt_stream:' || ${literal}, 0));
+    SELECT coalesce((SELECT revision FROM mt_streams WHERE stream_id = ${literal}), -1) AS revision`;
+};
 
-const READ_STATE = `
-  SELECT coalesce((SELECT revision FROM mt_streams WHERE stream_id = $1), -1) AS revision,
-         count(*) AS existing,
-         max(position) AS last_position
+/** Which of the batch's event ids the stream already has (only asked when the fast path cannot decide). */
+const READ_EXISTING = `
+  SELECT count(*) AS existing, max(position) AS last_position
   FROM mt_events WHERE stream_id = $1 AND event_id = ANY($2::uuid[])`;
 
-const RESERVE = 'SELECT mt_reserve_positions($1) AS positions';
-
-// The whole batch in one statement: events, tag index, stream revision, wake-up.
+/**
+ * The whole batch in one statement: position reservation, events, tag index, stream revision,
+ * wake-up. Every write reads `reserved` first, so mt_reserve_positions runs before anything
+ * assigns the transaction id (and raises if that order were ever broken). A duplicate event id
+ * fails the statement on mt_events_stream_event_id_key; the caller then classifies the retry.
+ */
 const WRITE = `
-  WITH batch AS (
+  WITH reserved AS MATERIALIZED (
+    SELECT mt_reserve_positions($4::integer) AS positions
+  ), batch AS (
     SELECT b.ord, (b.doc->>'eventId')::uuid AS event_id, b.doc->>'type' AS type,
            b.doc->'data' AS data, b.doc->'metadata' AS metadata,
            ARRAY(SELECT jsonb_array_elements_text(b.doc->'tags')) AS tags
     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS b(doc, ord)
   ), inserted AS (
     INSERT INTO mt_events (position, stream_id, revision, event_id, type, data, metadata, tags)
-    SELECT ($4::bigint[])[ord], $1, $3::bigint + ord, event_id, type, data, metadata, tags
-    FROM batch ORDER BY ord
+    SELECT r.positions[b.ord], $1, $3::bigint + b.ord, b.event_id, b.type, b.data, b.metadata, b.tags
+    FROM batch b CROSS JOIN reserved r
+    ORDER BY b.ord
     RETURNING position, tags
   ), tagged AS (
     INSERT INTO mt_event_tags (tag, position)
     SELECT tag, position FROM inserted, unnest(inserted.tags) AS tag
   ), stream AS (
-    INSERT INTO mt_streams (stream_id, revision) VALUES ($1, $3::bigint + $5::bigint)
+    INSERT INTO mt_streams (stream_id, revision) SELECT $1, $3::bigint + $4::bigint FROM reserved
     ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision
   )
-  SELECT pg_notify('${NOTIFY_CHANNEL}', '')`;
+  SELECT (SELECT r.positions[$4::integer] FROM reserved r) AS last_position, pg_notify('${NOTIFY_CHANNEL}', '')`;
 
+const EVENT_ID_KEY = 'mt_events_stream_event_id_key';
+
+/**
+ * Appends under the stream lock. Fast path (the expected revision matches): reserve and write
+ * straight away, relying on the unique (stream_id, event_id) index to notice a repeated event id;
+ * that costs nothing extra, where asking first would cost an index probe per event. Slow path
+ * (the revision does not match, or the write hit a repeated id): look the ids up, because a
+ * retry of a committed append must succeed as an idempotent retry even with a stale revision,
+ * and a partial overlap is an IdempotencyConflictError, not a revision conflict.
+ */
 export async function appendEvents(
   pool: pg.Pool,
   streamId: string,
@@ -49,51 +74,67 @@ export async function appendEvents(
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
   validate(events);
-  const client = await pool.connect();
-  let released = false;
-  try {
-    await client.query('BEGIN');
-    await client.query(LOCK_STREAM, [streamId]);
-    const ids = events.map((event) => event.eventId);
-    const state = (await client.query<{ revision: string; existing: string; last_position: string | null }>(READ_STATE, [streamId, ids])).rows[0]!;
-    const current = Number(state.revision);
-    const existing = Number(state.existing);
+  const documents = JSON.stringify(events.map(toDocument));
+  const ids = events.map((event) => event.eventId);
+  let checkIdsFirst = false;
+  for (;;) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      const [, , state] = (await client.query(begin(client, streamId))) as unknown as pg.QueryResult<{ revision: number | string }>[];
+      const current = Number(state!.rows[0]!.revision);
 
-    // Idempotency before the revision check: a retry of a committed append succeeds even
-    // though its expected revision is stale by now.
-    if (existing === events.length) {
-      await client.query('ROLLBACK');
-      return { nextExpectedRevision: current, position: Number(state.last_position), idempotentRetry: true };
+      if (checkIdsFirst || !matches(expected, current)) {
+        const found = (await client.query<{ existing: number | string; last_position: number | string | null }>(READ_EXISTING, [streamId, ids])).rows[0]!;
+        const existing = Number(found.existing);
+        if (existing === events.length) {
+          await client.query('ROLLBACK');
+          return { nextExpectedRevision: current, position: Number(found.last_position), idempotentRetry: true };
+        }
+        if (existing > 0) throw new IdempotencyConflictError(streamId);
+        if (!matches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
+      }
+
+      try {
+        const written = (await client.query<{ last_position: number | string }>(WRITE, [streamId, documents, current, events.length])).rows[0]!;
+        await client.query('COMMIT');
+        return { nextExpectedRevision: current + events.length, position: Number(written.last_position), idempotentRetry: false };
+      } catch (error) {
+        if (!checkIdsFirst && isUniqueViolation(error, EVENT_ID_KEY)) {
+          // Some id is already in the stream: start over, asking which ones first.
+          broken = await rollback(client);
+          checkIdsFirst = true;
+          continue;
+        }
+        throw error;
+      }
+    } catch (error) {
+      broken ??= await rollback(client);
+      throw await translateUniqueViolation(error, pool, streamId, expected);
+    } finally {
+      client.release(broken ?? false);
     }
-    if (existing > 0) throw new IdempotencyConflictError(streamId);
-    if (!matches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
-
-    const reserved = (await client.query<{ positions: (number | string)[] }>(RESERVE, [events.length])).rows[0]!.positions.map(Number);
-    await client.query(WRITE, [streamId, JSON.stringify(events.map(toDocument)), current, reserved, events.length]);
-    await client.query('COMMIT');
-    return { nextExpectedRevision: current + events.length, position: reserved[reserved.length - 1]!, idempotentRetry: false };
-  } catch (error) {
-    const rolledBack = await client.query('ROLLBACK').then(
-      () => true,
-      (rollbackError: unknown) => {
-        client.release(rollbackError instanceof Error ? rollbackError : true); // connection is unusable
-        released = true;
-        return false;
-      },
-    );
-    throw rolledBack ? await translateUniqueViolation(error, client, streamId, expected) : error;
-  } finally {
-    if (!released) client.release();
   }
 }
 
+/** Rolls back; returns the error to release the connection with when it is unusable. */
+async function rollback(client: pg.PoolClient): Promise<Error | undefined> {
+  return client.query('ROLLBACK').then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+  );
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const { code, constraint: violated } = error as { code?: string; constraint?: string };
+  return code === '23505' && violated === constraint;
+}
+
 /** Defence in depth: the stream lock makes these impossible, but never leak a raw 23505. */
-async function translateUniqueViolation(error: unknown, client: pg.PoolClient, streamId: string, expected: ExpectedRevision): Promise<unknown> {
-  const { code, constraint } = error as { code?: string; constraint?: string };
-  if (code !== '23505') return error;
-  if (constraint === 'mt_events_stream_event_id_key') return new IdempotencyConflictError(streamId);
-  if (constraint !== 'mt_events_stream_revision_key') return error;
-  const { rows } = await client.query<{ revision: string }>('SELECT revision FROM mt_streams WHERE stream_id = $1', [streamId]);
+async function translateUniqueViolation(error: unknown, pool: pg.Pool, streamId: string, expected: ExpectedRevision): Promise<unknown> {
+  if (isUniqueViolation(error, EVENT_ID_KEY)) return new IdempotencyConflictError(streamId);
+  if (!isUniqueViolation(error, 'mt_events_stream_revision_key')) return error;
+  const { rows } = await pool.query<{ revision: number | string }>('SELECT revision FROM mt_streams WHERE stream_id = $1', [streamId]);
   return new WrongExpectedRevisionError(streamId, expected, rows[0] ? Number(rows[0].revision) : -1);
 }
 

@@ -1,4 +1,12 @@
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+/** js-tiktoken's rank file format (`TiktokenBPE`). */
+interface RankFile {
+  pat_str: string;
+  special_tokens: Record<string, number>;
+  bpe_ranks: string;
+}
+
+// js-tiktoken ships typings that TypeScript (module node16) takes for ESM; its CommonJS build is what `require` loads.
+const cl100kBase = require('js-tiktoken/ranks/cl100k_base') as RankFile;
 
 /**
  * cl100k_base token counts (the tokenizer of GPT-3.5/GPT-4), exactly as
@@ -13,13 +21,11 @@ import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
  * (rank, position) performs the same merges in the same order, leftmost lowest
  * rank first, in O(n log n).
  */
-export interface TokenCounter {
-  count(text: string): number;
-}
-
-export class Cl100kCounter implements TokenCounter {
+export class Cl100kCounter {
   private readonly ranks = new Map<string, number>();
   private readonly pattern: RegExp;
+  /** Length in bytes of the longest token (128 for cl100k_base). */
+  private readonly maxTokenBytes: number;
 
   constructor() {
     this.pattern = new RegExp(cl100kBase.pat_str, 'gu');
@@ -30,6 +36,14 @@ export class Cl100kCounter implements TokenCounter {
       const offset = Number.parseInt(offsetField ?? '', 10);
       tokens.forEach((token, i) => this.ranks.set(Buffer.from(token, 'base64').toString('latin1'), offset + i));
     }
+    let longest = 1;
+    for (const token of this.ranks.keys()) longest = Math.max(longest, token.length);
+    this.maxTokenBytes = longest;
+  }
+
+  /** No token is longer than the longest one, so a text has at least bytes / maxTokenBytes tokens. */
+  lowerBound(text: string): number {
+    return Math.ceil(Buffer.byteLength(text, 'utf8') / this.maxTokenBytes);
   }
 
   count(text: string): number {

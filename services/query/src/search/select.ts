@@ -63,18 +63,12 @@ export function pack(ranked: readonly ScoredCandidate[], options: PackOptions, c
   for (const candidate of ordered) {
     const count = taken.get(candidate.kind) ?? 0;
     if (count >= options.k) continue;
-    if (options.tokenBudget !== undefined) {
-      const left = options.tokenBudget - total;
-      if (counter.lowerBound !== undefined && counter.lowerBound(candidate.text) > left) continue;
-      const tokens = counter.count(candidate.text);
-      if (tokens > left) continue;
-      items.push(toItem(candidate, tokens));
-      total += tokens;
-    } else {
-      const tokens = counter.count(candidate.text);
-      items.push(toItem(candidate, tokens));
-      total += tokens;
-    }
+    const left = options.tokenBudget === undefined ? Number.POSITIVE_INFINITY : options.tokenBudget - total;
+    if (counter.lowerBound !== undefined && counter.lowerBound(candidate.text) > left) continue;
+    const tokens = counter.count(candidate.text);
+    if (tokens > left) continue;
+    items.push(toItem(candidate, tokens));
+    total += tokens;
     taken.set(candidate.kind, count + 1);
   }
   return { items, tokens: total };

@@ -1,0 +1,57 @@
+import { type Command, DomainError } from '@memotrace/domain';
+import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { memoryStreamId } from '@memotrace/memory-log';
+import { migrate } from '@memotrace/postgres';
+import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
+import { CommandHandler } from './command-handler';
+
+/**
+ * Two command processes on one log: optimistic concurrency on the memory's stream
+ * makes them re-decide against each other's writes, never lose or double one.
+ */
+const clock = { now: () => '2024-01-01T00:00:00.000Z' };
+const entity = (i: number): Command => ({ op: 'UPSERT_ENTITY', commandId: `c-${i}`, entityId: `e${i}`, name: `E ${i}` });
+
+describe('CommandHandler on a shared log', () => {
+  let db: TestDatabase;
+  let store: PostgresEventStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await migrate(db.pool, eventStoreMigrations);
+    store = new PostgresEventStore(db.pool);
+  });
+  afterAll(async () => {
+    await store.close();
+    await db.drop();
+  });
+
+  it('lets two handlers (two processes) write one memory concurrently without losing a command', async () => {
+    const a = new CommandHandler(store, clock);
+    const b = new CommandHandler(store, clock);
+    const writes = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).handle('shared', [entity(i)]));
+    const outcomes = await Promise.all(writes);
+    expect(outcomes.every((o) => o.results[0]!.status === 'applied')).toBe(true);
+    const log = await store.readStream(memoryStreamId('shared'));
+    expect(log.map((e) => e.metadata.commandId).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `c-${i}`).sort());
+    expect(log.map((e) => e.revision)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  it('answers a retry seen by the other process as a duplicate', async () => {
+    const a = new CommandHandler(store, clock);
+    const b = new CommandHandler(store, clock);
+    const first = await a.handle('retry', [entity(1)]);
+    const again = await b.handle('retry', [entity(1)]);
+    expect(again.results[0]).toEqual({ ...first.results[0], status: 'duplicate' });
+    expect(again.position).toBe(first.position);
+    expect(await store.readStream(memoryStreamId('retry'))).toHaveLength(1);
+  });
+
+  it('keeps serving a memory after a rejected batch (its cached state is dropped)', async () => {
+    const handler = new CommandHandler(store, clock);
+    await handler.handle('after-error', [entity(1)]);
+    await expect(handler.handle('after-error', [entity(2), { op: 'ARCHIVE_EDGE', commandId: 'bad', factId: 'nope' }])).rejects.toBeInstanceOf(DomainError);
+    const next = await handler.handle('after-error', [entity(2)]);
+    expect(next.results[0]!.status).toBe('applied');
+    expect((await store.readStream(memoryStreamId('after-error'))).map((e) => e.metadata.commandId)).toEqual(['c-1', 'c-2']);
+  });
+});
