@@ -64,7 +64,7 @@ export function pack(ranked: readonly ScoredCandidate[], options: PackOptions, c
     const count = taken.get(candidate.kind) ?? 0;
     if (count >= options.k) continue;
     const left = options.tokenBudget === undefined ? Number.POSITIVE_INFINITY : options.tokenBudget - total;
-    if (counter.lowerBound !== undefined && counter.lowerBound(candidate.text) > left) continue;
+    if (left !== Number.POSITIVE_INFINITY && counter.lowerBound !== undefined && counter.lowerBound(candidate.text) > left) continue;
     const tokens = counter.count(candidate.text);
     if (tokens > left) continue;
     items.push(toItem(candidate, tokens));
