@@ -1,0 +1,75 @@
+import { analyze, stem } from './analyze';
+import { BM25, bm25Scores } from './bm25';
+
+describe('analyze', () => {
+  it('lower-cases, splits on anything but letters and digits, drops function words, strips plurals', () => {
+    expect(analyze('Where does Alice work?')).toEqual(['alice', 'work']);
+    expect(analyze("Alice's companies, works_at ACME-2024")).toEqual(['alice', 'company', 'work', 'acme', '2024']);
+  });
+
+  it('is Unicode-aware: NFKC, accents kept, ideographs one term per character', () => {
+    expect(analyze('Ｃａｆé Zürich')).toEqual(['café', 'zürich']);
+    expect(analyze('東京タワー Tokyo')).toEqual(['東', '京', 'タ', 'ワ', 'ー', 'tokyo']);
+    expect(analyze('Москва столица')).toEqual(['москва', 'столица']);
+  });
+
+  it('stems only plain plurals', () => {
+    expect(['works', 'companies', 'classes', 'status', 'analysis', 'glass', 'bus', 'tea'].map(stem)).toEqual(['work', 'company', 'class', 'status', 'analysis', 'glass', 'bus', 'tea']);
+  });
+
+  it('gives no terms for punctuation or function words alone', () => {
+    expect(analyze('?!  …')).toEqual([]);
+    expect(analyze('what is the')).toEqual([]);
+  });
+});
+
+describe('BM25 (k1 1.2, b 0.75)', () => {
+  const corpus = ['Alice works at Acme', 'Bob works at Beta', 'Carol likes tea'];
+
+  it('uses the named parameters', () => {
+    expect(BM25).toEqual({ k1: 1.2, b: 0.75 });
+  });
+
+  it('matches the formula on a hand-computed case', () => {
+    // N = 3, df(acme) = 1, tf = 1, |d| = avgdl = 3 (at is a function word): idf * 1 * 2.2 / (1 + 1.2).
+    const [acme, beta, tea] = bm25Scores(corpus, 'acme');
+    expect(acme).toBeCloseTo(Math.log(1 + 2.5 / 1.5), 12);
+    expect(beta).toBe(0);
+    expect(tea).toBe(0);
+  });
+
+  it('scores > 0 exactly the documents sharing a term with the query', () => {
+    expect(bm25Scores(corpus, 'who works?').map((s) => s > 0)).toEqual([true, true, false]);
+    expect(bm25Scores(corpus, 'zebra')).toEqual([0, 0, 0]);
+    expect(bm25Scores(corpus, 'the of')).toEqual([0, 0, 0]);
+    expect(bm25Scores([], 'acme')).toEqual([]);
+  });
+
+  it('ranks a rare term above a common one, and more matched terms above fewer', () => {
+    const [alice, bob] = bm25Scores(corpus, 'works beta');
+    expect(bob).toBeGreaterThan(alice!);
+    const docs = ['acme works', 'acme', 'works', 'works', 'zzz'];
+    const scores = bm25Scores(docs, 'acme works');
+    expect(scores[0]).toBeGreaterThan(scores[1]!);
+    expect(scores[1]).toBeGreaterThan(scores[2]!);
+    expect(scores[4]).toBe(0);
+  });
+
+  it('normalises by length: the same match in a shorter document scores higher', () => {
+    const [short, long] = bm25Scores(['acme', 'acme and a very long description of many other things entirely'], 'acme');
+    expect(short).toBeGreaterThan(long!);
+  });
+
+  it('saturates term frequency (k1) and counts repeated query terms once', () => {
+    const [once, twice, many] = bm25Scores(['acme x x x', 'acme acme x x', 'acme acme acme acme'], 'acme');
+    expect(twice).toBeGreaterThan(once!);
+    expect(many! - twice!).toBeLessThan((twice! - once!) * 2);
+    expect(bm25Scores(corpus, 'acme acme acme')).toEqual(bm25Scores(corpus, 'acme'));
+  });
+
+  it('depends on the corpus: the cut is the corpus, idf is computed over it alone', () => {
+    const [inSmall] = bm25Scores(['acme'], 'acme');
+    const [inLarge] = bm25Scores(['acme', 'beta', 'gamma', 'delta'], 'acme');
+    expect(inLarge).toBeGreaterThan(inSmall!);
+  });
+});

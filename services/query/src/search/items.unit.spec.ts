@@ -1,0 +1,112 @@
+import type { EpisodeView, EventView, FactView, MentionView } from '@memotrace/domain';
+import { episodeCandidate, eventCandidate, factCandidate, factText, mentionCandidate, mentionText, relationPhrase } from './items';
+
+const MON = '2024-05-06T00:00:00.000Z';
+const WED = '2024-05-08T00:00:00.000Z';
+const THU = '2024-05-09T10:00:00.000Z';
+const names: Record<string, string> = { alice: 'Alice', acme: 'Acme Corp' };
+const nameOf = (id: string) => names[id] ?? id;
+
+function fact(overrides: Partial<FactView> = {}): FactView {
+  return {
+    factId: 'alice-acme',
+    src: 'alice',
+    rel: 'works_at',
+    dst: 'acme',
+    validFrom: MON,
+    validTo: WED,
+    recordedFrom: THU,
+    recordedTo: null,
+    confidence: null,
+    evidence: [],
+    source: null,
+    ...overrides,
+  };
+}
+
+describe('item texts', () => {
+  it('renders a fact as a sentence with entity names', () => {
+    expect(factText(fact(), nameOf)).toBe('Alice works at Acme Corp');
+  });
+
+  it('renders a literal target by its value, and an unnamed entity by its id', () => {
+    expect(factText(fact({ rel: 'age', dst: { literal: 42, datatype: 'number' } }), nameOf)).toBe('Alice age 42');
+    expect(factText(fact({ rel: 'active', dst: { literal: false, datatype: 'boolean' } }), nameOf)).toBe('Alice active false');
+    expect(factText(fact({ rel: 'nickname', dst: { literal: 'Ali', datatype: 'string' } }), nameOf)).toBe('Alice nickname Ali');
+    expect(factText(fact({ src: 'ghost', dst: 'acme' }), nameOf)).toBe('ghost works at Acme Corp');
+  });
+
+  it('turns relation names into words', () => {
+    expect(relationPhrase('works_at')).toBe('works at');
+    expect(relationPhrase('bornIn')).toBe('born in');
+    expect(relationPhrase('member-of')).toBe('member of');
+    expect(relationPhrase('__')).toBe('__');
+  });
+
+  it('renders a mention as "speaker: text", or its text alone', () => {
+    expect(mentionText({ speaker: 'Alice', text: 'I moved to Beta' })).toBe('Alice: I moved to Beta');
+    expect(mentionText({ speaker: null, text: 'I moved to Beta' })).toBe('I moved to Beta');
+    expect(mentionText({ speaker: ' ', text: 'hi' })).toBe('hi');
+  });
+});
+
+describe('item time fields and evidence links', () => {
+  it('a fact carries its validity, record start, and its evidence mentions visible in the cut', () => {
+    const candidate = factCandidate(fact({ evidence: ['m1', 'm-later', 'm1', 'm2'] }), nameOf, new Set(['m1', 'm2']));
+    expect(candidate).toEqual({
+      kind: 'fact',
+      id: 'alice-acme',
+      text: 'Alice works at Acme Corp',
+      recordedFrom: THU,
+      validFrom: MON,
+      validTo: WED,
+      evidence: [
+        { kind: 'mention', id: 'm1' },
+        { kind: 'mention', id: 'm2' },
+      ],
+    });
+    expect(factCandidate(fact({ validTo: null }), nameOf, new Set()).validTo).toBeNull();
+  });
+
+  it('an event carries its time span and its included facts', () => {
+    const event: EventView = {
+      eventId: 'ev1',
+      summary: 'Alice moved to Beta',
+      timeSpan: { from: WED, to: null },
+      participants: [{ entityId: 'alice', role: 'agent' }],
+      includesFacts: ['alice-beta', 'alice-acme'],
+      recordedFrom: THU,
+    };
+    expect(eventCandidate(event)).toEqual({
+      kind: 'event',
+      id: 'ev1',
+      text: 'Alice moved to Beta',
+      recordedFrom: THU,
+      validFrom: WED,
+      validTo: null,
+      evidence: [
+        { kind: 'fact', id: 'alice-beta' },
+        { kind: 'fact', id: 'alice-acme' },
+      ],
+    });
+  });
+
+  it('an episode carries its window and its visible events', () => {
+    const episode: EpisodeView = { episodeId: 'week', title: 'The move week', window: { from: MON, to: THU }, events: ['ev1'], recordedFrom: THU };
+    expect(episodeCandidate(episode)).toEqual({
+      kind: 'episode',
+      id: 'week',
+      text: 'The move week',
+      recordedFrom: THU,
+      validFrom: MON,
+      validTo: THU,
+      evidence: [{ kind: 'event', id: 'ev1' }],
+    });
+  });
+
+  it('a mention carries occurredAt when it has one, no validity, and no evidence', () => {
+    const mention: MentionView = { mentionId: 'm1', docId: 'chat-1', text: 'I moved', speaker: 'Alice', occurredAt: WED, recordedFrom: THU };
+    expect(mentionCandidate(mention)).toEqual({ kind: 'mention', id: 'm1', text: 'Alice: I moved', recordedFrom: THU, occurredAt: WED, evidence: [] });
+    expect(mentionCandidate({ ...mention, occurredAt: null })).not.toHaveProperty('occurredAt');
+  });
+});

@@ -1,0 +1,172 @@
+import { searchResponse } from '@memotrace/contracts';
+import {
+  type Command,
+  type Cut,
+  type FactFilter,
+  type Instant,
+  type MemoryEvent,
+  type MemoryQueries,
+  changesBetween,
+  decideBatch,
+  entityAt,
+  episodesAt,
+  eventsAt,
+  factHistory,
+  factsAt,
+  fold,
+  foldBefore,
+  mentionsAt,
+} from '@memotrace/domain';
+import { cl100k } from './cl100k';
+import { searchMemory } from './search';
+
+/**
+ * searchMemory over an in-memory log answered by the domain's own cut functions
+ * (what `consistency=replay` does), so these tests are pure and fast.
+ */
+const MEMORY = 'story';
+const MON = '2024-05-06T09:00:00.000Z';
+const WED = '2024-05-08T00:00:00.000Z';
+const WED_NOON = '2024-05-08T12:00:00.000Z';
+const THU = '2024-05-09T10:00:00.000Z';
+const LATER = '2024-06-01T00:00:00.000Z';
+
+/** A command without its id: the log assigns one. */
+type CommandInput = Command extends infer C ? (C extends Command ? Omit<C, 'commandId'> : never) : never;
+
+class LogQueries implements MemoryQueries {
+  readonly log: MemoryEvent[] = [];
+  readonly calls = { facts: 0, entity: 0, events: 0, episodes: 0, mentions: 0 };
+  private n = 0;
+
+  apply(commands: CommandInput[], now: Instant): void {
+    const batch = commands.map((c) => ({ ...c, commandId: `c${++this.n}` }) as Command);
+    this.log.push(...decideBatch(MEMORY, fold(this.log), batch, now).events);
+  }
+
+  private at(memoryId: string, recordedAt?: Instant) {
+    return fold(memoryId === MEMORY ? this.log : [], recordedAt);
+  }
+
+  async facts(memoryId: string, cut: Cut, filter: FactFilter) {
+    this.calls.facts++;
+    return factsAt(this.at(memoryId, cut.recordedAt), cut.validAt, filter);
+  }
+  async history(memoryId: string, factId: string, recordedAt?: Instant) {
+    return factHistory(this.at(memoryId, recordedAt), factId);
+  }
+  async entity(memoryId: string, entityId: string, recordedAt: Instant) {
+    this.calls.entity++;
+    return entityAt(this.at(memoryId, recordedAt), entityId);
+  }
+  async events(memoryId: string, cut: Cut) {
+    this.calls.events++;
+    return eventsAt(this.at(memoryId, cut.recordedAt), cut.validAt);
+  }
+  async episodes(memoryId: string, cut: Cut) {
+    this.calls.episodes++;
+    return episodesAt(this.at(memoryId, cut.recordedAt), cut.validAt);
+  }
+  async mentions(memoryId: string, recordedAt: Instant) {
+    this.calls.mentions++;
+    return mentionsAt(this.at(memoryId, recordedAt));
+  }
+  async changes(memoryId: string, from: Instant, to: Instant) {
+    return changesBetween(foldBefore(memoryId === MEMORY ? this.log : [], to), from, to);
+  }
+}
+
+/** The README story with its evidence: mentions, an event and an episode on Monday; the move learnt on Thursday. */
+function story(): LogQueries {
+  const q = new LogQueries();
+  q.apply(
+    [
+      { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', recordedAt: MON },
+      { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme', recordedAt: MON },
+      { op: 'UPSERT_ENTITY', entityId: 'beta', name: 'Beta', recordedAt: MON },
+      { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: MON },
+      { op: 'RECORD_MENTION', mentionId: 'm-mon', docId: 'chat', text: 'I started at Acme today', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
+      { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00.000Z', evidence: ['m-mon'], recordedAt: MON },
+      { op: 'UPSERT_EDGE', factId: 'alice-age', src: 'alice', rel: 'age', dst: { literal: 34, datatype: 'number' }, validFrom: '2024-01-01T00:00:00.000Z', recordedAt: MON },
+      { op: 'UPSERT_EVENT', eventId: 'ev-join', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00.000Z' }, recordedAt: MON },
+      { op: 'UPSERT_EPISODE', episodeId: 'ep-onboarding', title: 'Alice onboarding at Acme', window: { from: '2024-05-06T00:00:00.000Z' }, events: ['ev-join'], recordedAt: MON },
+    ],
+    MON,
+  );
+  q.apply(
+    [
+      { op: 'RECORD_MENTION', mentionId: 'm-thu', docId: 'chat', text: 'I moved to Beta yesterday, Beta is great', speaker: 'Alice', occurredAt: THU, recordedAt: THU },
+      { op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: WED, evidence: ['m-thu'], recordedAt: THU },
+    ],
+    THU,
+  );
+  return q;
+}
+
+const ids = (r: { items: { id: string }[] }) => r.items.map((i) => i.id);
+
+describe('searchMemory', () => {
+  it('As-Recorded@Wednesday noon: nothing learnt on Thursday, even what matches best', async () => {
+    const result = await searchMemory(story(), MEMORY, { validAt: WED_NOON, recordedAt: WED_NOON }, { query: 'Alice Beta', k: 10 });
+    expect(ids(result)).toEqual(['ev-join', 'alice-acme', 'alice-age', 'm-mon', 'ep-onboarding']);
+    expect(result.items.every((i) => i.recordedFrom <= WED_NOON)).toBe(true);
+  });
+
+  it('As-World@Wednesday noon: by later knowledge, Alice works at Beta', async () => {
+    const result = await searchMemory(story(), MEMORY, { validAt: WED_NOON, recordedAt: LATER }, { query: 'works at Beta', k: 10 });
+    expect(ids(result)).toEqual(['alice-beta', 'm-thu']);
+    expect(result.items[0]).toMatchObject({ kind: 'fact', text: 'Alice works at Beta', validFrom: WED, validTo: null, recordedFrom: THU, evidence: [{ kind: 'mention', id: 'm-thu' }] });
+  });
+
+  it('the valid-time cut applies to facts, events and episodes, but not to mentions', async () => {
+    const sunday = '2024-05-05T00:00:00.000Z';
+    const result = await searchMemory(story(), MEMORY, { validAt: sunday, recordedAt: LATER }, { query: 'Acme Beta', k: 10 });
+    expect(ids(result)).toEqual(['m-thu', 'm-mon']);
+    const any = await searchMemory(story(), MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Acme', k: 10 });
+    expect(ids(any)).toEqual(['ev-join', 'alice-acme', 'm-mon', 'ep-onboarding']);
+  });
+
+  it('links evidence: event -> facts, fact -> mentions, episode -> events; mentions have none', async () => {
+    const result = await searchMemory(story(), MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Acme', k: 10 });
+    const byId = new Map(result.items.map((i) => [i.id, i]));
+    expect(byId.get('ev-join')).toMatchObject({ text: 'Alice joined Acme', validFrom: '2024-05-06T00:00:00.000Z', validTo: null, recordedFrom: MON, evidence: [{ kind: 'fact', id: 'alice-acme' }] });
+    expect(byId.get('alice-acme')).toMatchObject({ text: 'Alice works at Acme', validTo: WED, recordedFrom: THU, evidence: [{ kind: 'mention', id: 'm-mon' }] });
+    expect(byId.get('m-mon')).toMatchObject({ text: 'Alice: I started at Acme today', occurredAt: MON, recordedFrom: MON, evidence: [] });
+    expect(byId.get('m-mon')).not.toHaveProperty('validFrom');
+    expect(byId.get('ep-onboarding')).toMatchObject({ text: 'Alice onboarding at Acme', evidence: [{ kind: 'event', id: 'ev-join' }] });
+  });
+
+  it('renders literal facts by value', async () => {
+    const result = await searchMemory(story(), MEMORY, { validAt: WED_NOON, recordedAt: LATER }, { query: 'age 34', k: 10 });
+    expect(result.items).toMatchObject([{ id: 'alice-age', text: 'Alice age 34' }]);
+  });
+
+  it('caps each kind at k and keeps the total within the budget, in the contract shape', async () => {
+    const q = story();
+    const result = await searchMemory(q, MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Alice', k: 1 });
+    expect(result.items.map((i) => i.kind)).toEqual(['event', 'fact', 'mention', 'episode']);
+    expect(searchResponse.parse(result)).toEqual(result);
+    for (let budget = 1; budget <= 40; budget++) {
+      const packed = await searchMemory(q, MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Alice Acme Beta', k: 10, tokenBudget: budget });
+      expect(packed.tokens).toBeLessThanOrEqual(budget);
+      expect(packed.tokens).toBe(packed.items.reduce((s, i) => s + i.tokens, 0));
+      for (const item of packed.items) expect(item.tokens).toBe(cl100k().count(item.text));
+    }
+  });
+
+  it('looks each entity name up once per request, at the cut record time', async () => {
+    const q = story();
+    await searchMemory(q, MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Alice', k: 10 });
+    expect(q.calls.entity).toBe(3);
+  });
+
+  it('answers an unknown memory, or a query without search terms, with nothing', async () => {
+    const q = story();
+    const cut = { validAt: '*' as const, recordedAt: LATER };
+    expect(await searchMemory(q, 'nobody', cut, { query: 'Alice', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
+    expect(await searchMemory(q, MEMORY, cut, { query: 'zebra', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
+    const reads = { ...q.calls };
+    expect(await searchMemory(q, MEMORY, cut, { query: '?? the of ...', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
+    expect(q.calls).toEqual(reads);
+  });
+});
