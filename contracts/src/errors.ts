@@ -4,6 +4,8 @@ import { z } from 'zod';
 /** Error codes of the HTTP contract (SPEC §3.1, §4) and their HTTP statuses: the domain's, plus the edge's own. */
 export const ERROR_STATUS = {
   ...DOMAIN_ERROR_STATUS,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,

@@ -11,6 +11,8 @@ describe('error codes', () => {
       UNKNOWN_ENTITY: 404,
       UNKNOWN_FACT: 404,
       UNKNOWN_EVENT: 404,
+      UNAUTHORIZED: 401,
+      FORBIDDEN: 403,
       NOT_FOUND: 404,
       TIMEOUT: 408,
       FACT_NOT_OPEN: 409,

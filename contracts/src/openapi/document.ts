@@ -159,7 +159,24 @@ export function buildOpenApiDocument(): Obj {
       version: '1.0.0',
       description: 'Bitemporal, event-sourced knowledge-graph memory for LLM agents (HTTP contract v1).',
     },
-    paths: buildPaths(),
-    components: { schemas: buildComponentSchemas() },
+    paths: withAccessControl(buildPaths()),
+    components: {
+      schemas: buildComponentSchemas(),
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (issue 6); required when the operator configured keys' } },
+    },
   };
+}
+
+/** `/v1/...` operations take a bearer API key: 401 without a valid one, 403 outside its memories or access. */
+function withAccessControl(paths: Obj): Obj {
+  for (const [path, item] of Object.entries(paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const operation of Object.values(item as Record<string, Obj>)) {
+      operation['security'] = [{ apiKey: [] }, {}];
+      const out = operation['responses'] as Obj;
+      out['401'] = errorResponseObject(401);
+      out['403'] = errorResponseObject(403);
+    }
+  }
+  return paths;
 }

@@ -1,3 +1,4 @@
 export * from './http-error';
 export * from './metrics';
 export * from './server';
+export * from './auth';

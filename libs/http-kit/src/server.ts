@@ -1,6 +1,7 @@
 import { DomainError } from '@memotrace/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { type AccessControl, registerAccessControl } from './auth';
 import { HttpError } from './http-error';
 import { ServiceMetrics } from './metrics';
 
@@ -17,6 +18,8 @@ export interface HttpServerOptions {
   metrics?: ServiceMetrics;
   readiness?: ReadinessCheck[];
   openApi?: () => object;
+  /** API-key access control on `/v1/...` routes (issue 6); none or no keys means open. */
+  access?: AccessControl;
 }
 
 /**
@@ -48,6 +51,8 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+
+  if (options.access) registerAccessControl(app, options.access);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

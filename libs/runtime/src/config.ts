@@ -1,3 +1,4 @@
+import { type ApiKey, loadApiKeys } from '@memotrace/http-kit';
 import { resolve } from 'node:path';
 
 /** Process configuration, from the environment only (12-factor). */
@@ -11,6 +12,8 @@ export interface RuntimeConfig {
   /** Optional read replica for query processes. */
   readDatabaseUrl: string | undefined;
   logLevel: string;
+  /** API keys (MEMOTRACE_API_KEYS_FILE / MEMOTRACE_API_KEYS); none means unauthenticated, loopback only. */
+  apiKeys: ApiKey[];
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -23,6 +26,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     databaseUrl: nonEmpty(env['DATABASE_URL']),
     readDatabaseUrl: nonEmpty(env['READ_DATABASE_URL']),
     logLevel: env['LOG_LEVEL'] ?? 'info',
+    apiKeys: loadApiKeys(env),
   };
 }
 

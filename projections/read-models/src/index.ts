@@ -2,3 +2,11 @@ export { readModelMigrations, ReadModelsSchema1763856000000 } from './schema';
 export { readModelsProjection, READ_MODELS_PROJECTION, type PostgresProjection } from './read-models-projection';
 export { startProjector, projectedPosition, type Projector, type ProjectorOptions } from './projector';
 export { PostgresMemoryQueries } from './postgres-memory-queries';
+export {
+  rebuildReadModels,
+  snapshotSearchPath,
+  dropSchema,
+  type RebuildOptions,
+  type RebuildProgress,
+  type RebuildResult,
+} from './rebuild';

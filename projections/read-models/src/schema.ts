@@ -18,7 +18,7 @@ const versionedConstraints = (table: string, id: string) => [
 /** Ids compare bytewise (answers are sorted in JS anyway): "C" keeps btree/GiST comparisons at memcmp speed. */
 const ID = 'text COLLATE "C"';
 
-const statements: string[] = [
+export const readModelStatements: string[] = [
   'CREATE EXTENSION IF NOT EXISTS btree_gist',
 
   `CREATE TABLE rm_checkpoints (
@@ -151,7 +151,7 @@ const statements: string[] = [
   'CREATE INDEX rm_mentions_recorded ON rm_mentions (memory_id, recorded_from)',
 ];
 
-const TABLES = [
+export const READ_MODEL_TABLES = [
   'rm_mentions',
   'rm_episode_versions',
   'rm_event_links',
@@ -168,12 +168,12 @@ export class ReadModelsSchema1763856000000 implements MigrationInterface {
   readonly name = 'ReadModelsSchema1763856000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of statements) await queryRunner.query(sql);
+    for (const sql of readModelStatements) await queryRunner.query(sql);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     // btree_gist stays: other schemas may use it.
-    for (const table of TABLES) await queryRunner.query(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of READ_MODEL_TABLES) await queryRunner.query(`DROP TABLE IF EXISTS ${table}`);
   }
 }
 

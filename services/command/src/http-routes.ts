@@ -1,5 +1,5 @@
 import { commandsRequest, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
-import { HttpError, type ServiceMetrics, parseInput } from '@memotrace/http-kit';
+import { HttpError, type ServiceMetrics, parseInput, principalOf } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CommandHandler } from './command-handler';
@@ -9,7 +9,9 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
   app.post('/v1/memories/:memoryId/commands', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const body = parseInput(commandsRequest, request.body, 'commands');
-    const commands = body.commands.map((wire) => toDomainCommand(wire, `cmd-${randomUUID()}`));
+    // With access control on, the authenticated principal is the actor of every command (issue 6).
+    const principal = principalOf(request);
+    const commands = body.commands.map((wire) => toDomainCommand(principal ? { ...wire, actor: principal.id } : wire, `cmd-${randomUUID()}`));
     const outcome = await handler.handle(memoryId, commands);
     for (const result of outcome.results) metrics.commands.inc({ status: result.status });
     return { position: outcome.position, results: outcome.results };

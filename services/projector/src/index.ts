@@ -1,1 +1,3 @@
 export * from './run-projector';
+export * from './rebuild-job';
+export * from './admin-routes';

@@ -7,6 +7,7 @@ import {
   factParams,
   factsQuery,
   historyQuery,
+  instant,
   memoryParams,
   toJsonlLine,
 } from '@memotrace/contracts';
@@ -15,8 +16,12 @@ import type { EventStore } from '@memotrace/event-store';
 import { HttpError, parseInput } from '@memotrace/http-kit';
 import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { ConsistencyGate } from './consistency';
 import { registerSearchRoute } from './search';
+import { verifyMemory } from './verify';
+
+const verifyQuery = z.strictObject({ recordedAt: instant.optional() });
 
 export interface QueryRouteDeps {
   gate: ConsistencyGate;
@@ -76,6 +81,14 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now }: 
     const q = parseInput(changesQuery, request.query, 'query');
     const changes = await (await gate.source('projection')).changes(memoryId, q.from, q.to);
     return { from: q.from, to: q.to, changes };
+  });
+
+  // Read models vs exact replay for one memory (issue 4): every difference, not just the first.
+  app.get('/v1/memories/:memoryId/verify', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(verifyQuery, request.query, 'query');
+    const [projection, replay] = [await gate.source('projection'), await gate.source('replay')];
+    return verifyMemory({ projection, replay, store }, memoryId, q.recordedAt ?? now());
   });
 
   app.get('/v1/memories/:memoryId/export', async (request, reply) => {

@@ -3,3 +3,4 @@ export * from './http-routes';
 export * from './module';
 export * from './polling-progress';
 export * from './replay-queries';
+export * from './verify';

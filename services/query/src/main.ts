@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { buildOpenApiDocument } from '@memotrace/contracts';
-import { createHttpServer } from '@memotrace/http-kit';
+import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { TOKENS, databaseReadiness, infraModule, openDatabase, readConfig, runMain, serveUntilSignal } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
@@ -11,14 +11,16 @@ import { PollingProjectionProgress } from './polling-progress';
 /** A stateless query process: run any number, optionally against a replica (READ_DATABASE_URL). */
 async function main(): Promise<void> {
   const config = readConfig();
+  const accessMode = checkBindSafety(config.host, config.apiKeys);
   if (!config.databaseUrl) throw new Error('the query service reads a shared PostgreSQL: set DATABASE_URL');
   const logger = pino({ level: config.logLevel, name: 'memotrace-query' });
   const database = await openDatabase(config, (m) => logger.info(m));
   const container = new Container();
   await container.load(infraModule(config, database), queryModule);
   container.bind(PROJECTION_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool));
-  const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, readiness: [databaseReadiness(database.readPool)] });
+  const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, access: new AccessControl(config.apiKeys), readiness: [databaseReadiness(database.readPool)] });
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
+  logger.info(accessMode);
   await serveUntilSignal(app, config, (m) => logger.info(m), () => database.close());
 }
 

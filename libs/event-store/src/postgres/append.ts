@@ -30,18 +30,20 @@ const READ_EXISTING = `
 
 /**
  * The whole batch in one statement: position reservation, events, tag index, stream revision,
- * wake-up. Every write reads `reserved` first, so mt_reserve_positions runs before anything
- * assigns the transaction id (and raises if that order were ever broken). A duplicate event id
- * fails the statement on mt_events_stream_event_id_key; the caller then classifies the retry.
+ * wake-up. It runs as a named prepared statement (for a single event, planning this statement
+ * costs about as much as executing it), and the batch arrives as one JSON document parsed once
+ * by jsonb_to_recordset. Every write reads `reserved` first, so mt_reserve_positions runs before
+ * anything assigns the transaction id (and raises if that order were ever broken). A repeated
+ * event id fails the statement on mt_events_stream_event_id_key; the caller then classifies it.
  */
 const WRITE = `
   WITH reserved AS MATERIALIZED (
     SELECT mt_reserve_positions($4::integer) AS positions
   ), batch AS (
-    SELECT b.ord, (b.doc->>'eventId')::uuid AS event_id, b.doc->>'type' AS type,
-           b.doc->'data' AS data, b.doc->'metadata' AS metadata,
-           ARRAY(SELECT jsonb_array_elements_text(b.doc->'tags')) AS tags
-    FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS b(doc, ord)
+    -- jsonb_to_recordset turns JSON null into SQL NULL: coalesce keeps null data as JSON null
+    SELECT b.ord, b.event_id, b.type, coalesce(b.data, 'null') AS data, coalesce(b.metadata, 'null') AS metadata, b.tags
+    FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (event_id uuid, type text, data jsonb, metadata jsonb, tags text[]))
+      WITH ORDINALITY AS b(event_id, type, data, metadata, tags, ord)
   ), inserted AS (
     INSERT INTO mt_events (position, stream_id, revision, event_id, type, data, metadata, tags)
     SELECT r.positions[b.ord], $1, $3::bigint + b.ord, b.event_id, b.type, b.data, b.metadata, b.tags
@@ -96,7 +98,7 @@ export async function appendEvents(
       }
 
       try {
-        const written = (await client.query<{ last_position: number | string }>(WRITE, [streamId, documents, current, events.length])).rows[0]!;
+        const written = (await client.query<{ last_position: number | string }>({ name: 'mt_append_write', text: WRITE, values: [streamId, documents, current, events.length] })).rows[0]!;
         await client.query('COMMIT');
         return { nextExpectedRevision: current + events.length, position: Number(written.last_position), idempotentRetry: false };
       } catch (error) {
@@ -151,9 +153,10 @@ function validate(events: NewEvent[]): void {
   }
 }
 
+/** One element of WRITE's jsonb_to_recordset input (keys are its column names). */
 function toDocument(event: NewEvent) {
   return {
-    eventId: event.eventId,
+    event_id: event.eventId,
     type: event.type,
     data: event.data ?? null, // jsonb NOT NULL: undefined becomes JSON null
     metadata: event.metadata,

@@ -102,6 +102,36 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
     }
   });
 
+  it('delivers soon after a non-append transaction that held events back ends, without waiting for the poll', async () => {
+    // A 10 s poll: only the NOTIFY path and the held-back re-read can deliver within this test.
+    const slowPoll = new PostgresEventStore(db.pool, { pollIntervalMs: 10_000 });
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      const collector = collect(slowPoll, { fromPosition: await store.headPosition(), streamPrefix: 'held-' });
+      await slowPoll.append('held-warmup', [newEvent()], { expectedRevision: 'no_stream' });
+      await eventually(() => collector.received, (received) => received.length >= 1);
+
+      // Any transaction with an id holds the safe head back, and its commit sends no NOTIFY.
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT pg_current_xact_id()');
+      const held = await slowPoll.append('held-s', [newEvent()], { expectedRevision: 'no_stream' });
+      await sleep(300);
+      expect(collector.received).toHaveLength(1);
+
+      await blocker.query('COMMIT');
+      const committedAt = Date.now();
+      await eventually(() => collector.received, (received) => received.length >= 2, 5_000);
+      expect(Date.now() - committedAt).toBeLessThan(1_000);
+      collector.subscription.unsubscribe();
+      expect(collector.errors).toEqual([]);
+      expect(collector.received.map((event) => event.position)).toEqual([expect.any(Number), held.position]);
+    } finally {
+      await blocker.end();
+      await slowPoll.close();
+    }
+  });
+
   it('refuses to reserve positions once the transaction already has an id', async () => {
     const client = await db.pool.connect();
     try {

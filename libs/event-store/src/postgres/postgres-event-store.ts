@@ -122,9 +122,10 @@ export class PostgresEventStore implements EventStore {
 
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
     if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
-    const { rows } = await this.pool.query<EventRow & { head: number | string }>(READ_ALL_PAGE, [fromPosition, maxCount, streamPrefix ?? null]);
+    const { rows } = await this.pool.query<EventRow & { head: number | string; visible_head: number | string }>(READ_ALL_PAGE, [fromPosition, maxCount, streamPrefix ?? null]);
     return {
       head: Number(rows[0]?.head ?? 0),
+      visibleHead: Number(rows[0]?.visible_head ?? 0),
       events: rows.filter((row) => row.position !== null).map(toStoredEvent),
     };
   }

@@ -36,11 +36,14 @@ export const SAFE_ROW = 'e.tx_id < pg_snapshot_xmin(pg_current_snapshot())';
 /**
  * One page of the log after $1 (at most $2 rows, optional stream prefix $3) plus the safe head,
  * both from the same snapshot. Always returns at least one row (event columns null when empty).
+ * visible_head is the last committed position, safe or not: above the safe head it means a
+ * still-running transaction (of any kind, in any database of the server) holds events back.
  */
 export const READ_ALL_PAGE = `
-  SELECT h.head, ${EVENT_COLUMNS}
+  SELECT h.head, h.visible_head, ${EVENT_COLUMNS}
   FROM (
-    SELECT coalesce((SELECT e.position FROM mt_events e WHERE ${SAFE_ROW} ORDER BY e.position DESC LIMIT 1), 0) AS head
+    SELECT coalesce((SELECT e.position FROM mt_events e WHERE ${SAFE_ROW} ORDER BY e.position DESC LIMIT 1), 0) AS head,
+           coalesce((SELECT e.position FROM mt_events e ORDER BY e.position DESC LIMIT 1), 0) AS visible_head
   ) h
   LEFT JOIN LATERAL (
     SELECT * FROM mt_events e

@@ -1,5 +1,5 @@
 import { createTestDatabase } from '@memotrace/postgres/testing';
-import { readConfig } from '@memotrace/runtime';
+import { type RuntimeConfig, readConfig } from '@memotrace/runtime';
 import pino from 'pino';
 import { type RunningService, startMemoTrace } from '../app';
 
@@ -16,9 +16,9 @@ export interface TestService extends Api {
 }
 
 /** The all-in-one service on a fresh database of DATABASE_URL's server, on a free port. */
-export async function startTestService(): Promise<TestService> {
+export async function startTestService(overrides: Partial<RuntimeConfig> = {}): Promise<TestService> {
   const database = await createTestDatabase();
-  const config = { ...readConfig({}), databaseUrl: database.url, port: 0, host: '127.0.0.1' };
+  const config = { ...readConfig({}), databaseUrl: database.url, port: 0, host: '127.0.0.1', ...overrides };
   const service = await startMemoTrace(config, pino({ level: 'silent' }));
   return {
     ...apiAt(service.url),

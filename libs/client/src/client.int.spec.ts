@@ -1,0 +1,78 @@
+import { hashApiKey, parseApiKeys } from '@memotrace/http-kit';
+import { type TestService, startTestService } from '@memotrace/memotrace/testing';
+import type { WireCommandInput } from '@memotrace/contracts';
+import { MemoTraceClient, MemoTraceError } from './client';
+
+let svc: TestService;
+const token = 'mt_client-test';
+beforeAll(async () => {
+  svc = await startTestService({ apiKeys: parseApiKeys(JSON.stringify([{ id: 'client-agent', hash: hashApiKey(token), memories: ['c1', 'c2'], access: 'write' }])) });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const story: WireCommandInput[] = [
+  { op: 'UPSERT_ENTITY', commandId: 'e1', entityId: 'alice', name: 'Alice', recordedAt: '2024-05-06T09:00:00Z' },
+  { op: 'UPSERT_ENTITY', commandId: 'e2', entityId: 'acme', name: 'Acme', recordedAt: '2024-05-06T09:00:00Z' },
+  { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', recordedAt: '2024-05-06T09:00:00Z' },
+  { op: 'UPSERT_EVENT', eventId: 'ev1', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00Z' }, recordedAt: '2024-05-06T09:00:00Z' },
+];
+
+describe('MemoTraceClient', () => {
+  const m = () => new MemoTraceClient({ url: svc.url, apiKey: token }).memory('c1');
+
+  it('writes commands, assigning commandIds client-side, and reads every query', async () => {
+    const written = await m().commands(story);
+    expect(written.results.map((r) => r.status)).toEqual(['applied', 'applied', 'applied', 'applied']);
+    expect(written.results[2]!.commandId).toMatch(/^cli-/);
+    const facts = await m().facts({ src: 'alice', validAt: '2024-05-07T00:00:00Z', minPosition: written.position });
+    expect(facts.facts.map((f) => f.factId)).toEqual(['alice-acme']);
+    expect((await m().facts({ src: 'alice', consistency: 'replay' })).source).toBe('replay');
+    expect((await m().history('alice-acme')).versions).toHaveLength(1);
+    expect((await m().audit('alice-acme')).events[0]).toMatchObject({ type: 'FactAsserted', actor: 'client-agent' });
+    expect((await m().entity('alice')).entityId).toBe('alice');
+    expect((await m().events({ recordedAt: '2024-05-07T00:00:00Z' })).events.map((e) => e.eventId)).toEqual(['ev1']);
+    expect((await m().changes('2024-05-01T00:00:00Z', '2024-06-01T00:00:00Z')).changes.length).toBeGreaterThan(0);
+    const search = await m().search({ query: 'Alice Acme' });
+    expect(search.items.length).toBeGreaterThan(0);
+  });
+
+  it('retries a batch with the same commandIds: the retry is a duplicate, nothing is written twice', async () => {
+    let calls = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      calls++;
+      const response = await fetch(input, init);
+      if (calls === 1) throw new TypeError('fetch failed: connection reset after send'); // the first outcome is unknown
+      return response;
+    };
+    const memory = new MemoTraceClient({ url: svc.url, apiKey: token, fetch: flaky, retryDelayMs: 1 }).memory('c1');
+    const response = await memory.commands([{ op: 'UPSERT_ENTITY', entityId: 'bob', name: 'Bob' }]);
+    expect(calls).toBe(2);
+    expect(response.results[0]!.status).toBe('duplicate');
+    const log = (await m().export()).trim().split('\n');
+    expect(log.filter((line) => line.includes('"bob"'))).toHaveLength(1);
+  });
+
+  it('exports and imports a memory', async () => {
+    const jsonl = await m().export();
+    const target = new MemoTraceClient({ url: svc.url, apiKey: token }).memory('c2');
+    const imported = await target.import(jsonl);
+    expect(imported.imported).toBe(jsonl.trim().split('\n').length);
+    expect(await target.export()).toBe(jsonl);
+  });
+
+  it('throws typed errors', async () => {
+    const error = await m().history('no-such-fact').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MemoTraceError);
+    expect(error).toMatchObject({ status: 404, code: 'UNKNOWN_FACT' });
+    const invalid = await m().commands([{ op: 'NOPE' } as never]).catch((e: MemoTraceError) => e);
+    expect(invalid).toMatchObject({ status: 400, code: 'INVALID_REQUEST', details: [expect.objectContaining({ path: expect.stringMatching(/^commands\.0/) })] });
+    const forbidden = await new MemoTraceClient({ url: svc.url, apiKey: token }).memory('other').facts().catch((e: MemoTraceError) => e);
+    expect(forbidden).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    const unauthorized = await new MemoTraceClient({ url: svc.url, apiKey: 'wrong' }).memory('c1').facts().catch((e: MemoTraceError) => e);
+    expect(unauthorized).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    const network = await new MemoTraceClient({ url: 'http://127.0.0.1:1', retries: 2, retryDelayMs: 1 }).memory('c1').facts().catch((e: MemoTraceError) => e);
+    expect(network).toMatchObject({ status: 0, code: 'NETWORK' });
+  });
+});

@@ -1,0 +1,174 @@
+import type {
+  AuditResponse,
+  ChangesResponse,
+  CommandsResponse,
+  EntityResponse,
+  ErrorCode,
+  ErrorDetail,
+  EventsResponse,
+  FactsResponse,
+  HistoryResponse,
+  ImportResponse,
+  SearchRequestInput,
+  SearchResponse,
+  WireCommandInput,
+} from '@memotrace/contracts';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A typed client of the MemoTrace HTTP contract (SPEC §4, issue 6). Commands are
+ * retried on network errors and 5xx/408/503 with the same `commandId`s (assigned
+ * here when absent), so a retry is idempotent even if the first attempt's outcome
+ * was unknown.
+ */
+
+export class MemoTraceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | 'NETWORK' | 'UNEXPECTED_RESPONSE',
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'MemoTraceError';
+  }
+}
+
+export interface MemoTraceClientOptions {
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  /** A bearer API key. */
+  apiKey?: string;
+  /** Attempts per request on network errors and retryable statuses (default 4). */
+  retries?: number;
+  /** First retry delay in ms, doubled each time (default 100). */
+  retryDelayMs?: number;
+  fetch?: typeof fetch;
+}
+
+export type Cut = { validAt?: string; recordedAt?: string };
+export type FactsFilter = Cut & { src?: string; rel?: string; dst?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
+
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+
+export class MemoTraceClient {
+  private readonly base: string;
+  private readonly fetchImpl: typeof fetch;
+  constructor(private readonly options: MemoTraceClientOptions) {
+    this.base = options.url.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** A view of one memory. */
+  memory(memoryId: string): MemoryClient {
+    return new MemoryClient(this, memoryId);
+  }
+
+  /** Low level: one request with retries; parses JSON, throws MemoTraceError on a non-2xx. */
+  async request(method: string, path: string, init: { body?: string; contentType?: string; raw?: boolean; retry?: boolean } = {}): Promise<any> {
+    const attempts = init.retry === false ? 1 : Math.max(1, this.options.retries ?? 4);
+    let delay = this.options.retryDelayMs ?? 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(method, path, init);
+      } catch (error) {
+        const retryable = error instanceof MemoTraceError && (error.code === 'NETWORK' || RETRYABLE.has(error.status));
+        if (!retryable || attempt >= attempts) throw error;
+        await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
+        delay *= 2;
+      }
+    }
+  }
+
+  private async once(method: string, path: string, init: { body?: string; contentType?: string; raw?: boolean }): Promise<any> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
+    if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.base + path, { method, headers, body: init.body });
+    } catch (error) {
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      throw new MemoTraceError(0, 'NETWORK', `cannot reach ${this.base}: ${cause ?? (error as Error).message}`);
+    }
+    const text = await response.text();
+    if (response.ok) {
+      if (init.raw) return text;
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new MemoTraceError(response.status, 'UNEXPECTED_RESPONSE', `response is not JSON (HTTP ${response.status})`);
+      }
+    }
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const error = body?.error;
+    if (error && typeof error.code === 'string') throw new MemoTraceError(response.status, error.code, String(error.message), error.details);
+    throw new MemoTraceError(response.status, 'UNEXPECTED_RESPONSE', `HTTP ${response.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const entries = Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined);
+  return entries.length === 0 ? '' : '?' + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString();
+}
+
+const seg = encodeURIComponent;
+
+export class MemoryClient {
+  private readonly path: string;
+  constructor(
+    private readonly client: MemoTraceClient,
+    readonly memoryId: string,
+  ) {
+    this.path = `/v1/memories/${seg(memoryId)}`;
+  }
+
+  /** Applies a batch atomically; commands without a `commandId` get one here, so retries are idempotent. */
+  commands(commands: WireCommandInput[]): Promise<CommandsResponse> {
+    const withIds = commands.map((c) => (c.commandId === undefined ? { ...c, commandId: `cli-${randomUUID()}` } : c));
+    return this.client.request('POST', `${this.path}/commands`, { body: JSON.stringify({ commands: withIds }) });
+  }
+
+  facts(filter: FactsFilter = {}): Promise<FactsResponse> {
+    return this.client.request('GET', `${this.path}/facts${query(filter)}`);
+  }
+
+  history(factId: string, options: { recordedAt?: string } = {}): Promise<HistoryResponse> {
+    return this.client.request('GET', `${this.path}/facts/${seg(factId)}/history${query(options)}`);
+  }
+
+  audit(factId: string): Promise<AuditResponse> {
+    return this.client.request('GET', `${this.path}/facts/${seg(factId)}/audit`);
+  }
+
+  entity(entityId: string, options: { recordedAt?: string } = {}): Promise<EntityResponse> {
+    return this.client.request('GET', `${this.path}/entities/${seg(entityId)}${query(options)}`);
+  }
+
+  events(cut: Cut & { consistency?: 'projection' | 'replay' } = {}): Promise<EventsResponse> {
+    return this.client.request('GET', `${this.path}/events${query(cut)}`);
+  }
+
+  changes(from: string, to: string): Promise<ChangesResponse> {
+    return this.client.request('GET', `${this.path}/changes${query({ from, to })}`);
+  }
+
+  search(request: SearchRequestInput): Promise<SearchResponse> {
+    return this.client.request('POST', `${this.path}/search`, { body: JSON.stringify(request) });
+  }
+
+  /** The memory's log as JSONL text. */
+  export(): Promise<string> {
+    return this.client.request('GET', `${this.path}/export`, { raw: true });
+  }
+
+  /** Replays a JSONL log into this (empty) memory. Not retried: a second attempt would find the memory non-empty. */
+  import(jsonl: string): Promise<ImportResponse> {
+    return this.client.request('POST', `${this.path}/import`, { body: jsonl, contentType: 'application/x-ndjson', retry: false });
+  }
+}

@@ -1,0 +1,337 @@
+import type * as Kurrent from '@kurrent/kurrentdb-client';
+import { Observable, type Subscriber } from 'rxjs';
+import {
+  IdempotencyConflictError,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadOptions,
+  type StoredEvent,
+  type SubscribeOptions,
+} from '../port';
+import {
+  ANY,
+  END,
+  isPortEvent,
+  isStreamNotFound,
+  isWrongExpectedVersion,
+  matchesRevision,
+  tagStreamName,
+  toEventData,
+  toLinkEvent,
+  toPositionNumber,
+  toReadPosition,
+  toStoredEvent,
+  toStreamState,
+  uniqueTags,
+} from './mapping';
+
+type KurrentModule = typeof Kurrent;
+
+/**
+ * The client pulls in gRPC, protobuf and a native bridge (~0.4 s). Load it on first use, so
+ * processes that only use PostgreSQL do not pay for it by importing @memotrace/event-store.
+ */
+let loaded: KurrentModule | undefined;
+function kurrent(): KurrentModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require('@kurrent/kurrentdb-client') as KurrentModule;
+  return loaded;
+}
+
+export interface KurrentEventStoreOptions {
+  /** Dispose the client in close(). Default: true with fromConnectionString, false for a client passed in. */
+  ownsClient?: boolean;
+  /** How many streams' known event ids to keep for the idempotency check (least recently used go first). */
+  knownStreams?: number;
+  /** Attempts of one append against writers that keep getting in between (expected revision 'any'). */
+  maxAppendAttempts?: number;
+}
+
+/** What this store knows about a stream: its revision and every event id up to it. */
+interface StreamIndex {
+  revision: number;
+  events: Map<string, { revision: number; position: number }>;
+}
+
+/**
+ * EventStore on KurrentDB / EventStoreDB (server 22.6 or later: stream reads must carry $all
+ * positions). Positions are $all commit positions; revisions are KurrentDB stream revisions.
+ *
+ * Idempotency. KurrentDB deduplicates a repeated append only when it arrives at the same
+ * expected revision as the original (and best effort with ANY); it would write an id that sits
+ * earlier in the stream again, and it does not say whether an append was deduplicated. The port
+ * promises more: an id the stream has is never written twice, a full repeat returns the original
+ * result with idempotentRetry even at a stale revision, a partial repeat is an
+ * IdempotencyConflictError. So append checks the ids against the stream first, then writes at
+ * the exact revision it checked (also for 'any'); if another writer got in between, the server
+ * answers WrongExpectedVersion and the check runs again on the newer stream. The ids of a stream
+ * are read once and kept (streams are append-only, so what is known stays true); each append
+ * reads only the events written since.
+ *
+ * Tags. Each tag is a stream `tag-<tag>` (stream names starting `tag-` are reserved for this
+ * index; MemoTrace's own streams are `memory-*`) of link events (`$>`, data `<revision>@<stream>`)
+ * rather than copies of the event: a link has no data of its own, so there is one copy of each
+ * event, and reading the tag stream with resolveLinkTos returns the original events with their
+ * own stream, revision and position, which is exactly what readByTag must return. Links are
+ * typed `$>`, so the standard exclude-system-events filter keeps them out of readAll and
+ * subscriptions. The link append follows the event append (KurrentDB has no transaction across
+ * streams before 25.1's multi-stream append): append() resolves only after both, and a retry of
+ * an append that failed in between writes the links again (same link ids, and readByTag drops
+ * duplicates), so a successful append always has its tag entries.
+ */
+export class KurrentEventStore implements EventStore {
+  private readonly known = new Map<string, StreamIndex>();
+  private readonly knownStreams: number;
+  private readonly maxAppendAttempts: number;
+  private readonly live = new Set<Subscriber<StoredEvent>>();
+  private readonly unsubscribing = new Set<Promise<void>>();
+  private closing: Promise<void> | undefined;
+
+  /** A client for `kurrentdb://...` / `esdb://...`; it connects on first use, not here. */
+  static fromConnectionString(connectionString: string, options: KurrentEventStoreOptions = {}): KurrentEventStore {
+    return new KurrentEventStore(kurrent().KurrentDBClient.connectionString(connectionString), { ownsClient: true, ...options });
+  }
+
+  constructor(
+    private readonly client: Kurrent.KurrentDBClient,
+    private readonly options: KurrentEventStoreOptions = {},
+  ) {
+    this.knownStreams = options.knownStreams ?? 1_000;
+    this.maxAppendAttempts = options.maxAppendAttempts ?? 20;
+  }
+
+  async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    this.assertOpen();
+    validate(events);
+    const expected = options.expectedRevision;
+    toStreamState(expected); // validates a numeric revision before anything is read
+    const data = events.map(toEventData);
+    for (let attempt = 1; ; attempt++) {
+      const index = await this.catchUp(streamId);
+      const current = index.revision;
+      const existing = events.flatMap((event) => index.events.get(event.eventId.toLowerCase()) ?? []);
+      if (existing.length === events.length) {
+        await this.linkTags(streamId, events, index);
+        return { nextExpectedRevision: current, position: Math.max(...existing.map((e) => e.position)), idempotentRetry: true };
+      }
+      if (existing.length > 0) throw new IdempotencyConflictError(streamId);
+      if (!matchesRevision(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
+      try {
+        // Exactly the revision just checked, even for 'any': nothing may slip in between the check and the write.
+        await this.client.appendToStream(streamId, data, { streamState: toStreamState(current) });
+      } catch (error) {
+        if (isWrongExpectedVersion(error) && attempt < this.maxAppendAttempts) continue;
+        throw error;
+      }
+      // Read what was just written (the index needs it anyway): the exact position of every event.
+      // The leader acknowledges an append once it is indexed, so it is readable now.
+      const after = await this.catchUp(streamId);
+      const last = after.events.get(events[events.length - 1]!.eventId.toLowerCase());
+      if (!last) throw new Error(`stream ${streamId}: appended events are not readable yet; retry the append (it is idempotent)`);
+      await this.linkTags(streamId, events, after);
+      return { nextExpectedRevision: last.revision, position: last.position, idempotentRetry: false };
+    }
+  }
+
+  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    this.assertOpen();
+    const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    if (maxCount <= 0) return [];
+    const events: StoredEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(streamId, {
+        fromRevision: BigInt(Math.max(options.fromRevision ?? 0, 0)),
+        maxCount,
+        direction: 'forwards',
+        resolveLinkTos: false,
+      })) {
+        if (resolved.event) events.push(toStoredEvent(withPosition(resolved)));
+      }
+    } catch (error) {
+      if (isStreamNotFound(error)) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+    this.assertOpen();
+    const { fromPosition, maxCount, streamPrefix } = options;
+    if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
+    const events: StoredEvent[] = [];
+    let from = fromPosition;
+    while (events.length < maxCount) {
+      // +1: reading $all forwards from a position includes the event at that position.
+      const wanted = maxCount - events.length + 1;
+      const start = from;
+      let read = 0;
+      let last = start;
+      for await (const resolved of this.client.readAll({ fromPosition: toReadPosition(from), maxCount: wanted, direction: 'forwards', resolveLinkTos: false, filter: this.filter(streamPrefix) })) {
+        read++;
+        const recorded = resolved.event;
+        if (!recorded) continue;
+        const position = toPositionNumber(recorded.position);
+        last = Math.max(last, position);
+        if (position <= start || !this.wanted(recorded, streamPrefix)) continue;
+        events.push(toStoredEvent(recorded));
+        if (events.length === maxCount) break;
+      }
+      if (read < wanted || last === start) break; // the end of $all
+      from = last; // more to read: the client-side check dropped some of this page
+    }
+    return events;
+  }
+
+  async readByTag(tag: string): Promise<StoredEvent[]> {
+    this.assertOpen();
+    const byPosition = new Map<number, StoredEvent>();
+    try {
+      for await (const resolved of this.client.readStream(tagStreamName(tag), { fromRevision: 'start', direction: 'forwards', resolveLinkTos: true })) {
+        // A link whose target is gone resolves to nothing; an entry that is not a link is not ours.
+        if (!resolved.link || !resolved.event || !isPortEvent(resolved.event)) continue;
+        const event = toStoredEvent(resolved.event);
+        if (event.tags?.includes(tag)) byPosition.set(event.position, event);
+      }
+    } catch (error) {
+      if (isStreamNotFound(error)) return [];
+      throw error;
+    }
+    // Concurrent appends may link in a different order than they committed: log order is position order.
+    return [...byPosition.values()].sort((a, b) => a.position - b.position);
+  }
+
+  async headPosition(): Promise<number> {
+    this.assertOpen();
+    for await (const resolved of this.client.readAll({ fromPosition: END, direction: 'backwards', maxCount: 100, resolveLinkTos: false, filter: this.filter(undefined) })) {
+      if (resolved.event && isPortEvent(resolved.event)) return toPositionNumber(resolved.event.position);
+    }
+    return 0;
+  }
+
+  /** subscribeToAll: the server catches up from the position, then goes live, in $all order. */
+  subscribe(options: SubscribeOptions): Observable<StoredEvent> {
+    return new Observable<StoredEvent>((subscriber) => {
+      if (this.closing) {
+        subscriber.error(new Error('event store is closed'));
+        return;
+      }
+      let done = false;
+      let last = options.fromPosition;
+      const finish = (error?: unknown) => {
+        if (done) return;
+        done = true;
+        this.live.delete(subscriber);
+        subscriber.error(error);
+      };
+      let subscription: Kurrent.AllStreamSubscription;
+      try {
+        subscription = this.client.subscribeToAll({ fromPosition: toReadPosition(options.fromPosition), resolveLinkTos: false, filter: this.filter(options.streamPrefix) });
+      } catch (error) {
+        finish(error);
+        return;
+      }
+      this.live.add(subscriber);
+      subscription.on('data', (resolved: Kurrent.AllStreamResolvedEvent) => {
+        if (done || !resolved.event || !this.wanted(resolved.event, options.streamPrefix)) return;
+        try {
+          const event = toStoredEvent(resolved.event);
+          if (event.position <= last) return; // never twice, never backwards
+          last = event.position;
+          subscriber.next(event);
+        } catch (error) {
+          finish(error);
+        }
+      });
+      subscription.on('error', (error: Error) => finish(error));
+      subscription.on('end', () => finish(new Error('KurrentDB ended the $all subscription')));
+      return () => {
+        done = true;
+        this.live.delete(subscriber);
+        const stopped = subscription.unsubscribe().catch(() => undefined);
+        this.unsubscribing.add(stopped);
+        void stopped.finally(() => this.unsubscribing.delete(stopped));
+      };
+    });
+  }
+
+  /** Completes live subscriptions, waits until they are cancelled, disposes an owned client. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const subscriber of [...this.live]) subscriber.complete();
+      await Promise.all([...this.unsubscribing]);
+      if (this.options.ownsClient) await this.client.dispose();
+    })();
+    return this.closing;
+  }
+
+  /**
+   * Brings the stream's index up to date, reading only the events after what is known.
+   * Concurrent catch-ups of one stream may overlap; each adds only revisions above the known one.
+   */
+  private async catchUp(streamId: string): Promise<StreamIndex> {
+    let index = this.known.get(streamId);
+    if (index) this.known.delete(streamId); // re-inserted below as the most recently used
+    index ??= { revision: -1, events: new Map() };
+    this.known.set(streamId, index);
+    for (const stale of this.known.keys()) {
+      if (this.known.size <= this.knownStreams) break;
+      this.known.delete(stale);
+    }
+    for (const event of await this.readStream(streamId, { fromRevision: index.revision + 1 })) {
+      if (event.revision <= index.revision) continue;
+      index.events.set(event.eventId.toLowerCase(), { revision: event.revision, position: event.position });
+      index.revision = event.revision;
+    }
+    return index;
+  }
+
+  /** One append of link events per tag stream, in parallel; ANY because tag streams are shared. */
+  private async linkTags(streamId: string, events: NewEvent[], index: StreamIndex): Promise<void> {
+    const links = new Map<string, Kurrent.EventData[]>();
+    for (const event of events) {
+      const stored = index.events.get(event.eventId.toLowerCase());
+      if (!stored) throw new Error(`stream ${streamId}: event ${event.eventId} to tag is not in the stream`);
+      for (const tag of uniqueTags(event)) {
+        const link = toLinkEvent(tag, { streamId, revision: stored.revision, eventId: event.eventId });
+        links.set(tag, [...(links.get(tag) ?? []), link]);
+      }
+    }
+    await Promise.all([...links].map(([tag, data]) => this.client.appendToStream(tagStreamName(tag), data, { streamState: ANY })));
+  }
+
+  /**
+   * Server-side filter: the stream prefix, or else everything but system events (which also
+   * drops the `$>` tag links). Only one filter per request, so with a prefix the client-side
+   * check in wanted() drops links and system events in the unlikely case the prefix matches them.
+   */
+  private filter(streamPrefix: string | undefined): Kurrent.Filter {
+    const { streamNameFilter, excludeSystemEvents } = kurrent();
+    return streamPrefix ? streamNameFilter({ prefixes: [streamPrefix] }) : excludeSystemEvents();
+  }
+
+  private wanted(recorded: { type: string; streamId: string }, streamPrefix: string | undefined): boolean {
+    return isPortEvent(recorded) && (!streamPrefix || recorded.streamId.startsWith(streamPrefix));
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error('event store is closed');
+  }
+}
+
+/** Stream reads: older servers put the position on the resolved event rather than the record. */
+function withPosition(resolved: Kurrent.ResolvedEvent): Kurrent.RecordedEvent {
+  const recorded = resolved.event!;
+  if (recorded.position || resolved.commitPosition === undefined) return recorded;
+  return { ...recorded, position: { commit: resolved.commitPosition, prepare: resolved.commitPosition } };
+}
+
+function validate(events: NewEvent[]): void {
+  if (events.length === 0) throw new Error('append needs at least one event');
+  if (new Set(events.map((event) => event.eventId.toLowerCase())).size !== events.length) {
+    throw new Error('append batch contains the same event id twice');
+  }
+}

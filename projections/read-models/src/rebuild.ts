@@ -1,0 +1,251 @@
+import type { Instant } from '@memotrace/domain';
+import type { EventStore } from '@memotrace/event-store';
+import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
+import type { Pool, PoolClient } from 'pg';
+import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
+import { READ_MODEL_TABLES, readModelStatements } from './schema';
+
+/**
+ * Rebuild of the read models from the log, blue/green (issue 4).
+ *
+ * - To the head (`to` absent): the tables are built from position 0 in a new
+ *   schema `rm_build_<ms>` (same DDL as the migration) while the live tables keep
+ *   serving and the live projector keeps writing them. Then ONE transaction locks
+ *   the live tables (ACCESS EXCLUSIVE, checkpoints first, so the live projector
+ *   waits), applies what the live projector committed meanwhile, and swaps the
+ *   tables by `ALTER TABLE ... SET SCHEMA` (build tables into the live schema, live
+ *   ones into `rm_retired_<ms>`, dropped after the commit unless `keepOld`).
+ *   Statements waiting on those locks re-resolve the table names after the commit,
+ *   so readers and the live projector simply continue on the new tables: the
+ *   projector locks the new checkpoint row and skips what the build already applied.
+ * - To a record time T: only events with recordedAt <= T are applied, into a
+ *   frozen snapshot schema `rm_snapshot_<ms>` that is NOT switched in: the events
+ *   left out are not a prefix of the log (record time is monotone per memory, not
+ *   globally), so no checkpoint could let the live projector resume from it. The
+ *   live read models and projector are untouched; the snapshot is queried by
+ *   explicit request (`snapshotSearchPath`: a pool whose search_path is the
+ *   snapshot schema) and dropped with `dropSchema` when no longer needed. Since
+ *   record time is monotone per memory, it answers every query at record time
+ *   <= T exactly as the live projection does.
+ */
+export interface RebuildProgress {
+  schema: string;
+  to: Instant | null;
+  phase: 'building' | 'indexing' | 'switching' | 'done';
+  /** Log events read so far, of `total` (the log head's position when the rebuild started). */
+  done: number;
+  total: number;
+  /** Events applied (those recorded by T, for a rebuild to T). */
+  applied: number;
+  eventsPerSecond: number;
+  /** Estimated seconds left; null before the first batch. */
+  etaSeconds: number | null;
+  elapsedMs: number;
+}
+
+export interface RebuildOptions {
+  pool: Pool;
+  store: EventStore;
+  /** Apply only events recorded at or before T, into a snapshot schema (no switch). */
+  to?: Instant;
+  /** Log events read per transaction (default 5,000). */
+  batchSize?: number;
+  onProgress?: (progress: RebuildProgress) => void;
+  /** Keep the retired live tables (schema `rm_retired_<ms>`) after a switch. */
+  keepOld?: boolean;
+}
+
+export interface RebuildResult {
+  schema: string;
+  mode: 'switched' | 'snapshot';
+  /** The build's checkpoint: every log event up to it was read. */
+  position: number;
+  applied: number;
+  elapsedMs: number;
+  eventsPerSecond: number;
+  /** After a switch with keepOld: where the previous tables are. */
+  retiredSchema?: string;
+}
+
+const HANDLED = new Set<string>(readModelsProjection.canHandle);
+const SCHEMA_NAME = /^rm_(build|snapshot|retired)_\d+$/;
+
+export async function rebuildReadModels(options: RebuildOptions): Promise<RebuildResult> {
+  const { pool, store, to } = options;
+  const batchSize = Math.max(1, options.batchSize ?? 5000);
+  const stamp = Date.now();
+  const schema = `${to === undefined ? 'rm_build' : 'rm_snapshot'}_${stamp}`;
+  const live = await liveSchema(pool);
+  const started = performance.now();
+  const total = await store.headPosition();
+  let done = 0;
+  let applied = 0;
+  const report = (phase: RebuildProgress['phase']) => {
+    const elapsedMs = performance.now() - started;
+    const eventsPerSecond = elapsedMs > 0 ? Math.round((done / elapsedMs) * 1000) : 0;
+    const etaSeconds = eventsPerSecond > 0 ? Math.max(0, (total - done) / eventsPerSecond) : null;
+    options.onProgress?.({ schema, to: to ?? null, phase, done, total, applied, eventsPerSecond, etaSeconds, elapsedMs });
+  };
+
+  await createSchema(pool, schema, live);
+  try {
+    let position = 0;
+    report('building');
+    while (position < total) {
+      const page = (await store.readAll({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= total);
+      if (page.length === 0) break;
+      const last = page[page.length - 1]!.position;
+      const events = selectEvents(page.map(toLoggedEvent), to);
+      await inSchema(pool, schema, live, (client) => applyBatch(client, events, last));
+      position = last;
+      done = last;
+      applied += events.length;
+      report('building');
+    }
+    done = total;
+    // Bulk load first, secondary indexes and constraints after (the GiST exclusion constraints
+    // are checked here, once, over the whole build).
+    report('indexing');
+    await inSchema(pool, schema, live, async (client) => {
+      for (const sql of readModelStatements) if (isDeferred(sql)) await client.query(sql);
+      await client.query('ANALYZE');
+    });
+    if (to !== undefined) {
+      report('done');
+      return { schema, mode: 'snapshot', position, applied, ...rate() };
+    }
+    report('switching');
+    const retired = `rm_retired_${stamp}`;
+    applied += await switchIn(pool, store, schema, live, retired, batchSize);
+    if (!options.keepOld) await dropSchema(pool, retired);
+    report('done');
+    return { schema, mode: 'switched', position, applied, ...rate(), ...(options.keepOld ? { retiredSchema: retired } : {}) };
+  } catch (error) {
+    await dropSchema(pool, schema).catch(() => undefined);
+    throw error;
+  }
+
+  function rate() {
+    const elapsedMs = performance.now() - started;
+    return { elapsedMs, eventsPerSecond: elapsedMs > 0 ? Math.round((total / elapsedMs) * 1000) : 0 };
+  }
+}
+
+/** `options` for a pg Pool/Client that reads a snapshot schema (tables there, extensions in the live schema). */
+export function snapshotSearchPath(schema: string, live = 'public'): string {
+  assertSchemaName(schema);
+  return `-c search_path=${schema},${live}`;
+}
+
+/** Drops a build, snapshot or retired schema (only those: the name is checked). */
+export async function dropSchema(pool: Pick<Pool, 'query'>, schema: string): Promise<void> {
+  assertSchemaName(schema);
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/** Secondary indexes and table constraints: created after the bulk load. */
+function isDeferred(sql: string): boolean {
+  return /^(CREATE (UNIQUE )?INDEX|ALTER TABLE)/.test(sql.trimStart());
+}
+
+function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`not a rebuild schema: ${schema}`);
+}
+
+function selectEvents(logged: readonly (LoggedMemoryEvent | null)[], to: Instant | undefined): LoggedMemoryEvent[] {
+  return logged.filter((e): e is LoggedMemoryEvent => e !== null && HANDLED.has(e.event.type) && (to === undefined || e.event.meta.recordedAt <= to));
+}
+
+async function applyBatch(client: PoolClient, events: readonly LoggedMemoryEvent[], last: number): Promise<void> {
+  if (events.length > 0) await readModelsProjection.handle(events, client);
+  await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, last]);
+}
+
+async function liveSchema(pool: Pool): Promise<string> {
+  const { rows } = await pool.query<{ schema: string }>(`SELECT n.nspname AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = to_regclass('rm_checkpoints')`);
+  if (!rows[0]) throw new Error('no read models: run the migrations first');
+  return rows[0].schema;
+}
+
+async function createSchema(pool: Pool, schema: string, live: string): Promise<void> {
+  await transaction(pool, async (client) => {
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(`SET LOCAL search_path TO ${schema}, ${live}`);
+    for (const sql of readModelStatements) if (!sql.startsWith('CREATE EXTENSION') && !isDeferred(sql)) await client.query(sql);
+    await client.query('INSERT INTO rm_checkpoints (projection, position) VALUES ($1, 0)', [READ_MODELS_PROJECTION]);
+  });
+}
+
+/** Unqualified table names resolve to `schema` first, for this transaction only. */
+function inSchema<T>(pool: Pool, schema: string, live: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return transaction(pool, async (client) => {
+    await client.query(`SET LOCAL search_path TO ${schema}, ${live}`);
+    return work(client);
+  });
+}
+
+/**
+ * The atomic switch: lock the live tables (the live projector's checkpoint first),
+ * catch the build up to the live checkpoint, swap schemas. Retried on a deadlock or
+ * lock timeout (a long reader holding one table while waiting for another).
+ */
+async function switchIn(pool: Pool, store: EventStore, build: string, live: string, retired: string, batchSize: number): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inSchema(pool, build, live, async (client) => {
+        await client.query(`SET LOCAL lock_timeout = '10s'`);
+        // Checkpoints first (the live projector locks them first), then merges (multi-statement readers read them first).
+        const first = ['rm_checkpoints', 'rm_entity_merges'];
+        const tables = [...first, ...READ_MODEL_TABLES.filter((t) => !first.includes(t))];
+        await client.query(`LOCK TABLE ${tables.map((t) => `${live}.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+        const { rows } = await client.query<{ projection: string; position: string }>(`SELECT projection, position FROM ${live}.rm_checkpoints`);
+        const livePosition = Number(rows.find((r) => r.projection === READ_MODELS_PROJECTION)?.position ?? 0);
+        // Other projections' checkpoints (if any) stay as they were.
+        for (const row of rows) {
+          if (row.projection === READ_MODELS_PROJECTION) continue;
+          await client.query('INSERT INTO rm_checkpoints (projection, position) VALUES ($1, $2)', [row.projection, row.position]);
+        }
+        const { rows: own } = await client.query<{ position: string }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [READ_MODELS_PROJECTION]);
+        let position = Number(own[0]!.position);
+        let applied = 0;
+        // What the live projector committed while the build ran (the build is never behind it after this).
+        while (position < livePosition) {
+          const page = (await store.readAll({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= livePosition);
+          if (page.length === 0) break;
+          const events = selectEvents(page.map(toLoggedEvent), undefined);
+          position = page[page.length - 1]!.position;
+          await applyBatch(client, events, position);
+          applied += events.length;
+        }
+        await client.query(`CREATE SCHEMA ${retired}`);
+        for (const table of tables) {
+          await client.query(`ALTER TABLE ${live}.${table} SET SCHEMA ${retired}`);
+          await client.query(`ALTER TABLE ${build}.${table} SET SCHEMA ${live}`);
+        }
+        await client.query(`DROP SCHEMA ${build}`);
+        return applied;
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt < 5 && (code === '40P01' || code === '55P03')) continue; // deadlock detected, lock not available
+      throw error;
+    }
+  }
+}
+
+async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,212 @@
+import { MemoTraceClient, MemoTraceError } from '@memotrace/client';
+import type { WireCommandInput } from '@memotrace/contracts';
+import { hashApiKey, newApiKeyToken } from '@memotrace/http-kit';
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+
+/** `memotrace`: the CLI of issue 6 for humans and scripts. */
+
+const BATCH = 1000;
+
+interface Globals {
+  url: string;
+  memory?: string;
+  key?: string;
+}
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+function readInput(file: string | undefined): string {
+  return readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
+}
+
+/** Parses JSONL commands; a bad line is a one-line error naming the line. */
+export function parseCommandLines(text: string): WireCommandInput[] {
+  const commands: WireCommandInput[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '') return;
+    try {
+      commands.push(JSON.parse(line) as WireCommandInput);
+    } catch {
+      throw new Error(`line ${index + 1} is not valid JSON`);
+    }
+  });
+  return commands;
+}
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+/** A progress line on a TTY (stderr): done/total, rate and ETA. */
+export function progressLine(done: number, total: number, elapsedMs: number, width = 30): string {
+  const fraction = total === 0 ? 1 : done / total;
+  const filled = Math.round(fraction * width);
+  const rate = elapsedMs > 0 ? (done / elapsedMs) * 1000 : 0;
+  const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ETA ${eta}s`;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('memotrace')
+    .description('MemoTrace command line: write, read, search, history, audit, export, import')
+    .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
+    .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
+    .option('--key <apiKey>', 'API key (default: $MEMOTRACE_API_KEY)', process.env['MEMOTRACE_API_KEY'])
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError(false);
+
+  const globals = (): Globals => program.opts<Globals>();
+  const memory = () => {
+    const g = globals();
+    if (!g.memory) throw new Error('--memory <memoryId> is required');
+    return new MemoTraceClient({ url: g.url, apiKey: g.key }).memory(g.memory);
+  };
+
+  program
+    .command('write')
+    .description('apply JSONL commands from a file or stdin, in atomic batches of up to 1000')
+    .argument('[file]', 'JSONL file ("-" or absent: stdin)')
+    .option('--json', 'print every command result as JSON')
+    .action(async (file: string | undefined, options: { json?: boolean }) => {
+      const commands = parseCommandLines(readInput(file));
+      const m = memory();
+      const started = Date.now();
+      const tty = process.stderr.isTTY === true;
+      let applied = 0;
+      let position = 0;
+      for (let i = 0; i < commands.length; i += BATCH) {
+        const response = await m.commands(commands.slice(i, i + BATCH));
+        position = response.position;
+        applied += response.results.length;
+        if (options.json) for (const result of response.results) out(JSON.stringify(result));
+        if (tty) process.stderr.write(`\r${progressLine(applied, commands.length, Date.now() - started)}`);
+      }
+      if (tty) process.stderr.write('\n');
+      if (!options.json) out(`${applied} commands written, position ${position}`);
+    });
+
+  program
+    .command('read')
+    .description('facts at a cut')
+    .option('--valid-at <instant>', 'valid time (or *)')
+    .option('--recorded-at <instant>', 'record time')
+    .option('--src <id>')
+    .option('--rel <id>')
+    .option('--dst <id>')
+    .option('--replay', 'answer by exact replay of the log')
+    .option('--json', 'print the response as JSON')
+    .action(async (o: { validAt?: string; recordedAt?: string; src?: string; rel?: string; dst?: string; replay?: boolean; json?: boolean }) => {
+      const response = await memory().facts({
+        validAt: o.validAt,
+        recordedAt: o.recordedAt,
+        src: o.src,
+        rel: o.rel,
+        dst: o.dst,
+        consistency: o.replay ? 'replay' : undefined,
+      });
+      if (o.json) return out(JSON.stringify(response));
+      const rows = response.facts.map((f) => ({ ...f, dst: typeof f.dst === 'object' && f.dst !== null ? JSON.stringify(f.dst) : f.dst }));
+      out(table(rows, ['factId', 'src', 'rel', 'dst', 'validFrom', 'validTo', 'recordedFrom']));
+    });
+
+  program
+    .command('search')
+    .description('ranked, auditable subgraph for a query')
+    .argument('<query>')
+    .option('--valid-at <instant>')
+    .option('--recorded-at <instant>')
+    .option('-k <k>', 'items per kind', (v) => Number(v))
+    .option('--token-budget <n>', 'total token cap', (v) => Number(v))
+    .option('--json')
+    .action(async (query: string, o: { validAt?: string; recordedAt?: string; k?: number; tokenBudget?: number; json?: boolean }) => {
+      const response = await memory().search({ query, validAt: o.validAt, recordedAt: o.recordedAt, k: o.k, tokenBudget: o.tokenBudget });
+      if (o.json) return out(JSON.stringify(response));
+      out(table(response.items as unknown as Record<string, unknown>[], ['kind', 'id', 'score', 'text']));
+    });
+
+  program
+    .command('history')
+    .description("every version of a fact")
+    .argument('<factId>')
+    .option('--json')
+    .action(async (factId: string, o: { json?: boolean }) => {
+      const response = await memory().history(factId);
+      if (o.json) return out(JSON.stringify(response));
+      out(table(response.versions as unknown as Record<string, unknown>[], ['validFrom', 'validTo', 'recordedFrom', 'recordedTo', 'dst']));
+    });
+
+  program
+    .command('audit')
+    .description('every event that touched a fact')
+    .argument('<factId>')
+    .option('--json')
+    .action(async (factId: string, o: { json?: boolean }) => {
+      const response = await memory().audit(factId);
+      if (o.json) return out(JSON.stringify(response));
+      out(table(response.events as unknown as Record<string, unknown>[], ['position', 'type', 'recordedAt', 'commandId', 'actor', 'reason']));
+    });
+
+  program
+    .command('export')
+    .description("the memory's log as JSONL on stdout")
+    .action(async () => {
+      process.stdout.write(await memory().export());
+    });
+
+  program
+    .command('import')
+    .description('replay an exported JSONL log (file or stdin) into an empty memory')
+    .argument('[file]')
+    .action(async (file: string | undefined) => {
+      const response = await memory().import(readInput(file));
+      out(`${response.imported} commands imported, position ${response.position}`);
+    });
+
+  const keys = program.command('keys').description('API keys for MEMOTRACE_API_KEYS(_FILE)');
+  keys
+    .command('hash')
+    .description('the sha256 hex digest to store for a token')
+    .argument('<token>')
+    .action((token: string) => out(hashApiKey(token)));
+  keys
+    .command('new')
+    .description('a new random token and a key entry to configure')
+    .requiredOption('--id <principal>')
+    .option('--memories <ids>', 'comma-separated memory ids, or *', '*')
+    .option('--access <access>', 'read or write', 'write')
+    .action((o: { id: string; memories: string; access: string }) => {
+      if (o.access !== 'read' && o.access !== 'write') throw new Error('--access must be read or write');
+      const token = newApiKeyToken();
+      out(JSON.stringify({ token, key: { id: o.id, hash: hashApiKey(token), memories: o.memories.split(','), access: o.access } }));
+    });
+
+  return program;
+}
+
+/** Runs the CLI; returns the exit code. Errors are one line on stderr. */
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed it
+    const message = error instanceof MemoTraceError ? `${error.status === 0 ? error.code : `${error.code} (HTTP ${error.status})`}: ${error.message}${detailsOf(error)}` : (error as Error).message;
+    process.stderr.write(`memotrace: ${message}\n`);
+    return 1;
+  }
+}
+
+function detailsOf(error: MemoTraceError): string {
+  if (!error.details || error.details.length === 0) return '';
+  const first = error.details[0]!;
+  return ` (${first.path || 'body'}: ${first.message}${error.details.length > 1 ? `; ${error.details.length - 1} more` : ''})`;
+}
