@@ -6,5 +6,6 @@ export * from './errors';
 export * from './queries';
 export * from './responses';
 export * from './transfer';
+export * from './admin';
 export { buildOpenApiDocument } from './openapi/document';
 export { buildComponentSchemas } from './openapi/components';

@@ -6,7 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 reports=$(mktemp -d)
-trap 'rm -rf "$reports"' EXIT
+opensearch_pid=
+# Stops the OpenSearch node (if this script started one) however the script ends.
+trap 'rm -rf "$reports"; if [ -n "$opensearch_pid" ]; then infra/opensearch/opensearch.sh stop "$opensearch_pid"; fi' EXIT
 status=0
 failures_outside_jest=0
 
@@ -15,6 +17,21 @@ if ! npx tsc -p tsconfig.base.json --noEmit; then failures_outside_jest=1; statu
 
 echo "== unit tests"
 npx jest --selectProjects unit --json --outputFile="$reports/unit.json" "$@" || status=1
+
+# ONE real OpenSearch node (from Maven Central, infra/opensearch) for both integration
+# legs; its specs are selected only when OPENSEARCH_URL is set. A node that does not
+# start counts as a failure. An OPENSEARCH_URL given by the caller is used as is.
+if [ -z "${OPENSEARCH_URL:-}" ]; then
+  echo "== starting an OpenSearch node for the integration tests"
+  if opensearch_env=$(OPENSEARCH_OWNER_PID=$$ infra/opensearch/opensearch.sh start); then
+    eval "$opensearch_env"
+    opensearch_pid=$OPENSEARCH_PID
+    export OPENSEARCH_URL
+  else
+    echo "OpenSearch did not start: its integration specs are not selected (counted as 1 failure)"
+    failures_outside_jest=$((failures_outside_jest + 1)); status=1
+  fi
+fi
 
 echo "== integration tests on embedded PostgreSQL 18"
 npx tsx infra/scripts/with-embedded-pg.ts -- npx jest --selectProjects int --runInBand --json --outputFile="$reports/int-embedded.json" "$@" || status=1

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import * as admin from '../admin';
 import * as cmd from '../commands';
 import { errorResponse } from '../errors';
 import { literalTarget } from '../literals';
@@ -35,6 +36,7 @@ const requestSchemas: Record<string, z.ZodType> = {
   Command: cmd.wireCommand,
   CommandsRequest: cmd.commandsRequest,
   SearchRequest: searchRequest,
+  RebuildRequest: admin.rebuildRequest,
 };
 
 const responseSchemas: Record<string, z.ZodType> = {
@@ -58,6 +60,8 @@ const responseSchemas: Record<string, z.ZodType> = {
   HealthResponse: res.healthResponse,
   ImportResponse: importResponse,
   ErrorResponse: errorResponse,
+  VerifyResponse: admin.verifyResponse,
+  RebuildStatus: admin.rebuildStatus,
 };
 
 /** Drops the per-document keys a component must not carry. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
+import { verifyQuery } from '../admin';
 import * as q from '../queries';
 import { JSONL_CONTENT_TYPE } from '../transfer';
 import { buildComponentSchemas, inputSchema, ref, type JsonSchema } from './components';
@@ -126,6 +127,31 @@ function buildPaths(): Obj {
           content: { [JSONL_CONTENT_TYPE]: { schema: { type: 'string' } } },
         },
         responses: responses('ImportResponse', [400, 404, 409, 413]),
+      },
+    },
+    [`${m}/verify`]: {
+      get: {
+        operationId: 'verifyMemory',
+        summary: 'Compare the read models with exact replay for one memory at a record time (default now); every difference',
+        parameters: [...memory(), ...parameters(verifyQuery, 'query')],
+        responses: responses('VerifyResponse', [400]),
+      },
+    },
+    '/v1/admin/rebuild': {
+      post: {
+        operationId: 'startRebuild',
+        summary: 'Start a blue/green rebuild of the read models: to the head (switched in) or up to record time `to` (snapshot schema)',
+        requestBody: jsonBody('RebuildRequest'),
+        responses: {
+          ...responses('RebuildStatus', [400]),
+          '200': { description: 'a rebuild is already running: its status', content: json(ref('RebuildStatus')) },
+          '202': { description: 'started: its status', content: json(ref('RebuildStatus')) },
+        },
+      },
+      get: {
+        operationId: 'getRebuild',
+        summary: 'The rebuild\'s state, progress (events done, rate, ETA), result or error',
+        responses: responses('RebuildStatus', []),
       },
     },
     '/healthz': {

@@ -21,6 +21,13 @@ const SPEC_PATHS: [string, string][] = [
   ['get', '/docs'],
 ];
 
+/** Beyond SPEC §4: issue 4's operations routes (verify, blue/green rebuild). */
+const OPERATIONS_PATHS: [string, string][] = [
+  ['get', '/v1/memories/{memoryId}/verify'],
+  ['post', '/v1/admin/rebuild'],
+  ['get', '/v1/admin/rebuild'],
+];
+
 /** Every `$ref` string anywhere in `value`. */
 function refs(value: unknown, out: string[] = []): string[] {
   if (Array.isArray(value)) value.forEach((v) => refs(v, out));
@@ -45,7 +52,19 @@ describe('OpenAPI document', () => {
 
   it('has every path of SPEC §4 with its method, and no other', () => {
     for (const [method, p] of SPEC_PATHS) expect(doc.paths[p]?.[method]).toBeDefined();
-    expect(Object.keys(doc.paths).sort()).toEqual([...new Set(SPEC_PATHS.map(([, p]) => p))].sort());
+    expect(Object.keys(doc.paths).sort()).toEqual([...new Set([...SPEC_PATHS, ...OPERATIONS_PATHS].map(([, p]) => p))].sort());
+  });
+
+  it('documents the verify and rebuild routes with their zod-generated schemas', () => {
+    for (const [method, p] of OPERATIONS_PATHS) expect(doc.paths[p]?.[method]).toBeDefined();
+    const okRef = (p: string, method: string, status = '200') => doc.paths[p][method].responses[status].content['application/json'].schema.$ref;
+    expect(okRef('/v1/memories/{memoryId}/verify', 'get')).toBe('#/components/schemas/VerifyResponse');
+    expect(doc.paths['/v1/memories/{memoryId}/verify'].get.parameters.map((x: Obj) => x.name)).toEqual(['memoryId', 'recordedAt']);
+    expect(okRef('/v1/admin/rebuild', 'post', '202')).toBe('#/components/schemas/RebuildStatus');
+    expect(okRef('/v1/admin/rebuild', 'get')).toBe('#/components/schemas/RebuildStatus');
+    expect(doc.paths['/v1/admin/rebuild'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/RebuildRequest');
+    expect(doc.components.schemas.RebuildStatus.properties.state.enum).toEqual(['idle', 'running', 'done', 'failed']);
+    expect(doc.components.schemas.VerifyResponse.required).toEqual(expect.arrayContaining(['consistent', 'differences']));
   });
 
   it('declares every path template parameter as a required path parameter', () => {

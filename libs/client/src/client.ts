@@ -64,8 +64,22 @@ export class MemoTraceClient {
     return new MemoryClient(this, memoryId);
   }
 
+  /**
+   * Starts a blue/green rebuild of the read models (`POST /v1/admin/rebuild`; a key for
+   * all memories, `*`, with write access). `started` is false when one was already running.
+   */
+  async startRebuild(options: { to?: string } = {}): Promise<{ started: boolean; status: RebuildStatus }> {
+    const { status, body } = await this.once('POST', '/v1/admin/rebuild', { body: JSON.stringify(options.to === undefined ? {} : { to: options.to }), withStatus: true });
+    return { started: status === 202, status: body as RebuildStatus };
+  }
+
+  /** The running or last rebuild: state, progress (events done, rate, ETA), result or error. */
+  rebuildStatus(): Promise<RebuildStatus> {
+    return this.request('GET', '/v1/admin/rebuild');
+  }
+
   /** Low level: one request with retries; parses JSON, throws MemoTraceError on a non-2xx. */
-  async request(method: string, path: string, init: { body?: string; contentType?: string; raw?: boolean; retry?: boolean } = {}): Promise<any> {
+  async request(method: string, path: string, init: RequestOptions & { retry?: boolean } = {}): Promise<any> {
     const attempts = init.retry === false ? 1 : Math.max(1, this.options.retries ?? 4);
     let delay = this.options.retryDelayMs ?? 100;
     for (let attempt = 1; ; attempt++) {
@@ -80,13 +94,16 @@ export class MemoTraceClient {
     }
   }
 
-  private async once(method: string, path: string, init: { body?: string; contentType?: string; raw?: boolean }): Promise<any> {
+  private async once(method: string, path: string, init: RequestOptions & { withStatus: true }): Promise<{ status: number; body: any }>;
+  private async once(method: string, path: string, init: RequestOptions): Promise<any>;
+  private async once(method: string, path: string, init: RequestOptions & { withStatus?: boolean }): Promise<any> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
     if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     let response: Response;
     try {
-      response = await this.fetchImpl(this.base + path, { method, headers, body: init.body });
+      const body = init.onUploadProgress && init.body !== undefined ? countingStream(Buffer.from(init.body, 'utf8'), init.onUploadProgress) : init.body;
+      response = await this.fetchImpl(this.base + path, { method, headers, body, ...(typeof body === 'object' ? { duplex: 'half' } : {}) } as RequestInit);
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message;
       throw new MemoTraceError(0, 'NETWORK', `cannot reach ${this.base}: ${cause ?? (error as Error).message}`);
@@ -94,6 +111,7 @@ export class MemoTraceClient {
     const text = await response.text();
     if (response.ok) {
       if (init.raw) return text;
+      if (init.withStatus) return { status: response.status, body: JSON.parse(text) };
       try {
         return JSON.parse(text);
       } catch {
@@ -110,6 +128,41 @@ export class MemoTraceClient {
     if (error && typeof error.code === 'string') throw new MemoTraceError(response.status, error.code, String(error.message), error.details);
     throw new MemoTraceError(response.status, 'UNEXPECTED_RESPONSE', `HTTP ${response.status}: ${text.slice(0, 200)}`);
   }
+}
+
+interface RequestOptions {
+  body?: string;
+  contentType?: string;
+  raw?: boolean;
+  /** Streams the body, reporting the bytes handed to the connection so far. */
+  onUploadProgress?: (sentBytes: number, totalBytes: number) => void;
+}
+
+/** The body as a stream of 64 KiB chunks, reporting each chunk as the connection takes it. */
+function countingStream(bytes: Buffer, onProgress: (sent: number, total: number) => void): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= bytes.length) {
+        controller.close();
+        return;
+      }
+      const chunk = bytes.subarray(sent, sent + 64 * 1024);
+      sent += chunk.length;
+      controller.enqueue(new Uint8Array(chunk));
+      onProgress(sent, bytes.length);
+    },
+  });
+}
+
+/** `GET /v1/admin/rebuild` (services/projector/src/rebuild-job.ts). */
+export interface RebuildStatus {
+  state: 'idle' | 'running' | 'done' | 'failed';
+  to: string | null;
+  startedAt: string | null;
+  progress: { schema: string; phase: string; done: number; total: number; applied: number; eventsPerSecond: number; etaSeconds: number | null; elapsedMs: number } | null;
+  result: { schema: string; mode: 'switched' | 'snapshot'; position: number; applied: number; elapsedMs: number; eventsPerSecond: number } | null;
+  error: string | null;
 }
 
 function query(params: Record<string, string | number | undefined>): string {
@@ -168,7 +221,7 @@ export class MemoryClient {
   }
 
   /** Replays a JSONL log into this (empty) memory. Not retried: a second attempt would find the memory non-empty. */
-  import(jsonl: string): Promise<ImportResponse> {
-    return this.client.request('POST', `${this.path}/import`, { body: jsonl, contentType: 'application/x-ndjson', retry: false });
+  import(jsonl: string, options: { onUploadProgress?: (sentBytes: number, totalBytes: number) => void } = {}): Promise<ImportResponse> {
+    return this.client.request('POST', `${this.path}/import`, { body: jsonl, contentType: 'application/x-ndjson', retry: false, ...options });
   }
 }

@@ -31,6 +31,21 @@ export function fold(events: Iterable<MemoryEvent>, until?: Instant, state: Memo
   return state;
 }
 
+/**
+ * `fold` for answering queries (replay): skips the command outcomes, which only the
+ * deciders read (idempotent retries), and which cost a map entry per command.
+ */
+export function foldForReading(events: Iterable<MemoryEvent>, until?: Instant, state: MemoryState = initialState()): MemoryState {
+  for (const event of events) {
+    const at = event.meta.recordedAt;
+    if (until !== undefined && at > until) break;
+    applyEvent(state, event, at);
+    state.latestRecordedAt = at;
+    state.eventCount += 1;
+  }
+  return state;
+}
+
 /** Folds the events recorded strictly before `before`. */
 export function foldBefore(events: Iterable<MemoryEvent>, before: Instant): MemoryState {
   const state = initialState();

@@ -5,7 +5,7 @@ export * from './errors';
 export * from './ids';
 export * from './state';
 export * from './views';
-export { evolve, fold, foldBefore, idsOf } from './evolve';
+export { evolve, fold, foldBefore, foldForReading, idsOf } from './evolve';
 export { decide, type DecideContext, type Decision } from './decide';
 export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus } from './decide-batch';
 export * from './cut';

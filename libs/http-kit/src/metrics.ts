@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics of one process (served at /metrics). */
 export class ServiceMetrics {
@@ -26,4 +26,23 @@ export class ServiceMetrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'memotrace_' });
   }
+
+  /** `memotrace_projection_lag_events{projection}`: log events not yet in the projection, measured at each scrape. */
+  trackProjectionLag(projection: string, lag: () => Promise<number>): void {
+    const existing = this.registry.getSingleMetric('memotrace_projection_lag_events') as Gauge<'projection'> | undefined;
+    const lags = (this.lags ??= new Map());
+    lags.set(projection, lag);
+    if (existing) return;
+    new Gauge({
+      name: 'memotrace_projection_lag_events',
+      help: 'Log events not yet applied by a projection (log head position minus its checkpoint)',
+      labelNames: ['projection'],
+      registers: [this.registry],
+      async collect() {
+        for (const [name, measure] of lags) this.set({ projection: name }, Math.max(0, await measure()));
+      },
+    });
+  }
+
+  private lags: Map<string, () => Promise<number>> | undefined;
 }

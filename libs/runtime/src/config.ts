@@ -1,5 +1,6 @@
 import { type ApiKey, loadApiKeys } from '@memotrace/http-kit';
 import { resolve } from 'node:path';
+import { type KafkaConfig, readKafkaConfig } from './kafka-config';
 
 /** Process configuration, from the environment only (12-factor). */
 export interface RuntimeConfig {
@@ -14,6 +15,8 @@ export interface RuntimeConfig {
   logLevel: string;
   /** API keys (MEMOTRACE_API_KEYS_FILE / MEMOTRACE_API_KEYS); none means unauthenticated, loopback only. */
   apiKeys: ApiKey[];
+  /** Kafka command consumer + event relay; undefined (off) unless KAFKA_BROKERS is set. */
+  kafka: KafkaConfig | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -27,6 +30,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     readDatabaseUrl: nonEmpty(env['READ_DATABASE_URL']),
     logLevel: env['LOG_LEVEL'] ?? 'info',
     apiKeys: loadApiKeys(env),
+    kafka: readKafkaConfig(env),
   };
 }
 

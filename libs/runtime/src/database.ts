@@ -1,6 +1,7 @@
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { createPool, migrate, startEmbeddedPostgres, takeOverEmbeddedShutdown } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
+import { searchIndexMigrations } from '@memotrace/search-index';
 import type { Pool } from 'pg';
 import type { RuntimeConfig } from './config';
 
@@ -23,7 +24,7 @@ export async function openDatabase(config: RuntimeConfig, log: (message: string)
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
   const pool = createPool(url);
   const readPool = config.readDatabaseUrl ? createPool(config.readDatabaseUrl) : pool;
-  await migrate(pool, [...eventStoreMigrations, ...readModelMigrations]);
+  await migrate(pool, [...eventStoreMigrations, ...readModelMigrations, ...searchIndexMigrations]);
   const store = new PostgresEventStore(pool);
   return {
     url,

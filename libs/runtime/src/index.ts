@@ -1,4 +1,5 @@
 export * from './config';
+export * from './kafka-config';
 export * from './database';
 export * from './tokens';
 export * from './infra-module';

@@ -139,7 +139,14 @@ export function versionedKeys(events: readonly LoggedMemoryEvent[]): { facts: Ve
 }
 
 export function planBatch(batch: readonly LoggedMemoryEvent[], heads: StoredHeads): BatchPlan {
-  const plan: BatchPlan = {
+  const plan = emptyPlan(heads);
+  for (const logged of batch) applyToPlan(plan, logged);
+  return plan;
+}
+
+/** A plan to feed event by event (`applyToPlan`): the rebuild folds the whole log into one. */
+export function emptyPlan(heads: StoredHeads = { facts: new Map(), events: new Map(), episodes: new Map() }): BatchPlan {
+  return {
     facts: new VersionLedger(heads.facts),
     events: new VersionLedger(heads.events),
     episodes: new VersionLedger(heads.episodes),
@@ -150,11 +157,9 @@ export function planBatch(batch: readonly LoggedMemoryEvent[], heads: StoredHead
     links: new Map(),
     mentions: [],
   };
-  for (const logged of batch) applyToPlan(plan, logged);
-  return plan;
 }
 
-function applyToPlan(plan: BatchPlan, { memoryId, position, event }: LoggedMemoryEvent): void {
+export function applyToPlan(plan: BatchPlan, { memoryId, position, event }: LoggedMemoryEvent): void {
   const at = event.meta.recordedAt;
   const labels = (entityId: string, kind: LabelRow['kind'], values: readonly string[]) =>
     values.forEach((value, idx) => plan.labels.push({ memoryId, entityId, kind, value, recordedFrom: at, position, idx }));

@@ -2,6 +2,7 @@ import type { EventStore, StoredEvent } from '@memotrace/event-store';
 import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
 import type { Pool, PoolClient } from 'pg';
 import type { Subscription } from 'rxjs';
+import { type Partition, WHOLE_LOG, assertPartition, checkpointName, isCheckpointOf, layoutCheckpoints, partitionOf } from './partitions';
 import { READ_MODELS_PROJECTION, type PostgresProjection } from './read-models-projection';
 
 export interface ProjectorOptions {
@@ -16,6 +17,8 @@ export interface ProjectorOptions {
   retryMs?: number;
   /** Failed batches and subscription errors; the projector keeps retrying. Default: console.error. */
   onError?: (error: Error) => void;
+  /** Apply only the memories of this partition, with the partition's own checkpoint (default: the whole log). */
+  partition?: Partition;
 }
 
 export interface Projector {
@@ -27,10 +30,16 @@ export interface Projector {
   stop(): Promise<void>;
 }
 
-/** The checkpoint a query process sees without running a projector (0 before the first batch). */
+/**
+ * The checkpoint a query process sees without running a projector (0 before the first batch):
+ * with partitioned projectors the lowest partition checkpoint, so every memory is projected up to it.
+ */
 export async function projectedPosition(pool: Pick<Pool, 'query'>, projection: string = READ_MODELS_PROJECTION): Promise<number> {
-  const { rows } = await pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [projection]);
-  return rows[0] ? Number(rows[0].position) : 0;
+  const { rows } = await pool.query<{ position: string | number | null }>(
+    "SELECT min(position) AS position FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@'",
+    [projection],
+  );
+  return rows[0]?.position != null ? Number(rows[0].position) : 0;
 }
 
 /**
@@ -53,8 +62,10 @@ interface Waiter {
 class RunningProjector implements Projector {
   private readonly store: EventStore;
   private readonly pool: Pool;
-  private readonly projections: readonly { projection: PostgresProjection; types: ReadonlySet<string> }[];
+  private readonly projections: readonly { projection: PostgresProjection; types: ReadonlySet<string>; checkpoint: string }[];
+  /** Checkpoint row names (one per projection, of this partition). */
   private readonly names: string[];
+  private readonly partition: Partition;
   private readonly batchSize: number;
   private readonly idleMs: number;
   private readonly retryMs: number;
@@ -83,8 +94,10 @@ class RunningProjector implements Projector {
     if (options.projections.length === 0) throw new Error('startProjector needs at least one projection');
     this.store = options.store;
     this.pool = options.pool;
-    this.projections = options.projections.map((projection) => ({ projection, types: new Set(projection.canHandle) }));
-    this.names = options.projections.map((p) => p.name);
+    this.partition = options.partition ?? WHOLE_LOG;
+    assertPartition(this.partition);
+    this.projections = options.projections.map((projection) => ({ projection, types: new Set(projection.canHandle), checkpoint: checkpointName(projection.name, this.partition) }));
+    this.names = this.projections.map((p) => p.checkpoint);
     this.batchSize = Math.max(1, options.batchSize ?? 500);
     this.idleMs = options.idleMs ?? 5;
     this.retryMs = options.retryMs ?? 1000;
@@ -94,7 +107,7 @@ class RunningProjector implements Projector {
   }
 
   async start(): Promise<void> {
-    await this.pool.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), 0 ON CONFLICT (projection) DO NOTHING', [this.names]);
+    await initialiseLayout(this.pool, this.projections.map((p) => p.projection.name), this.partition.count);
     const { rows } = await this.pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = ANY($1)', [this.names]);
     // A projection added later starts behind the others: replay from the lowest checkpoint (commit skips what each has).
     this.committed = Math.min(...rows.map((row) => Number(row.position)));
@@ -226,14 +239,17 @@ class RunningProjector implements Projector {
   /** One transaction: lock the checkpoints, apply what each projection has not seen, advance them. */
   private async commit(batch: readonly StoredEvent[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
-    const logged = batch.map(toLoggedEvent).filter((e): e is LoggedMemoryEvent => e !== null);
+    const { index, count } = this.partition;
+    const logged = batch.map(toLoggedEvent).filter((e): e is LoggedMemoryEvent => e !== null && (count === 1 || partitionOf(e.memoryId, count) === index));
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const checkpoints = await lockCheckpoints(client, this.names);
-      for (const { projection, types } of this.projections) {
-        const from = checkpoints.get(projection.name) ?? 0;
+      for (const { projection, types, checkpoint } of this.projections) {
+        const from = checkpoints.get(checkpoint);
+        // Gone: another layout took over (see initialiseLayout); applying from 0 would double-apply.
+        if (from === undefined) throw new Error(`checkpoint ${checkpoint} no longer exists: the projector partition layout changed; restart this projector`);
         const events = logged.filter((e) => e.position > from && types.has(e.event.type));
         if (events.length > 0) await projection.handle(events, client);
       }
@@ -279,4 +295,45 @@ async function lockCheckpoints(client: PoolClient, names: readonly string[]): Pr
     [names],
   );
   return new Map(rows.map((row) => [row.projection, Number(row.position)]));
+}
+
+/**
+ * Creates the checkpoint rows of every partition of the layout at once (the query side
+ * takes the lowest, so a partition nobody runs yet holds it back). Switching layouts is
+ * only safe when the old rows agree on one position (projectors stopped at one point):
+ * then they are replaced; otherwise refuse rather than apply anything twice.
+ */
+async function initialiseLayout(pool: Pool, projections: readonly string[], count: number): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('memotrace rm_checkpoints layout'))");
+    for (const projection of projections) {
+      const { rows } = await client.query<{ projection: string; position: string }>(
+        "SELECT projection, position FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@' ORDER BY projection FOR UPDATE",
+        [projection],
+      );
+      const mine = layoutCheckpoints(projection, count);
+      const others = rows.filter((r) => isCheckpointOf(r.projection, projection) && !mine.includes(r.projection));
+      const own = rows.filter((r) => mine.includes(r.projection));
+      if (own.length === mine.length && others.length === 0) continue;
+      const positions = new Set([...others, ...own].map((r) => Number(r.position)));
+      if (positions.size > 1) {
+        throw new Error(
+          `cannot run ${projection} in ${count} partition(s): its checkpoints ${rows.map((r) => `${r.projection}=${r.position}`).join(', ')} differ; ` +
+            'let the running projectors reach one position and stop them (or rebuild) before changing the partition count',
+        );
+      }
+      const start = positions.size === 1 ? [...positions][0]! : 0;
+      if (others.length > 0) await client.query('DELETE FROM rm_checkpoints WHERE projection = ANY($1)', [others.map((r) => r.projection)]);
+      await client.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), $2 ON CONFLICT (projection) DO NOTHING', [mine, start]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

@@ -184,7 +184,7 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
   );
 }
 
-interface VersionTable<C> {
+export interface VersionTable<C> {
   table: string;
   idColumn: string;
   /** Column list and json_to_recordset types of the content columns. */
@@ -192,7 +192,7 @@ interface VersionTable<C> {
   encode(content: C): Record<string, unknown>;
 }
 
-const FACTS: VersionTable<FactContent> = {
+export const FACTS: VersionTable<FactContent> = {
   table: 'rm_fact_versions',
   idColumn: 'fact_id',
   columns: [
@@ -221,7 +221,7 @@ const FACTS: VersionTable<FactContent> = {
   }),
 };
 
-const EVENTS: VersionTable<EventContent> = {
+export const EVENTS: VersionTable<EventContent> = {
   table: 'rm_event_versions',
   idColumn: 'event_id',
   columns: [
@@ -240,7 +240,7 @@ const EVENTS: VersionTable<EventContent> = {
   }),
 };
 
-const EPISODES: VersionTable<EpisodeContent> = {
+export const EPISODES: VersionTable<EpisodeContent> = {
   table: 'rm_episode_versions',
   idColumn: 'episode_id',
   columns: [

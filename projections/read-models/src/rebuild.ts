@@ -2,6 +2,9 @@ import type { Instant } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
 import type { Pool, PoolClient } from 'pg';
+import { applyToPlan, emptyPlan } from './batch-plan';
+import { bulkLoadPlan } from './bulk-load';
+import { isCheckpointOf } from './partitions';
 import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
 import { READ_MODEL_TABLES, readModelStatements } from './schema';
 
@@ -31,7 +34,7 @@ import { READ_MODEL_TABLES, readModelStatements } from './schema';
 export interface RebuildProgress {
   schema: string;
   to: Instant | null;
-  phase: 'building' | 'indexing' | 'switching' | 'done';
+  phase: 'building' | 'loading' | 'indexing' | 'switching' | 'done';
   /** Log events read so far, of `total` (the log head's position when the rebuild started). */
   done: number;
   total: number;
@@ -48,7 +51,7 @@ export interface RebuildOptions {
   store: EventStore;
   /** Apply only events recorded at or before T, into a snapshot schema (no switch). */
   to?: Instant;
-  /** Log events read per transaction (default 5,000). */
+  /** Log events read per page (default 20,000). */
   batchSize?: number;
   onProgress?: (progress: RebuildProgress) => void;
   /** Keep the retired live tables (schema `rm_retired_<ms>`) after a switch. */
@@ -72,7 +75,7 @@ const SCHEMA_NAME = /^rm_(build|snapshot|retired)_\d+$/;
 
 export async function rebuildReadModels(options: RebuildOptions): Promise<RebuildResult> {
   const { pool, store, to } = options;
-  const batchSize = Math.max(1, options.batchSize ?? 5000);
+  const batchSize = Math.max(1, options.batchSize ?? 20_000);
   const stamp = Date.now();
   const schema = `${to === undefined ? 'rm_build' : 'rm_snapshot'}_${stamp}`;
   const live = await liveSchema(pool);
@@ -91,22 +94,33 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
   try {
     let position = 0;
     report('building');
+    // Fold the whole log into one plan in memory (nothing else writes the build tables, so no
+    // heads are read back), reading the log in large pages ...
+    const plan = emptyPlan();
     while (position < total) {
       const page = (await store.readAll({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= total);
       if (page.length === 0) break;
-      const last = page[page.length - 1]!.position;
-      const events = selectEvents(page.map(toLoggedEvent), to);
-      await inSchema(pool, schema, live, (client) => applyBatch(client, events, last));
-      position = last;
-      done = last;
-      applied += events.length;
+      for (const event of page) {
+        const logged = toLoggedEvent(event);
+        if (logged === null || !HANDLED.has(logged.event.type) || (to !== undefined && logged.event.meta.recordedAt > to)) continue;
+        applyToPlan(plan, logged);
+        applied += 1;
+      }
+      position = page[page.length - 1]!.position;
+      done = position;
       report('building');
     }
     done = total;
-    // Bulk load first, secondary indexes and constraints after (the GiST exclusion constraints
-    // are checked here, once, over the whole build).
+    // ... then COPY it into the tables, which have no secondary index or constraint yet ...
+    report('loading');
+    await inSchema(pool, schema, live, async (client) => {
+      await bulkLoadPlan(client, plan);
+      await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, position]);
+    });
+    // ... and build those after (the GiST exclusion constraints are checked here, once, over the whole build).
     report('indexing');
     await inSchema(pool, schema, live, async (client) => {
+      await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
       for (const sql of readModelStatements) if (isDeferred(sql)) await client.query(sql);
       await client.query('ANALYZE');
     });
@@ -200,10 +214,12 @@ async function switchIn(pool: Pool, store: EventStore, build: string, live: stri
         const tables = [...first, ...READ_MODEL_TABLES.filter((t) => !first.includes(t))];
         await client.query(`LOCK TABLE ${tables.map((t) => `${live}.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
         const { rows } = await client.query<{ projection: string; position: string }>(`SELECT projection, position FROM ${live}.rm_checkpoints`);
-        const livePosition = Number(rows.find((r) => r.projection === READ_MODELS_PROJECTION)?.position ?? 0);
+        // With partitioned projectors: catch up to the furthest partition; all of them then resume from the build's position.
+        const ownRows = rows.filter((r) => isCheckpointOf(r.projection, READ_MODELS_PROJECTION));
+        const livePosition = Math.max(0, ...ownRows.map((r) => Number(r.position)));
         // Other projections' checkpoints (if any) stay as they were.
         for (const row of rows) {
-          if (row.projection === READ_MODELS_PROJECTION) continue;
+          if (isCheckpointOf(row.projection, READ_MODELS_PROJECTION)) continue;
           await client.query('INSERT INTO rm_checkpoints (projection, position) VALUES ($1, $2)', [row.projection, row.position]);
         }
         const { rows: own } = await client.query<{ position: string }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [READ_MODELS_PROJECTION]);
@@ -217,6 +233,11 @@ async function switchIn(pool: Pool, store: EventStore, build: string, live: stri
           position = page[page.length - 1]!.position;
           await applyBatch(client, events, position);
           applied += events.length;
+        }
+        const partitionRows = ownRows.filter((r) => r.projection !== READ_MODELS_PROJECTION).map((r) => r.projection);
+        if (partitionRows.length > 0) {
+          await client.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), $2', [partitionRows, position]);
+          if (!ownRows.some((r) => r.projection === READ_MODELS_PROJECTION)) await client.query('DELETE FROM rm_checkpoints WHERE projection = $1', [READ_MODELS_PROJECTION]);
         }
         await client.query(`CREATE SCHEMA ${retired}`);
         for (const table of tables) {

@@ -1,5 +1,8 @@
 import { hashApiKey, parseApiKeys } from '@memotrace/http-kit';
 import { type TestService, startTestService } from '@memotrace/memotrace/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,19 +11,30 @@ import { join, resolve } from 'node:path';
 const repo = resolve(__dirname, '../../..');
 const bin = join(repo, 'services/cli/bin/memotrace');
 const token = 'mt_cli-test';
+const adminToken = 'mt_cli-admin';
 let svc: TestService;
 
 beforeAll(async () => {
-  svc = await startTestService({ apiKeys: parseApiKeys(JSON.stringify([{ id: 'cli-user', hash: hashApiKey(token), memories: ['cli', 'cli-copy'], access: 'write' }])) });
+  svc = await startTestService({
+    apiKeys: parseApiKeys(
+      JSON.stringify([
+        { id: 'cli-user', hash: hashApiKey(token), memories: ['cli', 'cli-copy', 'cli-big'], access: 'write' },
+        { id: 'operator', hash: hashApiKey(adminToken), memories: ['*'], access: 'write' },
+      ]),
+    ),
+  });
 });
 afterAll(async () => {
   await svc?.stop();
 });
 
-function cli(args: string[], options: { stdin?: string; key?: string | null } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_API_KEY: options.key === null ? '' : (options.key ?? token) };
+function cli(args: string[], options: { stdin?: string; key?: string | null; env?: NodeJS.ProcessEnv; tty?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_API_KEY: options.key === null ? '' : (options.key ?? token), ...options.env };
+  // tty: run under script(1), so stdout and stderr are a terminal (both arrive on stdout).
+  const quoted = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const [command, argv] = options.tty ? ['script', ['-qec', [bin, '--url', svc.url, ...args].map(quoted).join(' '), '/dev/null']] : [bin, ['--url', svc.url, ...args]];
   return new Promise((done, fail) => {
-    const child = spawn(bin, ['--url', svc.url, ...args], { env, cwd: tmpdir() });
+    const child = spawn(command as string, argv as string[], { env, cwd: tmpdir() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -85,6 +99,62 @@ describe('memotrace CLI', () => {
     const noMemory = await cli(['read']);
     expect(noMemory).toMatchObject({ code: 1, stderr: 'memotrace: --memory <memoryId> is required\n' });
   }, 120000);
+
+  it('imports with progress lines on stderr when it is not a terminal, and a bar when it is', async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ op: 'UPSERT_ENTITY', commandId: `e-${i}`, entityId: `e-${i}`, name: `Entity ${i}`, recordedAt: '2024-05-06T09:00:00Z' })).join('\n');
+    const imported = await cli(['--memory', 'cli-big', 'import'], { stdin: big, env: { MEMOTRACE_PROGRESS_INTERVAL_MS: '1' } });
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^3000 commands imported, position \d+\n$/);
+    const lines = imported.stderr.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(line).toMatch(/^import (uploading|applying on the server): \d+\/3000 commands \(\d+%\), \d+ commands\/s, ETA (\d+s|\?)$/);
+    expect(lines.at(-1)).toMatch(/^import applying on the server: 3000\/3000 commands \(100%\)/);
+
+    // Through a terminal the log comes from a file: a pty is no place for 3000 lines of stdin.
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-')), 'big.jsonl');
+    writeFileSync(file, big);
+    const again = await cli(['--memory', 'cli-big', 'import', file], { tty: true });
+    expect(again.code).not.toBe(0); // not empty any more
+    expect(again.stdout).toMatch(/import \[[█░]+\] \d+% \| \d+\/3000 commands \| \d+ commands\/s \| ETA/);
+    expect(again.stdout).toMatch(/memotrace: MEMORY_NOT_EMPTY \(HTTP 409\)/);
+  }, 120000);
+
+  it('rebuilds the facts projection to an instant, with progress and a one-line result', async () => {
+    const rebuilt = await cli(['rebuild', '--projection', 'facts', '--to', '2024-05-07T00:00:00Z'], { key: adminToken, env: { MEMOTRACE_PROGRESS_INTERVAL_MS: '1' } });
+    expect(rebuilt).toMatchObject({ code: 0 });
+    expect(rebuilt.stdout).toMatch(/^snapshot rm_snapshot_\d+: \d+ events applied, position \d+, \d+ events\/s, \d+\.\d s\n$/);
+    expect(rebuilt.stderr).toMatch(/^rebuild (building|indexing|switching|done): \d+\/\d+ events \(\d+%\), \d+ events\/s, ETA/m);
+    expect(rebuilt.stderr.trim().split('\n').at(-1)).toMatch(/^rebuild done: (\d+)\/\1 events \(100%\)/);
+    const json = await cli(['rebuild', '--to', '2024-05-07T00:00:00Z', '--json'], { key: adminToken, tty: true });
+    expect(json.code).toBe(0);
+    expect(json.stdout).toMatch(/rebuild \[[█░]+\] 100% \| (\d+)\/\1 events/);
+    expect(JSON.parse(json.stdout.trim().split('\n').at(-1)!)).toMatchObject({ state: 'done', to: '2024-05-07T00:00:00.000Z', result: { mode: 'snapshot' } });
+  }, 120000);
+
+  it('refuses a rebuild in one line: bad projection, bad instant, a key that is not for all memories', async () => {
+    expect(await cli(['rebuild', '--projection', 'nope'], { key: adminToken })).toMatchObject({ code: 1, stderr: 'memotrace: unknown projection nope (known: read-models, facts)\n' });
+    const badTo = await cli(['rebuild', '--to', 'yesterday'], { key: adminToken });
+    expect(badTo.code).toBe(1);
+    expect(badTo.stderr).toMatch(/^memotrace: INVALID_REQUEST \(HTTP 400\).*\n$/);
+    expect(badTo.stderr.split('\n')).toHaveLength(2);
+    const forbidden = await cli(['rebuild', '--to', '2024-05-07T00:00:00Z']);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toMatch(/^memotrace: FORBIDDEN \(HTTP 403\)[^\n]*\n$/);
+  }, 120000);
+
+  it('serves the memory as MCP tools on stdio (memotrace mcp)', async () => {
+    const client = new Client({ name: 'cli-int-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: bin, args: ['--url', svc.url, '--memory', 'cli', 'mcp'], env: { PATH: process.env['PATH'] ?? '', MEMOTRACE_API_KEY: token }, stderr: 'pipe' }),
+    );
+    try {
+      const result = (await client.callTool({ name: 'read_facts', arguments: { src: 'alice', validAt: '2024-05-07T00:00:00Z' } })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(JSON.parse((result.content[0] as { text: string }).text).facts).toMatchObject([{ factId: 'alice-acme', dst: 'acme' }]);
+    } finally {
+      await client.close();
+    }
+  }, 60000);
 
   it('hashes keys for the operator', async () => {
     expect((await cli(['keys', 'hash', 'abc'])).stdout.trim()).toBe(hashApiKey('abc'));

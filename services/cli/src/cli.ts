@@ -1,8 +1,11 @@
 import { MemoTraceClient, MemoTraceError } from '@memotrace/client';
 import type { WireCommandInput } from '@memotrace/contracts';
 import { hashApiKey, newApiKeyToken } from '@memotrace/http-kit';
+import { createMemoTraceMcpServer } from '@memotrace/mcp-service';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { createProgress } from './progress';
 
 /** `memotrace`: the CLI of issue 6 for humans and scripts. */
 
@@ -44,6 +47,20 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
+const REBUILD_PROJECTIONS = ['read-models', 'facts'];
+
+/** Byte offsets (UTF-8) just past each non-blank line: a line counts as sent once these bytes are. */
+export function commandLineEnds(jsonl: string): number[] {
+  const ends: number[] = [];
+  const total = Buffer.byteLength(jsonl, 'utf8');
+  let offset = 0;
+  for (const line of jsonl.split('\n')) {
+    offset += Buffer.byteLength(line, 'utf8') + 1;
+    if (line.trim() !== '') ends.push(Math.min(offset, total));
+  }
+  return ends;
+}
+
 /** A progress line on a TTY (stderr): done/total, rate and ETA. */
 export function progressLine(done: number, total: number, elapsedMs: number, width = 30): string {
   const fraction = total === 0 ? 1 : done / total;
@@ -55,7 +72,7 @@ export function progressLine(done: number, total: number, elapsedMs: number, wid
 
 export function buildProgram(): Command {
   const program = new Command('memotrace')
-    .description('MemoTrace command line: write, read, search, history, audit, export, import')
+    .description('MemoTrace command line: write, read, search, history, audit, export, import, rebuild, mcp')
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
     .option('--key <apiKey>', 'API key (default: $MEMOTRACE_API_KEY)', process.env['MEMOTRACE_API_KEY'])
@@ -163,11 +180,66 @@ export function buildProgram(): Command {
 
   program
     .command('import')
-    .description('replay an exported JSONL log (file or stdin) into an empty memory')
+    .description('replay an exported JSONL log (file or stdin) into an empty memory, atomically; progress on stderr')
     .argument('[file]')
     .action(async (file: string | undefined) => {
-      const response = await memory().import(readInput(file));
+      const jsonl = readInput(file);
+      const lineEnds = commandLineEnds(jsonl);
+      const progress = createProgress({ label: 'import', unit: 'commands' });
+      let sentLines = 0;
+      progress.update({ done: 0, total: lineEnds.length, phase: 'uploading' });
+      const response = await memory()
+        .import(jsonl, {
+          onUploadProgress: (sentBytes) => {
+            while (sentLines < lineEnds.length && lineEnds[sentLines]! <= sentBytes) sentLines++;
+            const uploaded = sentLines === lineEnds.length;
+            // The server applies the whole log in one atomic write once it has it all.
+            progress.update({ done: sentLines, total: lineEnds.length, phase: uploaded ? 'applying on the server' : 'uploading', ...(uploaded ? { etaSeconds: null } : {}) });
+          },
+        })
+        .finally(() => progress.stop());
       out(`${response.imported} commands imported, position ${response.position}`);
+    });
+
+  program
+    .command('rebuild')
+    .description('rebuild a projection from the log, blue/green (admin: a key for all memories); --to T: a frozen snapshot at record time T; progress on stderr')
+    .option('--projection <name>', 'read-models (facts are in read-models)', 'read-models')
+    .option('--to <instant>', 'apply only events recorded at or before this instant, into a snapshot schema that is not switched in')
+    .option('--poll <ms>', 'status polling interval', (v) => Number(v), 250)
+    .option('--json', 'print the final status as JSON')
+    .action(async (o: { projection: string; to?: string; poll: number; json?: boolean }) => {
+      if (!REBUILD_PROJECTIONS.includes(o.projection)) throw new Error(`unknown projection ${o.projection} (known: ${REBUILD_PROJECTIONS.join(', ')})`);
+      const g = globals();
+      const client = new MemoTraceClient({ url: g.url, apiKey: g.key });
+      const { started, status: first } = await client.startRebuild(o.to === undefined ? {} : { to: o.to });
+      if (!started) throw new Error(`a rebuild started at ${first.startedAt} is already running (to ${first.to ?? 'the head'}); see GET /v1/admin/rebuild`);
+      const progress = createProgress({ label: 'rebuild', unit: 'events' });
+      let status = first;
+      try {
+        while (status.state === 'running') {
+          if (status.progress) progress.update({ done: status.progress.done, total: status.progress.total, rate: status.progress.eventsPerSecond, etaSeconds: status.progress.etaSeconds, phase: status.progress.phase });
+          await new Promise((r) => setTimeout(r, o.poll));
+          status = await client.rebuildStatus();
+        }
+        if (status.progress) progress.update({ done: status.progress.done, total: status.progress.total, rate: status.progress.eventsPerSecond, etaSeconds: 0, phase: status.progress.phase });
+      } finally {
+        progress.stop();
+      }
+      if (status.state !== 'done' || !status.result) throw new Error(`rebuild failed: ${status.error ?? status.state}`);
+      if (o.json) return out(JSON.stringify(status));
+      const r = status.result;
+      out(`${r.mode === 'switched' ? 'switched to' : 'snapshot'} ${r.schema}: ${r.applied} events applied, position ${r.position}, ${r.eventsPerSecond} events/s, ${(r.elapsedMs / 1000).toFixed(1)} s`);
+    });
+
+  program
+    .command('mcp')
+    .description('serve the memory as MCP tools on stdio, for agent frameworks (--memory: the default memory)')
+    .action(async () => {
+      const g = globals();
+      const server = createMemoTraceMcpServer({ client: new MemoTraceClient({ url: g.url, apiKey: g.key }), ...(g.memory ? { defaultMemory: g.memory } : {}) });
+      // Serves until stdin ends and the calls in flight are answered (the event loop drains).
+      await server.connect(new StdioServerTransport());
     });
 
   const keys = program.command('keys').description('API keys for MEMOTRACE_API_KEYS(_FILE)');

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { rebuildStatus } from '@memotrace/contracts';
 import { createPool } from '@memotrace/postgres';
 import { type TestService, startTestService } from './testing/test-service';
 
@@ -42,6 +43,8 @@ describe('admin rebuild', () => {
     expect(started.status).toBe(202);
     expect(started.body.state).toBe('running');
     const status = await finished();
+    expect(rebuildStatus.parse(started.body)).toEqual(started.body); // the documented (OpenAPI) shape
+    expect(rebuildStatus.parse(status)).toEqual(status);
     expect(status).toMatchObject({ state: 'done', to: null, result: { mode: 'switched' }, progress: { phase: 'done' } });
     expect(status.progress.done).toBe(status.progress.total);
 
@@ -58,6 +61,7 @@ describe('admin rebuild', () => {
     expect(started.status).toBe(202);
     const status = await finished();
     expect(status).toMatchObject({ state: 'done', to: '2024-05-07T00:00:00.000Z', result: { mode: 'snapshot' } });
+    expect(rebuildStatus.parse(status)).toEqual(status);
     const pool = createPool(t.service.databaseUrl);
     try {
       const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${status.result.schema}.rm_fact_versions`);

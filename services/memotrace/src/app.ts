@@ -2,8 +2,11 @@ import 'reflect-metadata';
 import { COMMAND_HANDLER, commandModule, registerCommandRoutes } from '@memotrace/command-service';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
-import { RebuildJob, registerAdminRoutes, runReadModelProjector } from '@memotrace/projector-service';
-import { PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule, registerQueryRoutes } from '@memotrace/query-service';
+import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
+import { registerMcpRoute } from '@memotrace/mcp-service';
+import { RebuildJob, registerAdminRoutes, runReadModelProjector, runSearchIndexProjector } from '@memotrace/projector-service';
+import { EMBEDDING_PROVIDER, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule, registerQueryRoutes } from '@memotrace/query-service';
+import { type EmbeddingProvider, embeddingsFromEnv } from '@memotrace/search-index';
 import { type RuntimeConfig, TOKENS, databaseReadiness, infraModule, openDatabase } from '@memotrace/runtime';
 import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
@@ -13,29 +16,49 @@ export interface RunningService {
   app: FastifyInstance;
   url: string;
   databaseUrl: string;
+  /** The Kafka command consumer and event relay, when KAFKA_BROKERS is set. */
+  kafka: RunningKafkaBridge | undefined;
   close(): Promise<void>;
 }
 
 /** Composition root of the all-in-one process: command, projector and query side by side. */
-export async function startMemoTrace(config: RuntimeConfig, logger: Logger): Promise<RunningService> {
+export interface StartOptions {
+  /** The search embeddings provider; `null` for BM25-only search; default from the environment (EMBEDDINGS_*). */
+  embeddings?: EmbeddingProvider | null;
+}
+
+export async function startMemoTrace(config: RuntimeConfig, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
   const accessMode = checkBindSafety(config.host, config.apiKeys); // before anything starts
   const database = await openDatabase(config, (m) => logger.info(m));
   const projector = await runReadModelProjector(database.store, database.pool, (error) => logger.error({ err: error }, 'projection failed'));
   const container = new Container();
   await container.load(infraModule(config, database), commandModule, queryModule);
   container.bind(PROJECTION_PROGRESS).toConstantValue({ waitFor: (position, timeoutMs) => projector.waitForPosition(position, timeoutMs) });
+  // Search vectors (issue 5): a projector of its own; search falls back to BM25 while the model is unavailable.
+  const embeddings = options.embeddings === undefined ? embeddingsFromEnv() : (options.embeddings ?? undefined);
+  if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
+  const searchIndex = embeddings
+    ? await runSearchIndexProjector(database.store, database.pool, embeddings, (error) => logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'))
+    : undefined;
 
+  const access = new AccessControl(config.apiKeys);
   const { app, metrics } = createHttpServer({
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,
     readiness: [databaseReadiness(database.pool)],
-    access: new AccessControl(config.apiKeys),
+    access,
   });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
+  metrics.trackProjectionLag('read-models', async () => (await database.store.headPosition()) - projector.position());
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   const rebuild = new RebuildJob(database.pool, database.store);
   registerAdminRoutes(app, rebuild);
+  registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp (issue 6)
+  // Kafka is optional (issue 3): commands in and events out only when KAFKA_BROKERS is set.
+  const kafka = config.kafka
+    ? await startKafkaBridge({ config: config.kafka, handler: container.get(COMMAND_HANDLER), access, store: database.store, pool: database.pool, logger, metrics })
+    : undefined;
   const url = await app.listen({ host: config.host, port: config.port });
   if (config.apiKeys.length > 0) logger.info(accessMode);
   else logger.warn(accessMode);
@@ -43,9 +66,12 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger): Pro
     app,
     url,
     databaseUrl: database.url,
+    kafka,
     async close() {
       await app.close();
+      await kafka?.stop();
       await rebuild.settled();
+      await searchIndex?.stop();
       await projector.stop();
       await database.close();
     },

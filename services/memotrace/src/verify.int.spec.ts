@@ -1,3 +1,4 @@
+import { verifyResponse } from '@memotrace/contracts';
 import { historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import { PostgresEventStore } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
@@ -60,6 +61,7 @@ describe('verify', () => {
     const { status, body } = await t.get('/v1/memories/verify-corrupt/verify');
     expect(status).toBe(200);
     expect(body.consistent).toBe(false);
+    expect(verifyResponse.parse(body)).toEqual(body); // the documented (OpenAPI) shape
     const queries = body.differences.map((d: { query: string }) => d.query);
     expect(queries).toEqual(expect.arrayContaining([expect.stringMatching(/^facts\(validAt=\*/), expect.stringMatching(/^history\(alice-acme/)]));
     const facts = body.differences.find((d: { query: string }) => d.query.startsWith('facts(validAt=*'));

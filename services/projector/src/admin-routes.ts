@@ -1,10 +1,7 @@
-import { instant } from '@memotrace/contracts';
+import { rebuildRequest } from '@memotrace/contracts';
 import { parseInput } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { RebuildJob } from './rebuild-job';
-
-const rebuildRequest = z.strictObject({ to: instant.optional() });
 
 /**
  * POST /v1/admin/rebuild {to?}: starts a blue/green rebuild of the read models

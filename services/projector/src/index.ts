@@ -1,3 +1,4 @@
 export * from './run-projector';
 export * from './rebuild-job';
 export * from './admin-routes';
+export * from './work-sharing';

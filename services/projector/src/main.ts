@@ -1,19 +1,47 @@
 import { onShutdown, openDatabase, readConfig, runMain } from '@memotrace/runtime';
 import pino from 'pino';
 import { runReadModelProjector } from './run-projector';
+import { startWorkSharingProjector } from './work-sharing';
 
-/** A projector process alone: follows the log and keeps the read models current. */
+/**
+ * A projector process alone: follows the log and keeps the read models current.
+ * PROJECTOR_PARTITIONS=P (P > 1): run any number of these processes; they share the
+ * memories' P partitions among themselves (see work-sharing.ts). Every process of one
+ * deployment must use the same P.
+ */
 async function main(): Promise<void> {
   const config = readConfig();
   if (!config.databaseUrl) throw new Error('the projector writes to a shared PostgreSQL: set DATABASE_URL');
+  const partitions = parsePartitions(process.env['PROJECTOR_PARTITIONS']);
   const logger = pino({ level: config.logLevel, name: 'memotrace-projector' });
   const database = await openDatabase(config, (m) => logger.info(m));
-  const projector = await runReadModelProjector(database.store, database.pool, (error) => logger.error({ err: error }, 'projection failed'));
-  logger.info(`projector running from position ${projector.position()}`);
+  const onError = (error: Error) => logger.error({ err: error }, 'projection failed');
+  let stop: () => Promise<void>;
+  if (partitions === 1) {
+    const projector = await runReadModelProjector(database.store, database.pool, onError);
+    logger.info(`projector running from position ${projector.position()}`);
+    stop = () => projector.stop();
+  } else {
+    const sharing = await startWorkSharingProjector({
+      store: database.store,
+      pool: database.pool,
+      partitions,
+      onError,
+      onChange: (owned) => logger.info({ owned }, `projector owns partitions [${owned.join(', ')}] of ${partitions}`),
+    });
+    stop = () => sharing.stop();
+  }
   onShutdown(async () => {
-    await projector.stop();
+    await stop();
     await database.close();
   }, (m) => logger.info(m));
+}
+
+function parsePartitions(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new Error(`PROJECTOR_PARTITIONS must be an integer in 1..1024, got ${value}`);
+  return n;
 }
 
 runMain('memotrace projector', main);

@@ -1,5 +1,6 @@
 import type { EventStore } from '@memotrace/event-store';
 import { readModelsProjection, startProjector } from '@memotrace/read-models';
+import { type EmbeddingProvider, searchIndexProjection } from '@memotrace/search-index';
 import type { Pool } from 'pg';
 
 export type RunningProjector = Awaited<ReturnType<typeof startProjector>>;
@@ -7,4 +8,13 @@ export type RunningProjector = Awaited<ReturnType<typeof startProjector>>;
 /** Starts the read-model projector: from its checkpoint, catch-up then live. */
 export function runReadModelProjector(store: EventStore, pool: Pool, onError: (error: Error) => void): Promise<RunningProjector> {
   return startProjector({ store, pool, projections: [readModelsProjection], onError });
+}
+
+/**
+ * Starts the search-index projector (vectors of every searchable text): a projector
+ * of its own, with its own checkpoint, so slow embedding never holds back the read
+ * models. Small batches keep each transaction short.
+ */
+export function runSearchIndexProjector(store: EventStore, pool: Pool, provider: EmbeddingProvider, onError: (error: Error) => void): Promise<RunningProjector> {
+  return startProjector({ store, pool, projections: [searchIndexProjection(provider)], batchSize: 64, retryMs: 5000, onError });
 }

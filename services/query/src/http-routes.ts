@@ -7,31 +7,29 @@ import {
   factParams,
   factsQuery,
   historyQuery,
-  instant,
   memoryParams,
   toJsonlLine,
+  verifyQuery,
 } from '@memotrace/contracts';
 import { commandsOfLog } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { HttpError, parseInput } from '@memotrace/http-kit';
 import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { ConsistencyGate } from './consistency';
-import { registerSearchRoute } from './search';
+import { type RecallBackend, registerSearchRoute } from './search';
 import { verifyMemory } from './verify';
-
-const verifyQuery = z.strictObject({ recordedAt: instant.optional() });
 
 export interface QueryRouteDeps {
   gate: ConsistencyGate;
   store: EventStore;
   now(): string;
+  recall?: RecallBackend | undefined;
 }
 
 /** The read side of SPEC §4: time cuts, history, audit, entities, events, changes, search, export. */
-export function registerQueryRoutes(app: FastifyInstance, { gate, store, now }: QueryRouteDeps): void {
-  registerSearchRoute(app, { gate, now });
+export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, recall }: QueryRouteDeps): void {
+  registerSearchRoute(app, { gate, now, recall });
 
   app.get('/v1/memories/:memoryId/facts', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');

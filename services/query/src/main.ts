@@ -5,7 +5,8 @@ import { TOKENS, databaseReadiness, infraModule, openDatabase, readConfig, runMa
 import { Container } from 'inversify';
 import pino from 'pino';
 import { registerQueryRoutes } from './http-routes';
-import { PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
+import { embeddingsFromEnv } from '@memotrace/search-index';
+import { EMBEDDING_PROVIDER, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
 import { PollingProjectionProgress } from './polling-progress';
 
 /** A stateless query process: run any number, optionally against a replica (READ_DATABASE_URL). */
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   const container = new Container();
   await container.load(infraModule(config, database), queryModule);
   container.bind(PROJECTION_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool));
+  const embeddings = embeddingsFromEnv();
+  if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
   const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, access: new AccessControl(config.apiKeys), readiness: [databaseReadiness(database.readPool)] });
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   logger.info(accessMode);

@@ -1,11 +1,15 @@
 import { PostgresMemoryQueries } from '@memotrace/read-models';
+import { type EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
 import { TOKENS } from '@memotrace/runtime';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { ConsistencyGate, type ProjectionProgress } from './consistency';
 import type { QueryRouteDeps } from './http-routes';
 import { ReplayMemoryQueries } from './replay-queries';
+import { embeddedRecall, projectedVectors } from './search';
 
 export const PROJECTION_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.projectionProgress');
+/** Optional: the embeddings provider (composition root); without it search is BM25 only. */
+export const EMBEDDING_PROVIDER: ServiceIdentifier<EmbeddingProvider> = Symbol.for('memotrace.embeddingProvider');
 export const QUERY_ROUTE_DEPS: ServiceIdentifier<QueryRouteDeps> = Symbol.for('memotrace.queryRouteDeps');
 
 /** Binds the read side; PROJECTION_PROGRESS comes from the composition root (in-process projector or polling). */
@@ -18,7 +22,10 @@ export const queryModule = new ContainerModule(({ bind }) => {
         headWaitMs: 2_000,
       });
       const clock = ctx.get(TOKENS.clock);
-      return { gate, store, now: () => clock.now() };
+      const provider: EmbeddingProvider | undefined = ctx.get<EmbeddingProvider>(EMBEDDING_PROVIDER, { optional: true });
+      const warn = (message: string) => console.warn(`memotrace search: ${message}`);
+      const recall = provider ? embeddedRecall(projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool)), warn)) : undefined;
+      return { gate, store, now: () => clock.now(), recall };
     })
     .inSingletonScope();
 });

@@ -11,8 +11,9 @@ import {
   eventsAt,
   factHistory,
   factsAt,
-  fold,
   foldBefore,
+  foldForReading,
+  initialState,
   mentionsAt,
 } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
@@ -24,8 +25,13 @@ import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
  */
 export class ReplayMemoryQueries implements MemoryQueries {
   private readonly logs: MemoryLogCache;
+  /** Whole-log states of recently replayed memories, with how many events each has folded (LRU). */
+  private readonly heads = new Map<string, { state: MemoryState; folded: number }>();
 
-  constructor(store: EventStore) {
+  constructor(
+    store: EventStore,
+    private readonly maxHeads = 8,
+  ) {
     this.logs = new MemoryLogCache(store);
   }
 
@@ -58,7 +64,23 @@ export class ReplayMemoryQueries implements MemoryQueries {
   }
 
   private async foldUntil(memoryId: string, recordedAt?: Instant): Promise<MemoryState> {
-    return fold(await this.log(memoryId), recordedAt);
+    const log = await this.log(memoryId);
+    const latest = log[log.length - 1]?.meta.recordedAt;
+    if (recordedAt !== undefined && latest !== undefined && recordedAt < latest) return foldForReading(log, recordedAt);
+    // A cut at or after the latest record time sees the whole log (record time is monotone per
+    // memory): fold only what was appended since the cached state (the log is append-only).
+    // Callers only read the state.
+    let head = this.heads.get(memoryId);
+    this.heads.delete(memoryId);
+    if (!head || head.folded > log.length) head = { state: initialState(), folded: 0 };
+    if (head.folded < log.length) foldForReading(head.folded === 0 ? log : log.slice(head.folded), undefined, head.state);
+    head.folded = log.length;
+    this.heads.set(memoryId, head);
+    for (const id of this.heads.keys()) {
+      if (this.heads.size <= this.maxHeads) break;
+      this.heads.delete(id);
+    }
+    return head.state;
   }
 
   private log(memoryId: string): Promise<readonly MemoryEvent[]> {

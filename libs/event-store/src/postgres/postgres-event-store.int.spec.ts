@@ -1,6 +1,6 @@
 import { createTestDatabase, migrate, type TestDatabase } from '@memotrace/postgres';
 import pg from 'pg';
-import { newEvent, newEvents, collect, eventually, sleep, expectStrictlyIncreasing } from '../testing/helpers';
+import { newEvent, newEvents, collect, eventually, sleep, expectStored, expectStrictlyIncreasing } from '../testing/helpers';
 import { describeEventStoreConformance } from '../testing/conformance';
 import { eventStoreMigrations } from './migrations';
 import { PostgresEventStore } from './postgres-event-store';
@@ -35,6 +35,15 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
   afterAll(async () => {
     await store.close();
     await db.drop();
+  });
+
+  it('readStream pages through a stream longer than a page (streamPageSize)', async () => {
+    const paged = new PostgresEventStore(db.pool, { streamPageSize: 3 });
+    const events = newEvents(10);
+    await store.append('paged', events, { expectedRevision: 'no_stream' });
+    expectStored(await paged.readStream('paged'), 'paged', events, 0);
+    expectStored(await paged.readStream('paged', { fromRevision: 2, maxCount: 7 }), 'paged', events.slice(2, 9), 2);
+    await paged.close();
   });
 
   it('a subscriber sees every event of 4 concurrent writers exactly once, in position order', async () => {

@@ -17,8 +17,10 @@ import { subscribeToAll } from './subscription';
 export interface PostgresEventStoreOptions {
   /** End the pool in close(). Default false: the pool belongs to the caller. */
   ownsPool?: boolean;
-  /** Rows per query for readStream and subscription catch-up. */
+  /** Rows per query for subscription catch-up. */
   batchSize?: number;
+  /** Rows per query for readStream (default 20,000: a replay reads whole streams; small pages cost a round trip each). */
+  streamPageSize?: number;
   /** Fallback poll of live subscriptions. */
   pollIntervalMs?: number;
 }
@@ -30,6 +32,7 @@ export interface PostgresEventStoreOptions {
  */
 export class PostgresEventStore implements EventStore {
   private readonly batchSize: number;
+  private readonly streamPageSize: number;
   private readonly pollIntervalMs: number;
   private readonly cleanups = new Set<Promise<void>>();
   private readonly subscribers = new Set<Subscriber<StoredEvent>>();
@@ -40,6 +43,7 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 1000;
+    this.streamPageSize = options.streamPageSize ?? 20_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
   }
 
@@ -52,7 +56,7 @@ export class PostgresEventStore implements EventStore {
     const events: StoredEvent[] = [];
     let fromRevision = Math.max(options.fromRevision ?? 0, 0);
     while (events.length < limit) {
-      const pageSize = Math.min(this.batchSize, limit - events.length);
+      const pageSize = Math.min(this.streamPageSize, limit - events.length);
       const { rows } = await this.pool.query<EventRow>(
         `SELECT ${EVENT_COLUMNS} FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
         [streamId, fromRevision, pageSize],

@@ -1,7 +1,7 @@
 import { createTestDatabase } from '@memotrace/postgres/testing';
 import { type RuntimeConfig, readConfig } from '@memotrace/runtime';
 import pino from 'pino';
-import { type RunningService, startMemoTrace } from '../app';
+import { type RunningService, type StartOptions, startMemoTrace } from '../app';
 
 export interface Api {
   url: string;
@@ -16,10 +16,10 @@ export interface TestService extends Api {
 }
 
 /** The all-in-one service on a fresh database of DATABASE_URL's server, on a free port. */
-export async function startTestService(overrides: Partial<RuntimeConfig> = {}): Promise<TestService> {
+export async function startTestService(overrides: Partial<RuntimeConfig> = {}, options: StartOptions = {}): Promise<TestService> {
   const database = await createTestDatabase();
   const config = { ...readConfig({}), databaseUrl: database.url, port: 0, host: '127.0.0.1', ...overrides };
-  const service = await startMemoTrace(config, pino({ level: 'silent' }));
+  const service = await startMemoTrace(config, pino({ level: 'silent' }), options);
   return {
     ...apiAt(service.url),
     service,

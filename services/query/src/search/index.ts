@@ -1,2 +1,5 @@
 export * from './search-route';
 export { searchMemory, candidatesInCut, type SearchInput, type SearchResult } from './search';
+export { type RecallBackend, type RecallRequest, type RecallResult, type RecallHit, itemKey } from './recall-backend';
+export { embeddedRecall, type VectorSource } from './embedded-recall';
+export { projectedVectors } from './projected-vectors';

@@ -1,4 +1,5 @@
-import type { EdgeTarget, EpisodeView, EventView, FactView, Instant, MentionView } from '@memotrace/domain';
+import type { EpisodeView, EventView, FactView, Instant, MentionView } from '@memotrace/domain';
+import { factText, mentionText, relationPhrase } from '@memotrace/search-index';
 
 /**
  * Search items (SPEC §4) built from the views of one cut, and how each is rendered
@@ -21,6 +22,9 @@ export interface Candidate {
   validTo?: Instant | null;
   occurredAt?: Instant;
   evidence: EvidenceRef[];
+  /** Graph links used by expansion, never answered: entities a fact or event names, a mention's document. */
+  entities?: string[];
+  docId?: string;
 }
 
 export interface ScoredCandidate extends Candidate {
@@ -31,29 +35,7 @@ export interface SearchItem extends ScoredCandidate {
   tokens: number;
 }
 
-/** `works_at` -> `works at`, `bornIn` -> `born in`. */
-export function relationPhrase(rel: string): string {
-  const phrase = rel
-    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
-    .replace(/[_\-.:/]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
-  return phrase === '' ? rel : phrase;
-}
-
-function targetText(dst: EdgeTarget, nameOf: (entityId: string) => string): string {
-  return typeof dst === 'string' ? nameOf(dst) : String(dst.literal);
-}
-
-/** "Alice works at Acme": src and entity dst by name, a literal dst by its value. */
-export function factText(fact: Pick<FactView, 'src' | 'rel' | 'dst'>, nameOf: (entityId: string) => string): string {
-  return `${nameOf(fact.src)} ${relationPhrase(fact.rel)} ${targetText(fact.dst, nameOf)}`;
-}
-
-export function mentionText(mention: Pick<MentionView, 'speaker' | 'text'>): string {
-  return mention.speaker !== null && mention.speaker.trim() !== '' ? `${mention.speaker}: ${mention.text}` : mention.text;
-}
+export { relationPhrase, factText, mentionText };
 
 /** Evidence mentions of a fact that the cut can show (an id naming no visible mention is left out). */
 export function factCandidate(fact: FactView, nameOf: (entityId: string) => string, visibleMentions: ReadonlySet<string>): Candidate {
@@ -66,6 +48,7 @@ export function factCandidate(fact: FactView, nameOf: (entityId: string) => stri
     validFrom: fact.validFrom,
     validTo: fact.validTo,
     evidence: mentions.map((id) => ({ kind: 'mention', id })),
+    entities: typeof fact.dst === 'string' ? [fact.src, fact.dst] : [fact.src],
   };
 }
 
@@ -78,6 +61,7 @@ export function eventCandidate(event: EventView): Candidate {
     validFrom: event.timeSpan.from,
     validTo: event.timeSpan.to,
     evidence: [...new Set(event.includesFacts)].map((id) => ({ kind: 'fact', id })),
+    entities: [...new Set(event.participants.map((p) => p.entityId))],
   };
 }
 
@@ -101,5 +85,6 @@ export function mentionCandidate(mention: MentionView): Candidate {
     recordedFrom: mention.recordedFrom,
     ...(mention.occurredAt !== null ? { occurredAt: mention.occurredAt } : {}),
     evidence: [],
+    docId: mention.docId,
   };
 }

@@ -64,6 +64,7 @@ describe('item time fields and evidence links', () => {
         { kind: 'mention', id: 'm1' },
         { kind: 'mention', id: 'm2' },
       ],
+      entities: ['alice', 'acme'],
     });
     expect(factCandidate(fact({ validTo: null }), nameOf, new Set()).validTo).toBeNull();
   });
@@ -88,6 +89,7 @@ describe('item time fields and evidence links', () => {
         { kind: 'fact', id: 'alice-beta' },
         { kind: 'fact', id: 'alice-acme' },
       ],
+      entities: ['alice'],
     });
   });
 
@@ -106,7 +108,7 @@ describe('item time fields and evidence links', () => {
 
   it('a mention carries occurredAt when it has one, no validity, and no evidence', () => {
     const mention: MentionView = { mentionId: 'm1', docId: 'chat-1', text: 'I moved', speaker: 'Alice', occurredAt: WED, recordedFrom: THU };
-    expect(mentionCandidate(mention)).toEqual({ kind: 'mention', id: 'm1', text: 'Alice: I moved', recordedFrom: THU, occurredAt: WED, evidence: [] });
+    expect(mentionCandidate(mention)).toEqual({ kind: 'mention', id: 'm1', text: 'Alice: I moved', recordedFrom: THU, occurredAt: WED, evidence: [], docId: 'chat-1' });
     expect(mentionCandidate({ ...mention, occurredAt: null })).not.toHaveProperty('occurredAt');
   });
 });

@@ -56,7 +56,31 @@ export function rank(candidates: readonly Candidate[], query: string): ScoredCan
  * budget and is the sum of the items' tokens.
  */
 export function pack(ranked: readonly ScoredCandidate[], options: PackOptions, counter: TokenCounter): Packed {
-  const ordered = [...ranked].sort(compareRanked);
+  return packInOrder([...ranked].sort(compareRanked), options, counter);
+}
+
+/**
+ * Packing of a ranked list (best first, any kinds) as an auditable subgraph: events
+ * first, then the minimal evidence closure, the facts the taken events include, then
+ * the mentions that evidence the taken facts, each ahead of the other items of its
+ * kind; episodes last. Within those groups the ranked order holds. Greedy as `pack`.
+ */
+export function packEvidence(ranked: readonly ScoredCandidate[], options: PackOptions, counter: TokenCounter): Packed {
+  const ofKind = (kind: ItemKind) => ranked.filter((c) => c.kind === kind);
+  const key = (kind: string, id: string) => `${kind}\u0000${id}`;
+  const events = ofKind('event').slice(0, options.k);
+  const closureFirst = (items: ScoredCandidate[], from: readonly ScoredCandidate[], kind: ItemKind) => {
+    const wanted = new Map<string, number>();
+    for (const source of from) for (const e of source.evidence) if (e.kind === kind && !wanted.has(key(e.kind, e.id))) wanted.set(key(e.kind, e.id), wanted.size);
+    const inClosure = items.filter((c) => wanted.has(key(c.kind, c.id))).sort((a, b) => wanted.get(key(a.kind, a.id))! - wanted.get(key(b.kind, b.id))!);
+    return [...inClosure, ...items.filter((c) => !wanted.has(key(c.kind, c.id)))];
+  };
+  const facts = closureFirst(ofKind('fact'), events, 'fact');
+  const mentions = closureFirst(ofKind('mention'), facts.slice(0, options.k), 'mention');
+  return packInOrder([...events, ...facts, ...mentions, ...ofKind('episode')], options, counter);
+}
+
+function packInOrder(ordered: readonly ScoredCandidate[], options: PackOptions, counter: TokenCounter): Packed {
   const taken = new Map<ItemKind, number>();
   const items: SearchItem[] = [];
   let total = 0;

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase } from '@memotrace/postgres/testing';
+
+const ROOT = resolve(__dirname, '../../..');
+const READY_TIMEOUT_MS = 180_000;
+
+/** A MemoTrace process started like `npm start`, in a fresh database, measured from outside. */
+export interface ServerUnderTest {
+  url: string;
+  /** The service's database (for pg_database_size, the checkpoint and the naive baseline). */
+  databaseUrl: string;
+  pid: number;
+  /** Resident set size of the service process alone (PostgreSQL runs in its own processes). */
+  rssBytes(): number;
+  peakRssBytes(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Without DATABASE_URL: the embedded default (a fresh MEMOTRACE_DATA_DIR per call;
+ * the child starts its own PostgreSQL there). With DATABASE_URL: a fresh database on
+ * that server. BENCH_SCALE_CPU_PROF=dir adds `node --cpu-prof` to the child.
+ */
+export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<ServerUnderTest> {
+  const port = await freePort();
+  const external = env['DATABASE_URL'] ? await createTestDatabase() : undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'memotrace-scale-'));
+  chmodSync(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+  const profile = env['BENCH_SCALE_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env['BENCH_SCALE_CPU_PROF'])}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'services/memotrace/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: env['BENCH_SCALE_LOG_LEVEL'] ?? 'warn',
+      MEMOTRACE_DATA_DIR: dataDir,
+      DATABASE_URL: external?.url ?? '',
+      // The embedding model competes with ingest for the 2 cores; search falls back to BM25 without it.
+      EMBEDDINGS: env['BENCH_SCALE_EMBEDDINGS'] ?? 'off',
+      MEMOTRACE_API_KEYS: '',
+      MEMOTRACE_API_KEYS_FILE: '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const cleanup = () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    return external?.drop();
+  };
+  try {
+    await waitReady(url, child);
+  } catch (error) {
+    child.kill('SIGTERM');
+    await exited;
+    await cleanup();
+    throw error;
+  }
+  const databaseUrl = external?.url ?? embeddedUrl(dataDir);
+  return {
+    url,
+    databaseUrl,
+    pid: child.pid!,
+    rssBytes: () => statusKb(child.pid!, 'VmRSS') * 1024,
+    peakRssBytes: () => statusKb(child.pid!, 'VmHWM') * 1024,
+    async stop() {
+      child.kill('SIGTERM');
+      const code = await exited;
+      await cleanup();
+      if (code !== 0 && code !== null) throw new Error(`the service exited with code ${code}`);
+    },
+  };
+}
+
+/** The embedded server's port is line 4 of postmaster.pid; user, password and database are the embedded defaults. */
+function embeddedUrl(dataDir: string): string {
+  const port = readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]!.trim();
+  return `postgres://postgres:memotrace@127.0.0.1:${port}/memotrace`;
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited during startup with code ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the service did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+function statusKb(pid: number, field: string): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+    return line ? Number(line.split(/\s+/)[1]) : 0;
+  } catch {
+    return 0; // not Linux, or the process is gone
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}

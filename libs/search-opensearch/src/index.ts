@@ -1,0 +1,5 @@
+export * from './documents';
+export * from './cut-filter';
+export * from './intervals';
+export * from './opensearch-item-index';
+export * from './search-projection';

@@ -1,0 +1,145 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { BatchPlan } from './batch-plan';
+import { pgInstant, pgInstantOrNull } from './instants';
+import { EPISODES, EVENTS, FACTS, type VersionTable } from './read-model-writes';
+import type { VersionLedger } from './version-ledger';
+
+/**
+ * Bulk load of a whole-log plan into empty tables (the rebuild's build schema) with
+ * COPY: the same values the projector's json_to_recordset statements write, so the
+ * rebuilt tables are identical to live ones. Column kinds say how a value is encoded
+ * in COPY's text format.
+ */
+type Kind = 'text' | 'number' | 'json' | 'text[]';
+type Column = [name: string, kind: Kind];
+
+/** COPY text format: backslash escapes; NULL is \N. */
+function escapeText(value: string): string {
+  return /[\\\n\r\t]/.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t')) : value;
+}
+
+/** An array literal of text elements, every element quoted. */
+function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+function field(value: unknown, kind: Kind): string {
+  if (value === null || value === undefined) return '\\N';
+  switch (kind) {
+    case 'number':
+      return String(value);
+    case 'json':
+      return escapeText(JSON.stringify(value));
+    case 'text[]':
+      return escapeText(textArray(value as string[]));
+    case 'text':
+      return escapeText(String(value));
+  }
+}
+
+/** Streams `rows` (objects keyed by column name) into `table` with one COPY. */
+export async function copyRows(client: PoolClient, table: string, columns: readonly Column[], rows: Iterable<Record<string, unknown>>): Promise<number> {
+  let count = 0;
+  function* lines(): Generator<string> {
+    let chunk = '';
+    for (const row of rows) {
+      count += 1;
+      chunk += columns.map(([name, kind]) => field(row[name], kind)).join('\t') + '\n';
+      if (chunk.length > 1 << 20) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk.length > 0) yield chunk;
+  }
+  const sql = `COPY ${table} (${columns.map(([name]) => name).join(', ')}) FROM STDIN`;
+  await pipeline(Readable.from(lines()), client.query(copyFrom(sql)));
+  return count;
+}
+
+const kindOfType = (type: string): Kind => (type === 'jsonb' ? 'json' : type === 'text[]' ? 'text[]' : type === 'double precision' || type === 'integer' || type === 'bigint' ? 'number' : 'text');
+
+async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<void> {
+  // Built from empty tables: every close landed on a row of the plan itself.
+  if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
+  const columns: Column[] = [
+    ['memory_id', 'text'],
+    [spec.idColumn, 'text'],
+    ['version_no', 'number'],
+    ['recorded_from', 'text'],
+    ['recorded_to', 'text'],
+    ...spec.columns.map(([name, type]): Column => [name, kindOfType(type)]),
+  ];
+  await copyRows(
+    client,
+    spec.table,
+    columns,
+    (function* () {
+      for (const row of ledger.rows) {
+        yield { memory_id: row.memoryId, [spec.idColumn]: row.id, version_no: row.versionNo, recorded_from: pgInstant(row.recordedFrom), recorded_to: pgInstantOrNull(row.recordedTo), ...spec.encode(row.content) };
+      }
+    })(),
+  );
+}
+
+/** The first row per key, as ON CONFLICT DO NOTHING keeps it. */
+function firstPerKey<T>(rows: readonly T[], key: (row: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const row of rows) if (!seen.has(key(row))) seen.set(key(row), row);
+  return [...seen.values()];
+}
+
+/** Writes a plan folded from the whole log (no stored heads) into empty read-model tables. */
+export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise<void> {
+  await copyVersions(client, plan.facts, FACTS);
+  await copyVersions(client, plan.events, EVENTS);
+  await copyVersions(client, plan.episodes, EPISODES);
+  const at = pgInstant;
+  await copyRows(
+    client,
+    'rm_entities',
+    [['memory_id', 'text'], ['entity_id', 'text'], ['name', 'text'], ['recorded_from', 'text'], ['position', 'number']],
+    firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => ({ memory_id: e.memoryId, entity_id: e.entityId, name: e.name, recorded_from: at(e.recordedFrom), position: e.position })),
+  );
+  await copyRows(
+    client,
+    'rm_entity_labels',
+    [['memory_id', 'text'], ['entity_id', 'text'], ['kind', 'text'], ['value', 'text'], ['recorded_from', 'text'], ['position', 'number'], ['idx', 'number']],
+    plan.labels.map((l) => ({ memory_id: l.memoryId, entity_id: l.entityId, kind: l.kind, value: l.value, recorded_from: at(l.recordedFrom), position: l.position, idx: l.idx })),
+  );
+  await copyRows(
+    client,
+    'rm_entity_merges',
+    [['memory_id', 'text'], ['seq', 'number'], ['src_id', 'text'], ['dst_id', 'text'], ['src_root', 'text'], ['dst_root', 'text'], ['recorded_at', 'text']],
+    plan.merges.map((m) => ({ memory_id: m.memoryId, seq: m.seq, src_id: m.srcId, dst_id: m.dstId, src_root: m.srcRoot, dst_root: m.dstRoot, recorded_at: at(m.recordedAt) })),
+  );
+  await copyRows(
+    client,
+    'rm_relations',
+    [['memory_id', 'text'], ['rel', 'text'], ['cardinality', 'text'], ['recorded_from', 'text']],
+    [...plan.relations.values()].map((r) => ({ memory_id: r.memoryId, rel: r.rel, cardinality: r.cardinality, recorded_from: at(r.recordedFrom) })),
+  );
+  await copyRows(
+    client,
+    'rm_event_links',
+    [['memory_id', 'text'], ['kind', 'text'], ['from_event', 'text'], ['to_event', 'text'], ['qualifier', 'text'], ['recorded_from', 'text']],
+    [...plan.links.values()].map((l) => ({ memory_id: l.memoryId, kind: l.kind, from_event: l.from, to_event: l.to, qualifier: l.qualifier, recorded_from: at(l.recordedFrom) })),
+  );
+  await copyRows(
+    client,
+    'rm_mentions',
+    [['memory_id', 'text'], ['mention_id', 'text'], ['doc_id', 'text'], ['text', 'text'], ['speaker', 'text'], ['occurred_at', 'text'], ['recorded_from', 'text']],
+    firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => ({
+      memory_id: m.memoryId,
+      mention_id: m.mentionId,
+      doc_id: m.docId,
+      text: m.text,
+      speaker: m.speaker,
+      occurred_at: pgInstantOrNull(m.occurredAt),
+      recorded_from: at(m.recordedFrom),
+    })),
+  );
+}

@@ -1,0 +1,37 @@
+import { cachedEmbeddings } from './cached';
+import type { EmbeddingProvider } from './port';
+
+function counting(): EmbeddingProvider & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    model: 'count',
+    calls,
+    async embed(texts) {
+      calls.push([...texts]);
+      return texts.map((t) => Float32Array.from([t.length, 1]));
+    },
+  };
+}
+
+describe('cachedEmbeddings', () => {
+  it('embeds each distinct text once and answers in input order', async () => {
+    const base = counting();
+    const cached = cachedEmbeddings(base);
+    const first = await cached.embed(['aa', 'b', 'aa']);
+    const second = await cached.embed(['b', 'ccc']);
+    expect(base.calls).toEqual([['aa', 'b'], ['ccc']]);
+    expect(first.map((v) => v[0])).toEqual([2, 1, 2]);
+    expect(second.map((v) => v[0])).toEqual([1, 3]);
+    expect(cached.model).toBe('count');
+  });
+
+  it('forgets the oldest entries beyond its bound', async () => {
+    const base = counting();
+    const cached = cachedEmbeddings(base, { maxEntries: 2 });
+    await cached.embed(['a']);
+    await cached.embed(['b']);
+    await cached.embed(['c']);
+    await cached.embed(['a']);
+    expect(base.calls).toEqual([['a'], ['b'], ['c'], ['a']]);
+  });
+});

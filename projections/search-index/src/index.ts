@@ -1,0 +1,11 @@
+export { type EmbeddingProvider, normalize, dot } from './embeddings/port';
+export { useLiteProvider, USE_LITE_MODEL } from './embeddings/use-lite';
+export { openAiEmbeddingProvider, type OpenAiEmbeddingsOptions } from './embeddings/openai';
+export { cachedEmbeddings, type EmbeddingCacheOptions } from './embeddings/cached';
+export { embeddingsFromEnv } from './embeddings/from-env';
+export { textHash } from './text-hash';
+export { relationPhrase, factText, mentionText } from './render';
+export { searchIndexMigrations, SearchIndexSchema1763900000000, SEARCH_INDEX_TABLES } from './schema';
+export { VectorLookup, storeVectors, storedHashes } from './vector-store';
+export { searchIndexProjection, searchableTexts, SEARCH_INDEX_PROJECTION, type SearchIndexProjection, type IndexedText } from './search-projection';
+export { conceptEmbeddings } from './testing/concept-embeddings';

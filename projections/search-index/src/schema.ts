@@ -1,0 +1,37 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Search-index schema. Vectors are content-addressed: keyed by (model, text hash),
+ * so a text shared by many items (or memories) is embedded once, and a vector can
+ * only ever be attached to an item the cut already shows (search looks vectors up
+ * by the hash of a visible candidate's text): vectors cannot leak across cuts.
+ * `si_items` records which items the projection indexed (rebuild and inspection).
+ */
+export const SEARCH_INDEX_TABLES = ['si_items', 'si_vectors'] as const;
+
+export class SearchIndexSchema1763900000000 implements MigrationInterface {
+  readonly name = 'SearchIndexSchema1763900000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE TABLE si_vectors (
+      model text COLLATE "C" NOT NULL,
+      text_hash text COLLATE "C" NOT NULL,
+      vector real[] NOT NULL,
+      PRIMARY KEY (model, text_hash)
+    )`);
+    await queryRunner.query(`CREATE TABLE si_items (
+      memory_id text COLLATE "C" NOT NULL,
+      kind text NOT NULL,
+      item_id text COLLATE "C" NOT NULL,
+      text_hash text COLLATE "C" NOT NULL,
+      position bigint NOT NULL,
+      PRIMARY KEY (memory_id, kind, item_id, text_hash)
+    )`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    for (const table of SEARCH_INDEX_TABLES) await queryRunner.query(`DROP TABLE IF EXISTS ${table}`);
+  }
+}
+
+export const searchIndexMigrations: MigrationInterface[] = [new SearchIndexSchema1763900000000()];

@@ -1,0 +1,109 @@
+import type { DomainEventType } from '@memotrace/domain';
+import type { LoggedMemoryEvent } from '@memotrace/memory-log';
+import type { PoolClient } from 'pg';
+import type { EmbeddingProvider } from './embeddings/port';
+import { factText, mentionText } from './render';
+import { textHash } from './text-hash';
+import { storeVectors, storedHashes } from './vector-store';
+
+export const SEARCH_INDEX_PROJECTION = 'search-index';
+
+/** Structurally the read-models `PostgresProjection` (run by the same projector). */
+export interface SearchIndexProjection {
+  name: string;
+  version: number;
+  canHandle: readonly DomainEventType[];
+  handle(events: readonly LoggedMemoryEvent[], tx: PoolClient): Promise<void>;
+}
+
+export interface IndexedText {
+  memoryId: string;
+  kind: 'mention' | 'event' | 'episode' | 'fact';
+  itemId: string;
+  text: string;
+  position: number;
+}
+
+/**
+ * The search projection: embeds every searchable text of the log (mentions, event
+ * summaries, episode titles, facts as sentences) and stores the vectors, in the
+ * projector's transaction with its checkpoint. Texts already stored are not
+ * embedded again. Run it in a projector of its own: embedding is slow, and the read
+ * models must not wait for it. A fact is rendered with its entities' names as the
+ * read models know them when the batch runs (by id if not yet known); a later rename
+ * or merge changes the fact's text, and that fact is then found by BM25 only.
+ */
+export function searchIndexProjection(provider: EmbeddingProvider): SearchIndexProjection {
+  return {
+    name: SEARCH_INDEX_PROJECTION,
+    version: 1,
+    canHandle: ['MentionRecorded', 'EventRecorded', 'EpisodeRecorded', 'FactAsserted'],
+    async handle(events, tx) {
+      const texts = await searchableTexts(events, tx);
+      if (texts.length === 0) return;
+      const hashes = texts.map((t) => textHash(t.text));
+      const stored = await storedHashes(tx, provider.model, hashes);
+      const fresh = [...new Map(texts.map((t, i) => [hashes[i]!, t.text] as const)).entries()].filter(([hash]) => !stored.has(hash));
+      const vectors = await provider.embed(fresh.map(([, text]) => text));
+      for (let i = 0; i < fresh.length; i += 200) {
+        await storeVectors(tx, provider.model, fresh.slice(i, i + 200).map(([hash], j) => ({ hash, vector: vectors[i + j]! })));
+      }
+      await tx.query(
+        `INSERT INTO si_items (memory_id, kind, item_id, text_hash, position)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) ON CONFLICT DO NOTHING`,
+        [texts.map((t) => t.memoryId), texts.map((t) => t.kind), texts.map((t) => t.itemId), hashes, texts.map((t) => t.position)],
+      );
+    },
+  };
+}
+
+/** The texts a batch makes searchable, as the search renders them. */
+export async function searchableTexts(events: readonly LoggedMemoryEvent[], tx: Pick<PoolClient, 'query'>): Promise<IndexedText[]> {
+  const names = await entityNames(events, tx);
+  const texts: IndexedText[] = [];
+  for (const { memoryId, position, event } of events) {
+    const at = { memoryId, position };
+    switch (event.type) {
+      case 'MentionRecorded':
+        texts.push({ ...at, kind: 'mention', itemId: event.data.mentionId, text: mentionText(event.data) });
+        break;
+      case 'EventRecorded':
+        texts.push({ ...at, kind: 'event', itemId: event.data.eventId, text: event.data.summary });
+        break;
+      case 'EpisodeRecorded':
+        texts.push({ ...at, kind: 'episode', itemId: event.data.episodeId, text: event.data.title });
+        break;
+      case 'FactAsserted': {
+        const nameOf = (id: string) => names.get(`${memoryId}\u0000${id}`) ?? id;
+        texts.push({ ...at, kind: 'fact', itemId: event.data.factId, text: factText(event.data, nameOf) });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return texts.filter((t) => t.text.trim() !== '');
+}
+
+async function entityNames(events: readonly LoggedMemoryEvent[], tx: Pick<PoolClient, 'query'>): Promise<Map<string, string>> {
+  const memories: string[] = [];
+  const ids: string[] = [];
+  for (const { memoryId, event } of events) {
+    if (event.type !== 'FactAsserted') continue;
+    memories.push(memoryId);
+    ids.push(event.data.src);
+    if (typeof event.data.dst === 'string') {
+      memories.push(memoryId);
+      ids.push(event.data.dst);
+    }
+  }
+  if (ids.length === 0) return new Map();
+  // The read-model table may be absent (search index alone in a test database): names stay ids.
+  const present = await tx.query<{ present: boolean }>(`SELECT to_regclass('rm_entities') IS NOT NULL AS present`);
+  if (!present.rows[0]?.present) return new Map();
+  const { rows } = await tx.query<{ memory_id: string; entity_id: string; name: string }>(
+    `SELECT e.memory_id, e.entity_id, e.name FROM rm_entities e JOIN unnest($1::text[], $2::text[]) AS u(m, id) ON e.memory_id = u.m AND e.entity_id = u.id`,
+    [memories, ids],
+  );
+  return new Map(rows.map((r) => [`${r.memory_id}\u0000${r.entity_id}`, r.name]));
+}

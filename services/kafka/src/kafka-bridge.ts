@@ -1,0 +1,54 @@
+import type { CommandHandler } from '@memotrace/command-service';
+import type { EventStore } from '@memotrace/event-store';
+import type { AccessControl, ServiceMetrics } from '@memotrace/http-kit';
+import type { KafkaConfig } from '@memotrace/runtime';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { KafkaCommandConsumer } from './command-consumer';
+import { KafkaEventRelay } from './event-relay';
+import { createKafka, ensureTopics, keyPartitioner } from './kafka-client';
+
+export interface KafkaBridgeDeps {
+  config: KafkaConfig;
+  handler: CommandHandler;
+  access: AccessControl;
+  store: EventStore;
+  pool: Pool;
+  logger: Logger;
+  metrics?: ServiceMetrics;
+}
+
+export interface RunningKafkaBridge {
+  relay: KafkaEventRelay;
+  stop(): Promise<void>;
+}
+
+/** Commands in (consumer group), events out (checkpointed relay); creates missing topics first. */
+export async function startKafkaBridge(deps: KafkaBridgeDeps): Promise<RunningKafkaBridge> {
+  const { config, logger } = deps;
+  const kafka = createKafka(config, logger);
+  const onError = (error: unknown, context: string) => logger.error({ err: error }, `${context} failed`);
+  const { commands, results, deadLetter, events } = config.topics;
+  await ensureTopics(kafka, [commands, results, deadLetter, events], config.partitions);
+
+  const producer = kafka.producer({ createPartitioner: keyPartitioner, allowAutoTopicCreation: false });
+  await producer.connect();
+  const relay = new KafkaEventRelay({ kafka, store: deps.store, pool: deps.pool, topic: events, onError });
+  const consumer = new KafkaCommandConsumer({ kafka, producer, handler: deps.handler, access: deps.access, config, onError, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  try {
+    await relay.start();
+    await consumer.start();
+  } catch (error) {
+    await Promise.allSettled([consumer.stop(), relay.stop(), producer.disconnect()]);
+    throw error;
+  }
+  logger.info({ brokers: config.brokers, topics: config.topics, groupId: config.groupId }, 'kafka: consuming commands, relaying events');
+  return {
+    relay,
+    async stop() {
+      await consumer.stop(); // no new results after this
+      await relay.stop();
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './server';
+export * from './tools';
+export * from './http-route';

@@ -1,0 +1,51 @@
+import { dot, textHash } from '@memotrace/search-index';
+import { bm25Scores } from './bm25';
+import { type RecallBackend, type RecallHit, itemKey } from './recall-backend';
+
+/** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
+export interface VectorSource {
+  readonly model: string;
+  /** Null when no vector can be had now (model not loaded): search goes on with BM25. */
+  queryVector(query: string): Promise<Float32Array | null>;
+  vectors(hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+}
+
+export interface EmbeddedRecallOptions {
+  /** Most vector hits kept (best cosine first). */
+  vectorHits: number;
+  /** Cosine below this is no hit: an unrelated query finds nothing. */
+  minCosine: number;
+}
+
+export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100, minCosine: 0.3 };
+
+/**
+ * The embedded recall backend: BM25 over the cut's candidates (the cut is the
+ * corpus) and cosine kNN over the vectors of those same candidates. An item whose
+ * vector is not projected yet is still found by BM25.
+ */
+export function embeddedRecall(source: VectorSource | undefined, options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL): RecallBackend {
+  return {
+    async recall({ query, candidates }) {
+      const scores = bm25Scores(candidates.map((c) => c.text), query);
+      const bm25: RecallHit[] = candidates
+        .map((c, i) => ({ key: itemKey(c), score: scores[i]! }))
+        .filter((h) => h.score > 0 && Number.isFinite(h.score))
+        .sort((a, b) => b.score - a.score);
+      if (source === undefined) return { bm25, vector: [] };
+      const queryVector = await source.queryVector(query);
+      if (queryVector === null) return { bm25, vector: [] };
+      const hashes = candidates.map((c) => textHash(c.text));
+      const vectors = await source.vectors(hashes);
+      const vector: RecallHit[] = [];
+      candidates.forEach((c, i) => {
+        const v = vectors.get(hashes[i]!);
+        if (v === undefined) return;
+        const score = dot(queryVector, v);
+        if (score >= options.minCosine) vector.push({ key: itemKey(c), score });
+      });
+      vector.sort((a, b) => b.score - a.score);
+      return { bm25, vector: vector.slice(0, options.vectorHits) };
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import type { Candidate } from './items';
+import { itemKey } from './recall-backend';
+
+export interface ExpansionOptions {
+  /** How many of the best items expansion starts from. */
+  seeds: number;
+  /** Hops from a seed. */
+  depth: number;
+  /** Neighbours followed per item and link kind. */
+  fanOut: number;
+  /** A neighbour scores this share of the item it was reached from. */
+  decay: number;
+}
+
+export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 5, depth: 1, fanOut: 4, decay: 0.5 };
+
+/**
+ * The cut's items as a graph: evidence links both ways (event -> facts -> mentions,
+ * episode -> events), entity links (facts and events naming the same entity), and
+ * neighbouring turns (the previous and next mention of the same document, ids in
+ * natural order). Only candidates of the cut are nodes, so expansion cannot leave it.
+ */
+export class ItemGraph {
+  private readonly byKey = new Map<string, Candidate>();
+  private readonly links = new Map<string, string[][]>();
+
+  constructor(candidates: readonly Candidate[]) {
+    for (const c of candidates) this.byKey.set(itemKey(c), c);
+    const evidenceOf = new Map<string, string[]>();
+    const reverse = new Map<string, string[]>();
+    const byEntity = new Map<string, string[]>();
+    const byDoc = new Map<string, Candidate[]>();
+    for (const c of candidates) {
+      const key = itemKey(c);
+      const targets = c.evidence.map(itemKey).filter((k) => this.byKey.has(k));
+      evidenceOf.set(key, targets);
+      for (const t of targets) push(reverse, t, key);
+      for (const entity of c.entities ?? []) push(byEntity, entity, key);
+      if (c.kind === 'mention' && c.docId !== undefined) push(byDoc, c.docId, c);
+    }
+    const neighbours = new Map<string, string[]>();
+    for (const mentions of byDoc.values()) {
+      mentions.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
+      mentions.forEach((m, i) => neighbours.set(itemKey(m), [mentions[i - 1], mentions[i + 1]].filter((n) => n !== undefined).map(itemKey)));
+    }
+    for (const c of candidates) {
+      const key = itemKey(c);
+      const sameEntity = [...new Set((c.entities ?? []).flatMap((e) => byEntity.get(e) ?? []))].filter((k) => k !== key);
+      this.links.set(key, [evidenceOf.get(key) ?? [], reverse.get(key) ?? [], neighbours.get(key) ?? [], sameEntity]);
+    }
+  }
+
+  candidate(key: string): Candidate | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** Neighbours by link kind (evidence, evidenced-by, neighbouring turns, same entity), each list capped at `fanOut`. */
+  neighbours(key: string, fanOut: number): string[] {
+    return (this.links.get(key) ?? []).flatMap((list) => list.slice(0, fanOut));
+  }
+}
+
+/**
+ * Breadth-first from the `seeds` best-scored items: a reached item scores
+ * decay^hops x its seed's score, and keeps the higher of that and its own score.
+ * Returns the new score of every item reached or scored.
+ */
+export function expand(scores: ReadonlyMap<string, number>, graph: ItemGraph, options: ExpansionOptions = DEFAULT_EXPANSION): Map<string, number> {
+  const out = new Map(scores);
+  const seeds = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, options.seeds);
+  let frontier = seeds;
+  for (let hop = 0; hop < options.depth && frontier.length > 0; hop++) {
+    const next: [string, number][] = [];
+    for (const [key, score] of frontier) {
+      const reached = score * options.decay;
+      for (const neighbour of graph.neighbours(key, options.fanOut)) {
+        if ((out.get(neighbour) ?? 0) >= reached) continue;
+        out.set(neighbour, reached);
+        next.push([neighbour, reached]);
+      }
+    }
+    frontier = next;
+  }
+  return out;
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,29 @@
+import type { EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
+import type { VectorSource } from './embedded-recall';
+
+const RETRY_AFTER_FAILURE_MS = 60_000;
+
+/**
+ * Vectors of the search projection (by text hash) and the query's own vector,
+ * embedded at search time (the provider caches it). If the model cannot be loaded
+ * or the endpoint fails, search goes on with BM25 only: one warning, and no new
+ * attempt for a minute.
+ */
+export function projectedVectors(provider: EmbeddingProvider, lookup: VectorLookup, warn: (message: string) => void): VectorSource {
+  let failedAt = Number.NEGATIVE_INFINITY;
+  return {
+    model: provider.model,
+    async queryVector(query) {
+      if (Date.now() - failedAt < RETRY_AFTER_FAILURE_MS) return null;
+      try {
+        const [vector] = await provider.embed([query]);
+        return vector ?? null;
+      } catch (error) {
+        failedAt = Date.now();
+        warn(`embeddings unavailable (${(error as Error).message}); searching with BM25 only`);
+        return null;
+      }
+    },
+    vectors: (hashes) => lookup.vectors(provider.model, hashes),
+  };
+}

@@ -1,0 +1,49 @@
+import type { Candidate } from './items';
+import { DEFAULT_RANKING, isSuperseded, rankItems } from './rank-hybrid';
+import { itemKey } from './recall-backend';
+
+const T = '2024-05-06T09:00:00.000Z';
+const REFERENCE = Date.parse('2024-06-01T00:00:00.000Z');
+const noExpansion = { ...DEFAULT_RANKING, expansion: { ...DEFAULT_RANKING.expansion, depth: 0 } };
+const hits = (...ids: string[]) => ids.map((id, i) => ({ key: itemKey({ kind: id.startsWith('f') ? 'fact' : 'mention', id }), score: 10 - i }));
+
+const mention = (id: string, occurredAt?: string): Candidate => ({ kind: 'mention', id, text: id, recordedFrom: T, evidence: [], ...(occurredAt ? { occurredAt } : {}) });
+const fact = (id: string, validFrom: string, validTo: string | null): Candidate => ({ kind: 'fact', id, text: id, recordedFrom: T, validFrom, validTo, evidence: [] });
+
+describe('rankItems', () => {
+  it('fuses BM25 and vector hits: found by both beats found by one', () => {
+    const candidates = [mention('a'), mention('b'), mention('c')];
+    const ranked = rankItems(candidates, { bm25: hits('a', 'b'), vector: hits('c', 'b') }, { reference: REFERENCE, intent: null }, noExpansion);
+    expect(ranked.map((c) => c.id)).toEqual(['b', 'a', 'c']);
+  });
+
+  it('a vector-only hit is found (not projected for BM25 terms)', () => {
+    const ranked = rankItems([mention('a'), mention('z')], { bm25: [], vector: hits('z') }, { reference: REFERENCE, intent: null }, noExpansion);
+    expect(ranked.map((c) => c.id)).toEqual(['z']);
+  });
+
+  it('puts items whose time overlaps the intended interval first', () => {
+    const may = { from: Date.parse('2024-05-01T00:00:00.000Z'), to: Date.parse('2024-06-01T00:00:00.000Z') };
+    const candidates = [mention('april', '2024-04-20T10:00:00.000Z'), mention('may', '2024-05-20T10:00:00.000Z'), mention('untimed')];
+    const ranked = rankItems(candidates, { bm25: hits('april', 'untimed', 'may'), vector: [] }, { reference: REFERENCE, intent: may }, noExpansion);
+    expect(ranked.map((c) => c.id)).toEqual(['may', 'april', 'untimed']);
+  });
+
+  it('ranks a superseded fact version below the current one', () => {
+    const old = fact('f-old', '2023-01-01T00:00:00.000Z', '2024-05-01T00:00:00.000Z');
+    const current = fact('f-new', '2024-05-01T00:00:00.000Z', null);
+    expect(isSuperseded(old, REFERENCE)).toBe(true);
+    expect(isSuperseded(current, REFERENCE)).toBe(false);
+    const ranked = rankItems([old, current], { bm25: hits('f-old', 'f-new'), vector: [] }, { reference: REFERENCE, intent: null }, noExpansion);
+    expect(ranked.map((c) => c.id)).toEqual(['f-new', 'f-old']);
+  });
+
+  it('drops hits naming items outside the cut (a backend cannot leak them in)', () => {
+    const ranked = rankItems([mention('a')], { bm25: hits('a', 'recorded-later'), vector: hits('recorded-later') }, { reference: REFERENCE, intent: null }, DEFAULT_RANKING);
+    expect(ranked.map((c) => c.id)).toEqual(['a']);
+  });
+
+  it('nothing recalled, nothing ranked (expansion needs a seed)', () => {
+    expect(rankItems([mention('a')], { bm25: [], vector: [] }, { reference: REFERENCE, intent: null })).toEqual([]);
+  });
+});
