@@ -68,7 +68,7 @@ describe('docker-compose.yml', () => {
     expect(names).not.toContain('zookeeper');
     expect(compose.services['projector']!.deploy?.replicas).toBeGreaterThan(1);
     expect(compose.services['query']!.deploy?.replicas).toBeGreaterThan(1);
-    expect(ours.map(([name]) => name).sort()).toEqual(['command', 'projector', 'query']);
+    expect(ours.map(([name]) => name).sort()).toEqual(['command', 'kafka-bridge', 'projector', 'query']);
   });
 
   it.each(ours)('%s runs a file of the repo', (_name, service) => {

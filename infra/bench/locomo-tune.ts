@@ -34,8 +34,8 @@ async function main(): Promise<void> {
   }
   void textHash;
   const variants: [string, RankingOptions, number][] = [];
-  for (const vectorWeight of [0, 1, 1.5, 2]) for (const decay of [0, 0.3, 0.5, 0.7]) for (const seeds of [3, 5, 10]) for (const minCosine of [0.2, 0.3])
-    variants.push([`vw=${vectorWeight} decay=${decay} seeds=${seeds} minCos=${minCosine}`, { ...DEFAULT_RANKING, vectorWeight, expansion: { ...DEFAULT_RANKING.expansion, decay, seeds, depth: decay === 0 ? 0 : 1 } }, minCosine]);
+  for (const vectorWeight of [0.3, 0.4]) for (const decay of [0.85, 0.95]) for (const rrfK of [5, 10, 20]) for (const seeds of [5, 10])
+    variants.push([`vw=${vectorWeight} decay=${decay} rrfK=${rrfK} seeds=${seeds}`, { ...DEFAULT_RANKING, vectorWeight, rrfK, expansion: { ...DEFAULT_RANKING.expansion, decay, seeds, depth: 1 } }, 0.2]);
   const perQuestion = prepared.flatMap(({ c, candidates, vectors, queryVectors, reference }) =>
     c.questions.map((q, qi) => {
       const scores = bm25Scores(candidates.map((x) => x.text), q.question);

@@ -7,7 +7,8 @@
 #                                            free port, wait until it answers; prints host:port
 #   infra/kafka/broker.sh stop STATE_DIR     stop it (SIGTERM, then SIGKILL after 20 s), remove STATE_DIR
 #
-# Environment: KAFKA_START_TIMEOUT (seconds, default 90), KAFKA_HEAP_OPTS (default -Xms256m -Xmx768m).
+# Environment: KAFKA_START_TIMEOUT (seconds, default 90), KAFKA_HEAP_OPTS (default -Xms256m -Xmx768m),
+# KAFKA_OWNER_PID (stop the broker when that process is gone, e.g. a killed test run).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 lib="$here/lib"
@@ -68,6 +69,11 @@ start() {
     sleep 0.25
   done
   log "broker up on 127.0.0.1:$port in $((SECONDS - started))s (pid $pid, state $dir)"
+  if [ -n "${KAFKA_OWNER_PID:-}" ]; then
+    # A watchdog: when the owner dies without stopping the broker (SIGKILL), stop it anyway.
+    (while kill -0 "$KAFKA_OWNER_PID" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 2; done; stop "$dir") </dev/null >/dev/null 2>&1 &
+    disown
+  fi
   echo "127.0.0.1:$port"
 }
 

@@ -7,8 +7,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 reports=$(mktemp -d)
 opensearch_pid=
-# Stops the OpenSearch node (if this script started one) however the script ends.
-trap 'rm -rf "$reports"; if [ -n "$opensearch_pid" ]; then infra/opensearch/opensearch.sh stop "$opensearch_pid"; fi' EXIT
+kafka_state=
+# Stops the OpenSearch node and the Kafka broker (if this script started them) however the script ends.
+trap 'rm -rf "$reports"; if [ -n "$opensearch_pid" ]; then infra/opensearch/opensearch.sh stop "$opensearch_pid"; fi; if [ -n "$kafka_state" ]; then infra/kafka/broker.sh stop "$kafka_state"; fi' EXIT
 status=0
 failures_outside_jest=0
 
@@ -29,6 +30,20 @@ if [ -z "${OPENSEARCH_URL:-}" ]; then
     export OPENSEARCH_URL
   else
     echo "OpenSearch did not start: its integration specs are not selected (counted as 1 failure)"
+    failures_outside_jest=$((failures_outside_jest + 1)); status=1
+  fi
+fi
+
+# ONE real Kafka broker (Apache Kafka from Maven Central, infra/kafka) for both integration
+# legs; the Kafka specs are selected only when KAFKA_BROKERS is set. A broker that does not
+# start counts as a failure. A KAFKA_BROKERS given by the caller is used as is.
+if [ -z "${KAFKA_BROKERS:-}" ]; then
+  echo "== starting a Kafka broker for the integration tests"
+  kafka_state=$(mktemp -d)
+  if KAFKA_BROKERS=$(KAFKA_OWNER_PID=$$ infra/kafka/broker.sh start "$kafka_state"); then
+    export KAFKA_BROKERS
+  else
+    echo "the Kafka broker did not start: its integration specs are not selected (counted as 1 failure)"
     failures_outside_jest=$((failures_outside_jest + 1)); status=1
   fi
 fi

@@ -17,6 +17,8 @@ export interface RuntimeConfig {
   apiKeys: ApiKey[];
   /** Kafka command consumer + event relay; undefined (off) unless KAFKA_BROKERS is set. */
   kafka: KafkaConfig | undefined;
+  /** OpenSearch search backend (e.g. `http://127.0.0.1:9200`); undefined (embedded search only) unless OPENSEARCH_URL is set. */
+  openSearchUrl: string | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -31,6 +33,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     logLevel: env['LOG_LEVEL'] ?? 'info',
     apiKeys: loadApiKeys(env),
     kafka: readKafkaConfig(env),
+    openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
   };
 }
 

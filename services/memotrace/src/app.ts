@@ -4,9 +4,10 @@ import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
 import { registerMcpRoute } from '@memotrace/mcp-service';
-import { RebuildJob, registerAdminRoutes, runReadModelProjector, runSearchIndexProjector } from '@memotrace/projector-service';
-import { EMBEDDING_PROVIDER, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule, registerQueryRoutes } from '@memotrace/query-service';
+import { RebuildJob, registerAdminRoutes, runOpenSearchProjector, runReadModelProjector, runSearchIndexProjector } from '@memotrace/projector-service';
+import { EMBEDDING_PROVIDER, OPENSEARCH_INDEX, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule, registerQueryRoutes } from '@memotrace/query-service';
 import { type EmbeddingProvider, embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
 import { type RuntimeConfig, TOKENS, databaseReadiness, infraModule, openDatabase } from '@memotrace/runtime';
 import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
@@ -25,6 +26,8 @@ export interface RunningService {
 export interface StartOptions {
   /** The search embeddings provider; `null` for BM25-only search; default from the environment (EMBEDDINGS_*). */
   embeddings?: EmbeddingProvider | null;
+  /** The OpenSearch index name when OPENSEARCH_URL is set (default `memotrace-items`; tests use their own). */
+  openSearchIndex?: string;
 }
 
 export async function startMemoTrace(config: RuntimeConfig, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
@@ -40,6 +43,12 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const searchIndex = embeddings
     ? await runSearchIndexProjector(database.store, database.pool, embeddings, (error) => logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'))
     : undefined;
+  // OpenSearch (OPENSEARCH_URL): a projector of its own feeds the index; search recall asks it, the cut stays the read models'.
+  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl, ...(options.openSearchIndex ? { index: options.openSearchIndex } : {}) }) : undefined;
+  if (openSearch) container.bind(OPENSEARCH_INDEX).toConstantValue(openSearch);
+  const openSearchProjector = openSearch
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))
+    : undefined;
 
   const access = new AccessControl(config.apiKeys);
   const { app, metrics } = createHttpServer({
@@ -51,6 +60,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
   metrics.trackProjectionLag('read-models', async () => (await database.store.headPosition()) - projector.position());
+  if (openSearchProjector) metrics.trackProjectionLag('search-opensearch', async () => (await database.store.headPosition()) - openSearchProjector.position());
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   const rebuild = new RebuildJob(database.pool, database.store);
   registerAdminRoutes(app, rebuild);
@@ -72,6 +82,8 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
       await kafka?.stop();
       await rebuild.settled();
       await searchIndex?.stop();
+      await openSearchProjector?.stop();
+      await openSearch?.close();
       await projector.stop();
       await database.close();
     },

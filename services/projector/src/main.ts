@@ -1,6 +1,8 @@
 import { onShutdown, openDatabase, readConfig, runMain } from '@memotrace/runtime';
+import { embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
 import pino from 'pino';
-import { runReadModelProjector } from './run-projector';
+import { runOpenSearchProjector, runReadModelProjector } from './run-projector';
 import { startWorkSharingProjector } from './work-sharing';
 
 /**
@@ -31,7 +33,15 @@ async function main(): Promise<void> {
     });
     stop = () => sharing.stop();
   }
+  // OPENSEARCH_URL: also feed the OpenSearch index (whole log, own checkpoint row; replicas
+  // running it too are safe: the checkpoint row is locked per batch and the projection is idempotent).
+  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl }) : undefined;
+  const openSearchProjector = openSearch
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddingsFromEnv(), (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))
+    : undefined;
   onShutdown(async () => {
+    await openSearchProjector?.stop();
+    await openSearch?.close();
     await stop();
     await database.close();
   }, (m) => logger.info(m));

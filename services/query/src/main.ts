@@ -6,7 +6,8 @@ import { Container } from 'inversify';
 import pino from 'pino';
 import { registerQueryRoutes } from './http-routes';
 import { embeddingsFromEnv } from '@memotrace/search-index';
-import { EMBEDDING_PROVIDER, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
+import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
+import { EMBEDDING_PROVIDER, OPENSEARCH_INDEX, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
 import { PollingProjectionProgress } from './polling-progress';
 
 /** A stateless query process: run any number, optionally against a replica (READ_DATABASE_URL). */
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   container.bind(PROJECTION_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool));
   const embeddings = embeddingsFromEnv();
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
+  // OPENSEARCH_URL: recall from OpenSearch (the projector service feeds it); the cut stays the read models'.
+  if (config.openSearchUrl) container.bind(OPENSEARCH_INDEX).toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl }));
   const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, access: new AccessControl(config.apiKeys), readiness: [databaseReadiness(database.readPool)] });
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   logger.info(accessMode);

@@ -5,11 +5,14 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { ConsistencyGate, type ProjectionProgress } from './consistency';
 import type { QueryRouteDeps } from './http-routes';
 import { ReplayMemoryQueries } from './replay-queries';
-import { embeddedRecall, projectedVectors } from './search';
+import type { OpenSearchItemIndex } from '@memotrace/search-opensearch';
+import { embeddedRecall, openSearchRecall, projectedVectors } from './search';
 
 export const PROJECTION_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.projectionProgress');
 /** Optional: the embeddings provider (composition root); without it search is BM25 only. */
 export const EMBEDDING_PROVIDER: ServiceIdentifier<EmbeddingProvider> = Symbol.for('memotrace.embeddingProvider');
+/** Optional: the OpenSearch index (OPENSEARCH_URL); with it, search recall (BM25, k-NN) is answered by OpenSearch. */
+export const OPENSEARCH_INDEX: ServiceIdentifier<OpenSearchItemIndex> = Symbol.for('memotrace.openSearchIndex');
 export const QUERY_ROUTE_DEPS: ServiceIdentifier<QueryRouteDeps> = Symbol.for('memotrace.queryRouteDeps');
 
 /** Binds the read side; PROJECTION_PROGRESS comes from the composition root (in-process projector or polling). */
@@ -24,7 +27,9 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const clock = ctx.get(TOKENS.clock);
       const provider: EmbeddingProvider | undefined = ctx.get<EmbeddingProvider>(EMBEDDING_PROVIDER, { optional: true });
       const warn = (message: string) => console.warn(`memotrace search: ${message}`);
-      const recall = provider ? embeddedRecall(projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool)), warn)) : undefined;
+      const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool)), warn) : undefined;
+      const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
+      const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
       return { gate, store, now: () => clock.now(), recall };
     })
     .inSingletonScope();

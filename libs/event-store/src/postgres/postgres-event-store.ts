@@ -19,7 +19,7 @@ export interface PostgresEventStoreOptions {
   ownsPool?: boolean;
   /** Rows per query for subscription catch-up. */
   batchSize?: number;
-  /** Rows per query for readStream (default 20,000: a replay reads whole streams; small pages cost a round trip each). */
+  /** Rows per query for readStream (default 50,000: a replay reads whole streams; small pages cost a round trip each). */
   streamPageSize?: number;
   /** Fallback poll of live subscriptions. */
   pollIntervalMs?: number;
@@ -43,7 +43,7 @@ export class PostgresEventStore implements EventStore {
     private readonly options: PostgresEventStoreOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 1000;
-    this.streamPageSize = options.streamPageSize ?? 20_000;
+    this.streamPageSize = options.streamPageSize ?? 50_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
   }
 

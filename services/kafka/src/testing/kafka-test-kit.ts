@@ -66,9 +66,14 @@ export class TopicReader {
     const reader = new TopicReader();
     const consumer = kafka.consumer({ groupId: `reader-${randomBytes(6).toString('hex')}`, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     reader.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ topic, partition, message }) => void reader.messages.push(toRead(topic, partition, message)) });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics, fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ topic, partition, message }) => void reader.messages.push(toRead(topic, partition, message)) });
+    } catch (error) {
+      await consumer.disconnect();
+      throw error;
+    }
     return reader;
   }
 

@@ -15,11 +15,15 @@ export interface TestService extends Api {
   stop(): Promise<void>;
 }
 
-/** The all-in-one service on a fresh database of DATABASE_URL's server, on a free port. */
+/**
+ * The all-in-one service on a fresh database of DATABASE_URL's server, on a free port.
+ * BM25-only search unless a test passes an embeddings provider: loading the offline model
+ * and embedding every test's data would cost each suite CPU it does not test.
+ */
 export async function startTestService(overrides: Partial<RuntimeConfig> = {}, options: StartOptions = {}): Promise<TestService> {
   const database = await createTestDatabase();
   const config = { ...readConfig({}), databaseUrl: database.url, port: 0, host: '127.0.0.1', ...overrides };
-  const service = await startMemoTrace(config, pino({ level: 'silent' }), options);
+  const service = await startMemoTrace(config, pino({ level: 'silent' }), { embeddings: null, ...options });
   return {
     ...apiAt(service.url),
     service,

@@ -1,4 +1,8 @@
 import { analyze } from './analyze';
+import { memoize } from './memo';
+
+/** Document terms, memoized (a document's terms never change; the result is not mutated). */
+const documentTerms = memoize(analyze);
 
 /** BM25 parameters (Robertson/Sparck Jones, with Lucene's always-positive idf). */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -18,7 +22,7 @@ export function bm25Scores(documents: readonly string[], query: string, params: 
   const frequencies: Map<string, number>[] = [];
   const documentFrequency = new Map<string, number>();
   for (const document of documents) {
-    const terms = analyze(document);
+    const terms = documentTerms(document);
     const tf = new Map<string, number>();
     for (const term of terms) if (wanted.has(term)) tf.set(term, (tf.get(term) ?? 0) + 1);
     for (const term of tf.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);

@@ -1,5 +1,6 @@
 import { dot, textHash } from '@memotrace/search-index';
 import { bm25Scores } from './bm25';
+import { memoize } from './memo';
 import { type RecallBackend, type RecallHit, itemKey } from './recall-backend';
 
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
@@ -17,7 +18,9 @@ export interface EmbeddedRecallOptions {
   minCosine: number;
 }
 
-export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100, minCosine: 0.3 };
+const hashOf = memoize(textHash);
+
+export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100, minCosine: 0.2 };
 
 /**
  * The embedded recall backend: BM25 over the cut's candidates (the cut is the
@@ -35,7 +38,7 @@ export function embeddedRecall(source: VectorSource | undefined, options: Embedd
       if (source === undefined) return { bm25, vector: [] };
       const queryVector = await source.queryVector(query);
       if (queryVector === null) return { bm25, vector: [] };
-      const hashes = candidates.map((c) => textHash(c.text));
+      const hashes = candidates.map((c) => hashOf(c.text));
       const vectors = await source.vectors(hashes);
       const vector: RecallHit[] = [];
       candidates.forEach((c, i) => {

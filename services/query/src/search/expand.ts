@@ -12,7 +12,7 @@ export interface ExpansionOptions {
   decay: number;
 }
 
-export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 5, depth: 1, fanOut: 4, decay: 0.5 };
+export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 5, depth: 1, fanOut: 4, decay: 0.85 };
 
 /**
  * The cut's items as a graph: evidence links both ways (event -> facts -> mentions,
@@ -22,31 +22,19 @@ export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 5, depth: 1, fanOut:
  */
 export class ItemGraph {
   private readonly byKey = new Map<string, Candidate>();
-  private readonly links = new Map<string, string[][]>();
+  private readonly reverse = new Map<string, string[]>();
+  private readonly byEntity = new Map<string, string[]>();
+  private readonly byDoc = new Map<string, Candidate[]>();
+  private readonly sortedDocs = new Set<string>();
 
+  /** Indexes in one pass; neighbours are worked out only for the items expansion visits (a few per search). */
   constructor(candidates: readonly Candidate[]) {
     for (const c of candidates) this.byKey.set(itemKey(c), c);
-    const evidenceOf = new Map<string, string[]>();
-    const reverse = new Map<string, string[]>();
-    const byEntity = new Map<string, string[]>();
-    const byDoc = new Map<string, Candidate[]>();
     for (const c of candidates) {
       const key = itemKey(c);
-      const targets = c.evidence.map(itemKey).filter((k) => this.byKey.has(k));
-      evidenceOf.set(key, targets);
-      for (const t of targets) push(reverse, t, key);
-      for (const entity of c.entities ?? []) push(byEntity, entity, key);
-      if (c.kind === 'mention' && c.docId !== undefined) push(byDoc, c.docId, c);
-    }
-    const neighbours = new Map<string, string[]>();
-    for (const mentions of byDoc.values()) {
-      mentions.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
-      mentions.forEach((m, i) => neighbours.set(itemKey(m), [mentions[i - 1], mentions[i + 1]].filter((n) => n !== undefined).map(itemKey)));
-    }
-    for (const c of candidates) {
-      const key = itemKey(c);
-      const sameEntity = [...new Set((c.entities ?? []).flatMap((e) => byEntity.get(e) ?? []))].filter((k) => k !== key);
-      this.links.set(key, [evidenceOf.get(key) ?? [], reverse.get(key) ?? [], neighbours.get(key) ?? [], sameEntity]);
+      for (const e of c.evidence) push(this.reverse, itemKey(e), key);
+      for (const entity of c.entities ?? []) push(this.byEntity, entity, key);
+      if (c.kind === 'mention' && c.docId !== undefined) push(this.byDoc, c.docId, c);
     }
   }
 
@@ -56,9 +44,26 @@ export class ItemGraph {
 
   /** Neighbours by link kind (evidence, evidenced-by, neighbouring turns, same entity), each list capped at `fanOut`. */
   neighbours(key: string, fanOut: number): string[] {
-    return (this.links.get(key) ?? []).flatMap((list) => list.slice(0, fanOut));
+    const c = this.byKey.get(key);
+    if (c === undefined) return [];
+    const evidence = c.evidence.map(itemKey).filter((k) => this.byKey.has(k));
+    const sameEntity = [...new Set((c.entities ?? []).flatMap((e) => this.byEntity.get(e) ?? []))].filter((k) => k !== key);
+    return [evidence, this.reverse.get(key) ?? [], this.turnsNextTo(c), sameEntity].flatMap((list) => list.slice(0, fanOut));
+  }
+
+  private turnsNextTo(c: Candidate): string[] {
+    if (c.kind !== 'mention' || c.docId === undefined) return [];
+    const turns = this.byDoc.get(c.docId)!;
+    if (!this.sortedDocs.has(c.docId)) {
+      turns.sort((a, b) => NATURAL.compare(a.id, b.id));
+      this.sortedDocs.add(c.docId);
+    }
+    const i = turns.indexOf(c);
+    return [turns[i - 1], turns[i + 1]].filter((n) => n !== undefined).map(itemKey);
   }
 }
+
+const NATURAL = new Intl.Collator('en', { numeric: true });
 
 /**
  * Breadth-first from the `seeds` best-scored items: a reached item scores

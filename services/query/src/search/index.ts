@@ -3,3 +3,4 @@ export { searchMemory, candidatesInCut, type SearchInput, type SearchResult } fr
 export { type RecallBackend, type RecallRequest, type RecallResult, type RecallHit, itemKey } from './recall-backend';
 export { embeddedRecall, type VectorSource } from './embedded-recall';
 export { projectedVectors } from './projected-vectors';
+export { openSearchRecall, type OpenSearchRecallOptions, DEFAULT_OPENSEARCH_RECALL } from './opensearch-recall';

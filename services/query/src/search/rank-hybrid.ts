@@ -16,7 +16,7 @@ export interface RankingOptions {
 }
 
 /** Tuned on the LoCoMo dev split only (docs/benchmarks.md). */
-export const DEFAULT_RANKING: RankingOptions = { bm25Weight: 1, vectorWeight: 1, rrfK: 60, supersededFactor: 0.5, expansion: DEFAULT_EXPANSION };
+export const DEFAULT_RANKING: RankingOptions = { bm25Weight: 1, vectorWeight: 0.3, rrfK: 20, supersededFactor: 0.5, expansion: DEFAULT_EXPANSION };
 
 export interface RankingContext {
   /** The cut's reference time, epoch ms. */

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { projectedPosition } from '@memotrace/read-models';
+import type { EmbeddingProvider } from '@memotrace/search-index';
+import { OPENSEARCH_PROJECTION, OpenSearchItemIndex } from '@memotrace/search-opensearch';
+import { Pool } from 'pg';
+import { describeWithOpenSearch, hashedEmbedding } from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
+import { type TestService, startTestService } from './testing/test-service';
+
+const MON = '2024-05-06T09:00:00.000Z';
+const WED = '2024-05-08T00:00:00.000Z';
+const WED_NOON = '2024-05-08T12:00:00.000Z';
+const THU = '2024-05-09T10:00:00.000Z';
+const M = 'os-story';
+const LATE = ['m-thu', 'alice-beta', 'ev-move', 'ep-move'];
+
+/** Deterministic 512-d bag-of-words vectors, so the k-NN leg runs in OpenSearch too. */
+const embeddings: EmbeddingProvider = { model: 'test-hashed-512', embed: async (texts) => texts.map((t) => Float32Array.from(hashedEmbedding(t))) };
+
+/** The whole service with OPENSEARCH_URL: the OpenSearch projector feeds the index, search recall asks it. */
+describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (url) => {
+  let t: TestService;
+  let pool: Pool;
+  const indexName = `memotrace-test-service-${randomBytes(4).toString('hex')}`;
+  const index = new OpenSearchItemIndex({ url, index: indexName });
+  const search = async (query: string, recordedAt: string) => {
+    const { status, body } = await t.post(`/v1/memories/${M}/search`, { query, validAt: '*', recordedAt, k: 20 });
+    expect(status).toBe(200);
+    return (body.items as { kind: string; id: string }[]).map((i) => `${i.kind}:${i.id}`);
+  };
+  const waitForOpenSearch = async (position: number) => {
+    const deadline = Date.now() + 30_000;
+    while ((await projectedPosition(pool, OPENSEARCH_PROJECTION)) < position) {
+      if (Date.now() > deadline) throw new Error(`OpenSearch projection did not reach ${position}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  beforeAll(async () => {
+    t = await startTestService({ openSearchUrl: url }, { embeddings, openSearchIndex: indexName });
+    pool = new Pool({ connectionString: t.service.databaseUrl, max: 1 });
+    const monday = await t.commands(M, [
+      { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', recordedAt: MON },
+      { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme', recordedAt: MON },
+      { op: 'UPSERT_ENTITY', entityId: 'beta', name: 'Beta', recordedAt: MON },
+      { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: MON },
+      { op: 'RECORD_MENTION', mentionId: 'm-mon', docId: 'chat-1', text: 'I started at Acme today', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
+      { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', evidence: ['m-mon'], recordedAt: MON },
+      { op: 'UPSERT_EVENT', eventId: 'ev-join', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00Z' }, recordedAt: MON },
+      { op: 'UPSERT_EPISODE', episodeId: 'ep-onboarding', title: 'Alice onboarding at Acme', window: { from: '2024-05-06T00:00:00Z' }, events: ['ev-join'], recordedAt: MON },
+    ]);
+    expect(monday.status).toBe(200);
+    // Thursday: recorded after the Wednesday cut, and the best match for every query below.
+    const thursday = await t.commands(M, [
+      { op: 'RECORD_MENTION', mentionId: 'm-thu', docId: 'chat-2', text: 'I moved to Beta yesterday. Beta! Acme? Beta!', speaker: 'Alice', occurredAt: THU, recordedAt: THU },
+      { op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: WED, evidence: ['m-thu'], recordedAt: THU },
+      { op: 'UPSERT_EVENT', eventId: 'ev-move', summary: 'Alice moved from Acme to Beta', includesFacts: ['alice-beta'], timeSpan: { from: WED }, recordedAt: THU },
+      { op: 'UPSERT_EPISODE', episodeId: 'ep-move', title: 'The move from Acme to Beta', window: { from: WED }, events: ['ev-move'], recordedAt: THU },
+    ]);
+    expect(thursday.status).toBe(200);
+    await waitForOpenSearch(thursday.body.position);
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await t?.stop();
+    await index.dropIndex();
+    await index.close();
+  });
+
+  it('finds the items of the cut (mentions, fact versions, events, episodes), never one recorded after it, and the hits come from OpenSearch', async () => {
+    // The index holds the late items; only the cut keeps them out.
+    expect(await index.visible(M, { validAt: '*', recordedAt: THU })).toEqual(
+      expect.arrayContaining(['event:ev-move', 'fact:alice-beta', 'mention:m-thu', 'episode:ep-move']),
+    );
+    const wednesday = await search('Alice Acme Beta', WED_NOON);
+    expect(wednesday).toEqual(expect.arrayContaining(['mention:m-mon', 'fact:alice-acme', 'event:ev-join', 'episode:ep-onboarding']));
+    for (const query of ['Beta', 'Alice moved from Acme to Beta', 'I moved to Beta yesterday', 'Alice works at Beta', 'The move from Acme to Beta']) {
+      const ids = await search(query, WED_NOON);
+      for (const late of LATE) expect(ids.map((i) => i.split(':')[1])).not.toContain(late);
+    }
+    expect(await search('Beta', THU)).toEqual(expect.arrayContaining(['mention:m-thu', 'fact:alice-beta', 'event:ev-move', 'episode:ep-move']));
+
+    // Answered by OpenSearch: with the memory's documents gone from the index there are no hits, so no items.
+    await index.deleteMemory(M);
+    expect(await search('Alice Acme Beta', WED_NOON)).toEqual([]);
+  });
+});
