@@ -39,18 +39,23 @@ export class KafkaCommandConsumer {
     const { kafka, config } = this.deps;
     const consumer = kafka.consumer({
       groupId: config.groupId,
-      sessionTimeout: 30_000,
+      sessionTimeout: 10_000,
       heartbeatInterval: 3_000,
+      // A shorter long-poll: stop() waits for the fetch in flight.
+      maxWaitTimeInMs: 1_000,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 10_000 },
     });
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topic: config.topics.commands, fromBeginning: true });
-    await consumer.run({
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: Math.max(1, Math.min(config.partitions, 8)),
-      eachBatch: (payload) => this.consumeBatch(payload),
-    });
+    // Not awaited: joining the group can wait out a crashed member's session; the service need not.
+    consumer
+      .run({
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: Math.max(1, Math.min(config.partitions, 8)),
+        eachBatch: (payload) => this.consumeBatch(payload),
+      })
+      .catch((error: unknown) => this.deps.onError(error, 'kafka command consumer'));
   }
 
   async stop(): Promise<void> {

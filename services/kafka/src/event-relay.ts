@@ -50,8 +50,8 @@ export class KafkaEventRelay {
 
   async start(): Promise<void> {
     this.published = await this.checkpoints.load();
-    // Idempotent producer, one request in flight: retries never reorder or duplicate within a session.
-    this.producer = this.options.kafka.producer({ createPartitioner: keyPartitioner, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    // One request in flight: a retried send can never overtake the one before it, so each memory stays in position order.
+    this.producer = this.options.kafka.producer({ createPartitioner: keyPartitioner, maxInFlightRequests: 1, allowAutoTopicCreation: false });
     await this.producer.connect();
     // The live subscription only wakes the loop; the events themselves are read in batches.
     const head = await this.options.store.headPosition();
