@@ -11,3 +11,4 @@ export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus
 export * from './cut';
 export { commandsOfLog } from './export';
 export type { MemoryQueries } from './read-port';
+export * from './search-text';

@@ -44,3 +44,23 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   pool.on('error', () => undefined);
   return pool;
 }
+
+/**
+ * Runs `work` in one transaction on one pooled connection: COMMIT when it resolves,
+ * ROLLBACK when it throws. A connection whose ROLLBACK failed is destroyed, not reused.
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,4 +1,4 @@
-import type { DomainEventType, EdgeTarget, Instant, MemoryEvent } from '@memotrace/domain';
+import { type DomainEventType, type Instant, type MemoryEvent, factText, mentionText } from '@memotrace/domain';
 import type { LoggedMemoryEvent } from '@memotrace/memory-log';
 import { type SearchDoc, VECTOR_DIMENSION } from './documents';
 import { type Interval, type IntervalSet, intersect, normalize, union } from './intervals';
@@ -127,8 +127,7 @@ class MemoryBatch {
       case 'MentionRecorded': {
         if (this.docs.has(`mention:${event.data.mentionId}`)) return;
         const { mentionId, docId, text, speaker, occurredAt } = event.data;
-        const rendered = speaker !== null && speaker.trim() !== '' ? `${speaker}: ${text}` : text;
-        this.put({ ...this.base('mention', mentionId, `mention:${mentionId}`, at, position), text: rendered, occurredAt, payload: { docId } });
+        this.put({ ...this.base('mention', mentionId, `mention:${mentionId}`, at, position), text: mentionText({ speaker, text }), occurredAt, payload: { docId } });
         return;
       }
       case 'FactAsserted': {
@@ -137,7 +136,7 @@ class MemoryBatch {
         this.closeOpen('fact', factId, at, position);
         this.put({
           ...this.base('fact', factId, `fact:${factId}#${position}`, at, position),
-          text: `${this.nameOf(src)} ${relationPhrase(rel)} ${this.targetText(dst)}`,
+          text: factText({ src, rel, dst }, (id) => this.nameOf(id)),
           valid: { from: validFrom, to: validTo },
           evidence,
           payload: { src, rel, dst, confidence, source },
@@ -244,19 +243,4 @@ class MemoryBatch {
     const name = this.docs.get(`entity:${entityId}`)?.payload?.['name'];
     return typeof name === 'string' ? name : entityId;
   }
-
-  private targetText(dst: EdgeTarget): string {
-    return typeof dst === 'string' ? this.nameOf(dst) : String(dst.literal);
-  }
-}
-
-/** `works_at` -> `works at`, `bornIn` -> `born in` (as the embedded search renders facts). */
-export function relationPhrase(rel: string): string {
-  const phrase = rel
-    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
-    .replace(/[_\-.:/]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
-  return phrase === '' ? rel : phrase;
 }

@@ -13,6 +13,7 @@ import {
   compareIds,
   contains,
 } from '@memotrace/domain';
+import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
 import { MergeForest, type MergeRow } from './merge-forest';
@@ -193,20 +194,8 @@ export class PostgresMemoryQueries implements MemoryQueries {
     });
   }
 
-  private async snapshot<T>(read: (q: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await read(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+  private snapshot<T>(read: (q: Queryable) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 }
 

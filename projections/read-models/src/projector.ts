@@ -1,5 +1,6 @@
 import type { EventStore, StoredEvent } from '@memotrace/event-store';
 import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
+import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
 import type { Subscription } from 'rxjs';
 import { type Partition, WHOLE_LOG, assertPartition, checkpointName, isCheckpointOf, layoutCheckpoints, partitionOf } from './partitions';
@@ -241,10 +242,7 @@ class RunningProjector implements Projector {
     const last = batch[batch.length - 1]!.position;
     const { index, count } = this.partition;
     const logged = batch.map(toLoggedEvent).filter((e): e is LoggedMemoryEvent => e !== null && (count === 1 || partitionOf(e.memoryId, count) === index));
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       const checkpoints = await lockCheckpoints(client, this.names);
       for (const { projection, types, checkpoint } of this.projections) {
         const from = checkpoints.get(checkpoint);
@@ -254,13 +252,7 @@ class RunningProjector implements Projector {
         if (events.length > 0) await projection.handle(events, client);
       }
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = ANY($1) AND position < $2', [this.names, last]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   private notifyWaiters(): void {
@@ -304,10 +296,7 @@ async function lockCheckpoints(client: PoolClient, names: readonly string[]): Pr
  * then they are replaced; otherwise refuse rather than apply anything twice.
  */
 async function initialiseLayout(pool: Pool, projections: readonly string[], count: number): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('memotrace rm_checkpoints layout'))");
     for (const projection of projections) {
       const { rows } = await client.query<{ projection: string; position: string }>(
@@ -329,11 +318,5 @@ async function initialiseLayout(pool: Pool, projections: readonly string[], coun
       if (others.length > 0) await client.query('DELETE FROM rm_checkpoints WHERE projection = ANY($1)', [others.map((r) => r.projection)]);
       await client.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), $2 ON CONFLICT (projection) DO NOTHING', [mine, start]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }

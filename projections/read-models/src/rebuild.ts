@@ -1,6 +1,7 @@
 import type { Instant } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
+import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { applyToPlan, emptyPlan } from './batch-plan';
 import { bulkLoadPlan } from './bulk-load';
@@ -183,7 +184,7 @@ async function liveSchema(pool: Pool): Promise<string> {
 }
 
 async function createSchema(pool: Pool, schema: string, live: string): Promise<void> {
-  await transaction(pool, async (client) => {
+  await inTransaction(pool, async (client) => {
     await client.query(`CREATE SCHEMA ${schema}`);
     await client.query(`SET LOCAL search_path TO ${schema}, ${live}`);
     for (const sql of readModelStatements) if (!sql.startsWith('CREATE EXTENSION') && !isDeferred(sql)) await client.query(sql);
@@ -193,7 +194,7 @@ async function createSchema(pool: Pool, schema: string, live: string): Promise<v
 
 /** Unqualified table names resolve to `schema` first, for this transaction only. */
 function inSchema<T>(pool: Pool, schema: string, live: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  return transaction(pool, async (client) => {
+  return inTransaction(pool, async (client) => {
     await client.query(`SET LOCAL search_path TO ${schema}, ${live}`);
     return work(client);
   });
@@ -252,21 +253,5 @@ async function switchIn(pool: Pool, store: EventStore, build: string, live: stri
       if (attempt < 5 && (code === '40P01' || code === '55P03')) continue; // deadlock detected, lock not available
       throw error;
     }
-  }
-}
-
-async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
-  } finally {
-    client.release(broken);
   }
 }

@@ -4,7 +4,7 @@ export { openAiEmbeddingProvider, type OpenAiEmbeddingsOptions } from './embeddi
 export { cachedEmbeddings, type EmbeddingCacheOptions } from './embeddings/cached';
 export { embeddingsFromEnv } from './embeddings/from-env';
 export { textHash } from './text-hash';
-export { relationPhrase, factText, mentionText } from './render';
+export { relationPhrase, factText, mentionText } from '@memotrace/domain';
 export { searchIndexMigrations, SearchIndexSchema1763900000000, SEARCH_INDEX_TABLES } from './schema';
 export { VectorLookup, storeVectors, storedHashes } from './vector-store';
 export { searchIndexProjection, searchableTexts, SEARCH_INDEX_PROJECTION, type SearchIndexProjection, type IndexedText } from './search-projection';

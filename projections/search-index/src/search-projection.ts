@@ -2,7 +2,7 @@ import type { DomainEventType } from '@memotrace/domain';
 import type { LoggedMemoryEvent } from '@memotrace/memory-log';
 import type { PoolClient } from 'pg';
 import type { EmbeddingProvider } from './embeddings/port';
-import { factText, mentionText } from './render';
+import { factText, mentionText } from '@memotrace/domain';
 import { textHash } from './text-hash';
 import { storeVectors, storedHashes } from './vector-store';
 

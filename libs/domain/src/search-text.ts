@@ -1,6 +1,6 @@
 /**
- * How items are rendered as searchable text. Shared by the search projection (which
- * embeds the text) and the search itself (which finds the vector by the text's hash),
+ * How items are rendered as searchable text. Shared by the search projections (which
+ * embed or index the text) and the search itself (which finds the vector by the text's hash),
  * so both must render identically.
  */
 export type EdgeTargetLike = string | { literal: unknown };
