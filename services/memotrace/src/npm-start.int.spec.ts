@@ -16,7 +16,9 @@ const startScript: string = JSON.parse(readFileSync(join(repo, 'package.json'), 
 async function startProcess(dataDir: string, port: number): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
   delete env['DATABASE_URL'];
-  delete env['KAFKA_BROKERS']; // npm start needs no Kafka (issue 3); npm test exports one for the Kafka specs
+  // npm start needs neither Kafka nor OpenSearch; npm test exports both for their own specs.
+  delete env['KAFKA_BROKERS'];
+  delete env['OPENSEARCH_URL'];
   // What `npm start` runs, spawned directly so the test sees the service's own exit code.
   const [command, ...args] = startScript.split(' ');
   const child = spawn(join(repo, 'node_modules/.bin', command!), args, { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -7,6 +7,7 @@ import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postg
 import { PostgresMemoryQueries, READ_MODELS_PROJECTION, projectedPosition, readModelMigrations } from '@memotrace/read-models';
 import { ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
 import fc from 'fast-check';
+import { projectorEnv } from './testing/child-env';
 
 /**
  * Issue 4, projector crash safety: the projector runs as its own process
@@ -74,7 +75,7 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
     // One process (no tsx wrapper), so SIGKILL hits the projector itself.
     child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+      env: projectorEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));

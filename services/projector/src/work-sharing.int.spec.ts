@@ -5,6 +5,7 @@ import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postg
 import { PostgresMemoryQueries, layoutCheckpoints, projectedPosition, readModelMigrations } from '@memotrace/read-models';
 import { ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
 import { appendMemories, expectedRowCounts, generateMemories, rowCounts } from './testing/ingest';
+import { projectorEnv } from './testing/child-env';
 
 /**
  * Issue 4, work-sharing projectors: three projector processes (services/projector/src/main.ts,
@@ -44,7 +45,7 @@ describe('work-sharing projector processes', () => {
       output: '',
       process: spawn(process.execPath, ['--import', 'tsx', 'services/projector/src/main.ts'], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'info', PROJECTOR_PARTITIONS: String(PARTITIONS) },
+        env: projectorEnv({ DATABASE_URL: db.url, LOG_LEVEL: 'info', PROJECTOR_PARTITIONS: String(PARTITIONS) }),
         stdio: ['ignore', 'pipe', 'pipe'],
       }),
     };
