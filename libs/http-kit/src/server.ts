@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import { randomUUID } from 'node:crypto';
 import { type AccessControl, registerAccessControl } from './auth';
 import { HttpError } from './http-error';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 import { ServiceMetrics } from './metrics';
 
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -24,7 +25,7 @@ export interface HttpServerOptions {
 
 /**
  * A Fastify instance with MemoTrace's edge rules: the error envelope, 413 over
- * 8 MiB, no 5xx for any malformed input, health/readiness/metrics/docs routes.
+ * 8 MiB, 400 for JSON nested deeper than 32 levels, no 5xx for any malformed input, health/readiness/metrics/docs routes.
  */
 export function createHttpServer(options: HttpServerOptions = {}): { app: FastifyInstance; metrics: ServiceMetrics } {
   const metrics = options.metrics ?? new ServiceMetrics();
@@ -46,6 +47,10 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`).body());
+  });
+  // The contract's shapes are shallow; a deeply nested body is refused before any schema walks it.
+  app.addHook('preValidation', async (request) => {
+    if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) throw new HttpError('INVALID_REQUEST', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   });
   // Server-side time of the request so far (routing, handler, serialization): benchmarks read it without network noise.
   app.addHook('onSend', async (_request, reply, payload) => {

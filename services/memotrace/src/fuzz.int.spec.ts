@@ -162,4 +162,18 @@ describe('fuzz: hostile requests to the running service', () => {
     const after = await svc.get(`/v1/memories/${MEMORY}/export`);
     expect(after.text).toBe(before.text);
   }, 180_000);
+
+  it('refuses a body nested deeper than 32 levels with 400 INVALID_REQUEST, and writes nothing', async () => {
+    const before = await svc.get(`/v1/memories/${MEMORY}/export`);
+    const deep = (levels: number) => `{"commands":[{"op":"UPSERT_ENTITY","entityId":"deep","name":"Deep","x":${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
+    for (const levels of [40, 500_000]) {
+      const { status, body } = await svc.post(`/v1/memories/${MEMORY}/commands`, deep(levels));
+      expect({ status, code: body.error.code, message: body.error.message }).toEqual({ status: 400, code: 'INVALID_REQUEST', message: 'request body nests deeper than 32 levels' });
+    }
+    // Just under the limit the body gets through to the contract, which names the unknown field.
+    const shallow = await svc.post(`/v1/memories/${MEMORY}/commands`, deep(28));
+    expect(shallow.status).toBe(400);
+    expect(shallow.body.error.message).not.toContain('nests deeper');
+    expect((await svc.get(`/v1/memories/${MEMORY}/export`)).text).toBe(before.text);
+  });
 });
