@@ -149,10 +149,27 @@ export function changesBetween(state: MemoryState, from: Instant, to: Instant): 
   return changes.sort(compareChanges);
 }
 
-/** By time, then fact, closings before openings, then older version first. */
+/**
+ * By time, then fact, closings before openings, then older version first. A total order:
+ * versions opened at the same record time (one replaced within that instant) are ordered
+ * by record end (the ended one first), then validity, so read models and replay agree.
+ */
 export function compareChanges(a: ChangeView, b: ChangeView): number {
   if (a.at !== b.at) return compareIds(a.at, b.at);
   if (a.version.factId !== b.version.factId) return compareIds(a.version.factId, b.version.factId);
   if (a.change !== b.change) return a.change === 'closed' ? -1 : 1;
-  return compareIds(a.version.recordedFrom, b.version.recordedFrom);
+  return (
+    compareIds(a.version.recordedFrom, b.version.recordedFrom) ||
+    compareEnds(a.version.recordedTo, b.version.recordedTo) ||
+    compareIds(a.version.validFrom, b.version.validFrom) ||
+    compareEnds(a.version.validTo, b.version.validTo)
+  );
+}
+
+/** Interval ends: an open end (null) comes after every instant. */
+function compareEnds(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return compareIds(a, b);
 }

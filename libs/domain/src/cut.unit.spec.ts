@@ -1,7 +1,7 @@
-import { changesBetween, factHistory, factsAt, inValidity } from './cut';
+import { changesBetween, compareChanges, factHistory, factsAt, inValidity } from './cut';
 import { fold, foldBefore } from './evolve';
 import { after, archive, at, before, edge, entity, given, merge, relation, retro } from './testing/given';
-import type { FactView } from './views';
+import type { ChangeView, FactView } from './views';
 
 /**
  * A small history (record time on the left):
@@ -201,5 +201,23 @@ describe('inValidity', () => {
     [at('MON'), at('WED'), '*', true],
   ])('[%s, %s) contains %s: %s', (from, to, t, expected) => {
     expect(inValidity(from, to, t)).toBe(expected);
+  });
+});
+
+describe('compareChanges', () => {
+  const T = '2024-05-06T00:00:00.000Z';
+  const opened = (validFrom: string, recordedTo: string | null): ChangeView => ({
+    change: 'opened',
+    at: T,
+    version: { factId: 'f', src: 'a', rel: 'r', dst: 'b', validFrom, validTo: null, recordedFrom: T, recordedTo, confidence: null, evidence: [], source: null },
+  });
+
+  it('orders versions opened at one record time totally, whatever the input order: the one replaced within the instant first', () => {
+    const replacedAtOnce = opened('2024-05-08T00:00:00.000Z', T);
+    const current = opened('2024-05-07T12:00:00.000Z', null);
+    expect([current, replacedAtOnce].sort(compareChanges)).toEqual([replacedAtOnce, current]);
+    expect([replacedAtOnce, current].sort(compareChanges)).toEqual([replacedAtOnce, current]);
+    const earlierValidity = opened('2024-05-01T00:00:00.000Z', T);
+    expect([replacedAtOnce, earlierValidity].sort(compareChanges)).toEqual([earlierValidity, replacedAtOnce]);
   });
 });

@@ -17,11 +17,13 @@ import { projectorEnv } from './testing/child-env';
  * rows as the folded logs have versions (nothing lost, nothing applied twice), and
  * sampled memories verify clean at every validity bound.
  *
- * CRASH_COMMANDS (default 5,000 in CI; `npm run bench:crash` runs 50,000) sets the
+ * CRASH_COMMANDS (default 5,000 in CI; `npm run test:crash` runs 50,000) sets the
  * ingest size, CRASH_KILLS (default 10) the number of SIGKILLs.
  */
 const COMMANDS = Number(process.env['CRASH_COMMANDS'] ?? 5_000);
 const KILLS = Number(process.env['CRASH_KILLS'] ?? 10);
+// The ingest lasts at least this long, so the kills land while there is work to do.
+const INGEST_MS = Number(process.env['CRASH_INGEST_MS'] ?? 15_000);
 const ROOT = resolve(__dirname, '../../..');
 
 interface Memory {
@@ -116,12 +118,19 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
       }
     })();
 
-    // Four writers, each appending its memories batch by batch (as the command service would).
+    // Four writers, each appending its memories batch by batch (as the command service would),
+    // paced over INGEST_MS at least: a projector restart takes a second or two, so an ingest that
+    // finished at once would leave every kill to find the projector idle at the head.
     const queue = [...memories];
+    const interval = INGEST_MS / memories.reduce((n, m) => n + m.batches.length, 0);
+    const start = Date.now();
+    let sent = 0;
     const writer = async () => {
       for (let m = queue.shift(); m; m = queue.shift()) {
         let revision = -1;
         for (const events of m.batches) {
+          const due = start + sent++ * interval;
+          if (due > Date.now()) await sleep(due - Date.now());
           const r = await store.append(memoryStreamId(m.memoryId), toNewEvents(m.memoryId, events), { expectedRevision: revision < 0 ? 'no_stream' : revision });
           revision = r.nextExpectedRevision;
         }
