@@ -5,6 +5,7 @@ import { cl100k } from '../../services/query/src/search/cl100k';
 import type { Candidate } from '../../services/query/src/search/items';
 import { DEFAULT_RANKING, type RankingOptions, rankItems } from '../../services/query/src/search/rank-hybrid';
 import { itemKey } from '../../services/query/src/search/recall-backend';
+import { ListCutItems } from '../../services/query/src/search/reference-cut';
 import { packEvidence } from '../../services/query/src/search/select';
 import { DEV, loadLocomo } from './locomo-data';
 import { recall } from './locomo-metrics';
@@ -42,15 +43,16 @@ async function main(): Promise<void> {
       const bm25 = candidates.map((x, i) => ({ key: itemKey(x), score: scores[i]! })).filter((h) => h.score > 0).sort((a, b) => b.score - a.score);
       const qv = queryVectors[qi]!;
       const allVector = candidates.map((x, i) => ({ key: itemKey(x), score: vectors[i]!.reduce((s, v, j) => s + v * qv[j]!, 0) })).sort((a, b) => b.score - a.score);
-      return { q, candidates, reference, bm25, allVector };
+      const items = new ListCutItems(c.sampleId, { validAt: '*', recordedAt: new Date(reference).toISOString() }, candidates);
+      return { q, items, reference, bm25, allVector };
     }),
   );
   for (const [label, options, minCosine] of variants) {
     let r10 = 0, r25 = 0, r5 = 0, packedSum = 0, n = 0;
-    for (const { q, candidates, reference, bm25, allVector } of perQuestion) {
+    for (const { q, items, reference, bm25, allVector } of perQuestion) {
       {
         const vector = allVector.filter((h) => h.score >= minCosine).slice(0, 100);
-        const ranked = rankItems(candidates, { bm25, vector }, { reference, intent: null }, options);
+        const ranked = rankItems(items, { bm25, vector }, { reference, intent: null }, options);
         const ids = ranked.filter((x) => x.kind === 'mention').map((x) => x.id);
         r5 += recall(q.evidence, ids.slice(0, 5));
         r10 += recall(q.evidence, ids.slice(0, 10));

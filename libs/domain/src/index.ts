@@ -11,4 +11,5 @@ export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus
 export * from './cut';
 export { commandsOfLog } from './export';
 export type { MemoryQueries } from './read-port';
+export type * from './search-feed';
 export * from './search-text';

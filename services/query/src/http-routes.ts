@@ -17,19 +17,20 @@ import { HttpError, parseInput } from '@memotrace/http-kit';
 import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
 import type { ConsistencyGate } from './consistency';
-import { type RecallBackend, registerSearchRoute } from './search';
+import { type RecallBackend, type SearchCorpora, registerSearchRoute } from './search';
 import { verifyMemory } from './verify';
 
 export interface QueryRouteDeps {
   gate: ConsistencyGate;
   store: EventStore;
   now(): string;
+  corpora: SearchCorpora;
   recall?: RecallBackend | undefined;
 }
 
 /** The read side of SPEC §4: time cuts, history, audit, entities, events, changes, search, export. */
-export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, recall }: QueryRouteDeps): void {
-  registerSearchRoute(app, { gate, now, recall });
+export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall }: QueryRouteDeps): void {
+  registerSearchRoute(app, { gate, now, corpora, recall });
 
   app.get('/v1/memories/:memoryId/facts', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');

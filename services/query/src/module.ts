@@ -1,4 +1,4 @@
-import { PostgresMemoryQueries } from '@memotrace/read-models';
+import { PostgresMemoryQueries, PostgresSearchFeed } from '@memotrace/read-models';
 import { type EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
 import { TOKENS } from '@memotrace/runtime';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
@@ -6,7 +6,7 @@ import { ConsistencyGate, type ProjectionProgress } from './consistency';
 import type { QueryRouteDeps } from './http-routes';
 import { ReplayMemoryQueries } from './replay-queries';
 import type { OpenSearchItemIndex } from '@memotrace/search-opensearch';
-import { embeddedRecall, openSearchRecall, projectedVectors } from './search';
+import { SearchCorpora, embeddedRecall, openSearchRecall, projectedVectors } from './search';
 
 export const PROJECTION_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.projectionProgress');
 /** Optional: the embeddings provider (composition root); without it search is BM25 only. */
@@ -30,7 +30,8 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool)), warn) : undefined;
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
       const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
-      return { gate, store, now: () => clock.now(), recall };
+      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)));
+      return { gate, store, now: () => clock.now(), corpora, recall };
     })
     .inSingletonScope();
 });

@@ -1,12 +1,11 @@
 import { type Cut, type FactFilter, type MemoryQueries, mentionsAt } from '@memotrace/domain';
 import { ENTITY_IDS, RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import type { PostgresEventStore } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
-import { migrate } from '@memotrace/postgres';
-import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
-import { PostgresMemoryQueries, type Projector, readModelMigrations, readModelsProjection, startProjector } from '@memotrace/read-models';
+import { PostgresMemoryQueries, type Projector } from '@memotrace/read-models';
 import fc from 'fast-check';
 import { ReplayMemoryQueries } from './replay-queries';
+import { type ProjectedLog, startProjectedLog } from './testing/projected-log';
 
 /**
  * SPEC §4: `consistency=projection` and `consistency=replay` MUST answer
@@ -20,7 +19,7 @@ const VALID_CUTS: (string | '*')[] = ['*', ...VALID_TIMES];
 const FILTERS: FactFilter[] = [{}, { src: 'e0' }, { rel: 'works_at' }, { dst: 'e1' }, { src: 'e2', rel: 'works_at' }];
 
 describe('projection and replay answer identically over random histories', () => {
-  let db: TestDatabase;
+  let log: ProjectedLog;
   let store: PostgresEventStore;
   let projector: Projector;
   let projection: MemoryQueries;
@@ -28,18 +27,12 @@ describe('projection and replay answer identically over random histories', () =>
   let memories = 0;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-    store = new PostgresEventStore(db.pool);
-    projector = await startProjector({ store, pool: db.pool, projections: [readModelsProjection] });
-    projection = new PostgresMemoryQueries(db.pool);
+    log = await startProjectedLog();
+    ({ store, projector } = log);
+    projection = new PostgresMemoryQueries(log.db.pool);
     replay = new ReplayMemoryQueries(store);
   });
-  afterAll(async () => {
-    await projector.stop();
-    await store.close();
-    await db.drop();
-  });
+  afterAll(() => log.stop());
 
   async function compare<T>(what: string, ask: (q: MemoryQueries) => Promise<T>): Promise<void> {
     const [fromProjection, fromReplay] = await Promise.all([ask(projection), ask(replay)]);

@@ -35,10 +35,14 @@ export function bm25Scores(documents: readonly string[], query: string, params: 
     const df = documentFrequency.get(t) ?? 0;
     return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
   }));
+  // Summed in query-term order, the order an index that walks each term's postings sums in.
   return frequencies.map((tf, i) => {
     let score = 0;
     const norm = params.k1 * (1 - params.b + (params.b * lengths[i]!) / averageLength);
-    for (const [term, f] of tf) score += idf.get(term)! * ((f * (params.k1 + 1)) / (f + norm));
+    for (const term of queryTerms) {
+      const f = tf.get(term);
+      if (f !== undefined) score += idf.get(term)! * ((f * (params.k1 + 1)) / (f + norm));
+    }
     return score;
   });
 }

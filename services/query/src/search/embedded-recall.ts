@@ -1,7 +1,7 @@
 import { dot, textHash } from '@memotrace/search-index';
-import { bm25Scores } from './bm25';
+import { BM25_HITS } from './cut-items';
 import { memoize } from './memo';
-import { type RecallBackend, type RecallHit, itemKey } from './recall-backend';
+import type { RecallBackend, RecallHit } from './recall-backend';
 
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
 export interface VectorSource {
@@ -23,30 +23,26 @@ const hashOf = memoize(textHash);
 export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100, minCosine: 0.2 };
 
 /**
- * The embedded recall backend: BM25 over the cut's candidates (the cut is the
- * corpus) and cosine kNN over the vectors of those same candidates. An item whose
- * vector is not projected yet is still found by BM25.
+ * The embedded recall backend: BM25 over the cut's items (the cut is the corpus)
+ * and cosine kNN over the vectors of those same items. An item whose vector is not
+ * projected yet is still found by BM25.
  */
 export function embeddedRecall(source: VectorSource | undefined, options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL): RecallBackend {
   return {
-    async recall({ query, candidates }) {
-      const scores = bm25Scores(candidates.map((c) => c.text), query);
-      const bm25: RecallHit[] = candidates
-        .map((c, i) => ({ key: itemKey(c), score: scores[i]! }))
-        .filter((h) => h.score > 0 && Number.isFinite(h.score))
-        .sort((a, b) => b.score - a.score);
+    async recall({ query, items }) {
+      const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };
       const queryVector = await source.queryVector(query);
       if (queryVector === null) return { bm25, vector: [] };
-      const hashes = candidates.map((c) => hashOf(c.text));
-      const vectors = await source.vectors(hashes);
+      const texts = [...items.texts()].map(({ key, text }) => ({ key, hash: hashOf(text) }));
+      const vectors = await source.vectors(texts.map((t) => t.hash));
       const vector: RecallHit[] = [];
-      candidates.forEach((c, i) => {
-        const v = vectors.get(hashes[i]!);
-        if (v === undefined) return;
+      for (const { key, hash } of texts) {
+        const v = vectors.get(hash);
+        if (v === undefined) continue;
         const score = dot(queryVector, v);
-        if (score >= options.minCosine) vector.push({ key: itemKey(c), score });
-      });
+        if (score >= options.minCosine) vector.push({ key, score });
+      }
       vector.sort((a, b) => b.score - a.score);
       return { bm25, vector: vector.slice(0, options.vectorHits) };
     },

@@ -38,7 +38,11 @@ export interface SearchItem extends ScoredCandidate {
 export { relationPhrase, factText, mentionText };
 
 /** Evidence mentions of a fact that the cut can show (an id naming no visible mention is left out). */
-export function factCandidate(fact: FactView, nameOf: (entityId: string) => string, visibleMentions: ReadonlySet<string>): Candidate {
+export function factCandidate(
+  fact: Pick<FactView, 'factId' | 'src' | 'rel' | 'dst' | 'validFrom' | 'validTo' | 'recordedFrom' | 'evidence'>,
+  nameOf: (entityId: string) => string,
+  visibleMentions: { has(mentionId: string): boolean },
+): Candidate {
   const mentions = [...new Set(fact.evidence)].filter((id) => visibleMentions.has(id));
   return {
     kind: 'fact',

@@ -1,4 +1,5 @@
 import type { OpenSearchItemIndex, ScoredItem } from '@memotrace/search-opensearch';
+import { BM25_HITS } from './cut-items';
 import type { VectorSource } from './embedded-recall';
 import { type RecallBackend, type RecallHit, itemKey } from './recall-backend';
 
@@ -11,13 +12,13 @@ export interface OpenSearchRecallOptions {
   minCosine: number;
 }
 
-export const DEFAULT_OPENSEARCH_RECALL: OpenSearchRecallOptions = { bm25Hits: 1000, vectorHits: 100, minCosine: 0.2 };
+export const DEFAULT_OPENSEARCH_RECALL: OpenSearchRecallOptions = { bm25Hits: BM25_HITS, vectorHits: 100, minCosine: 0.2 };
 
 type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
 
 /**
  * The OpenSearch recall backend: BM25 and k-NN with the cut as a filter inside the
- * query, then only the hits naming a candidate are kept, because the embedded cut
+ * query, then only the hits naming an item of the cut are kept, because the embedded cut
  * (the read models) stays the authority on visibility; OpenSearch only ranks. Its
  * documents are versions (`fact:<id>#<position>`), the ranking's keys are items
  * (`itemKey(kind, id)`), so hits map by kind + itemId; of two versions the better
@@ -25,20 +26,20 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
  */
 export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'queryVector'> | undefined, options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL): RecallBackend {
   return {
-    async recall({ memoryId, cut, query, candidates }) {
-      const keys = new Set(candidates.map(itemKey));
-      const toHits = (items: readonly ScoredItem[], score: (s: number) => number): RecallHit[] => {
+    async recall({ query, items }) {
+      const { memoryId, cut } = items;
+      const toHits = (found: readonly ScoredItem[], score: (s: number) => number): RecallHit[] => {
         const best = new Map<string, number>();
-        for (const item of items) {
+        for (const item of found) {
           const key = itemKey({ kind: item.kind, id: item.itemId });
-          if (!keys.has(key)) continue;
+          if (!items.has(key)) continue;
           const s = score(item.score);
           if (s > (best.get(key) ?? Number.NEGATIVE_INFINITY)) best.set(key, s);
         }
         return [...best].map(([key, s]) => ({ key, score: s })).sort((a, b) => b.score - a.score);
       };
-      if (candidates.length === 0) return { bm25: [], vector: [] };
-      const bm25Search = index.bm25(memoryId, query, cut, Math.min(options.bm25Hits, candidates.length));
+      if (items.size === 0) return { bm25: [], vector: [] };
+      const bm25Search = index.bm25(memoryId, query, cut, Math.min(options.bm25Hits, items.size));
       const queryVector = source ? await source.queryVector(query) : null;
       const knnSearch = queryVector ? index.knn(memoryId, Array.from(queryVector), cut, options.vectorHits) : Promise.resolve([]);
       const [bm25Items, knnItems] = await Promise.all([bm25Search, knnSearch]);

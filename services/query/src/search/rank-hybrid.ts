@@ -1,8 +1,9 @@
 import { compareIds } from '@memotrace/domain';
-import { type ExpansionOptions, DEFAULT_EXPANSION, ItemGraph, expand } from './expand';
+import type { CutItems } from './cut-items';
+import { type ExpansionOptions, DEFAULT_EXPANSION, expand } from './expand';
 import { reciprocalRankFusion } from './fusion';
 import type { Candidate, ScoredCandidate } from './items';
-import { type RecallResult, itemKey } from './recall-backend';
+import type { RecallResult } from './recall-backend';
 import { type TimeInterval, itemInterval, overlaps } from './temporal-intent';
 
 export interface RankingOptions {
@@ -30,8 +31,7 @@ export interface RankingContext {
  * expands along the item graph, then puts the items whose time overlaps the query's
  * intended interval first (TSM-style semantic-time reranking). Best first; ties by kind then id.
  */
-export function rankItems(candidates: readonly Candidate[], recall: RecallResult, context: RankingContext, options: RankingOptions = DEFAULT_RANKING): ScoredCandidate[] {
-  const byKey = new Map(candidates.map((c) => [itemKey(c), c] as const));
+export function rankItems(items: CutItems, recall: RecallResult, context: RankingContext, options: RankingOptions = DEFAULT_RANKING): ScoredCandidate[] {
   const fused = reciprocalRankFusion(
     [
       { hits: recall.bm25, weight: options.bm25Weight },
@@ -40,12 +40,12 @@ export function rankItems(candidates: readonly Candidate[], recall: RecallResult
     options.rrfK,
   );
   for (const [key, score] of fused) {
-    const c = byKey.get(key);
+    const c = items.candidate(key);
     if (c === undefined) fused.delete(key); // a backend may only name items of the cut
     else if (isSuperseded(c, context.reference)) fused.set(key, score * options.supersededFactor);
   }
-  const scores = fused.size > 0 ? expand(fused, new ItemGraph(candidates), options.expansion) : fused;
-  const ranked = [...scores].map(([key, score]) => ({ ...byKey.get(key)!, score }));
+  const scores = fused.size > 0 ? expand(fused, items, options.expansion) : fused;
+  const ranked = [...scores].map(([key, score]) => ({ ...items.candidate(key)!, score }));
   const inIntent = (c: Candidate) => {
     if (context.intent === null) return 0;
     const interval = itemInterval(c);

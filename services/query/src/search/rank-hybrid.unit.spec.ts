@@ -1,6 +1,7 @@
 import type { Candidate } from './items';
-import { DEFAULT_RANKING, isSuperseded, rankItems } from './rank-hybrid';
+import { DEFAULT_RANKING, isSuperseded, rankItems as rankOver } from './rank-hybrid';
 import { itemKey } from './recall-backend';
+import { ListCutItems } from './reference-cut';
 
 const T = '2024-05-06T09:00:00.000Z';
 const REFERENCE = Date.parse('2024-06-01T00:00:00.000Z');
@@ -9,6 +10,9 @@ const hits = (...ids: string[]) => ids.map((id, i) => ({ key: itemKey({ kind: id
 
 const mention = (id: string, occurredAt?: string): Candidate => ({ kind: 'mention', id, text: id, recordedFrom: T, evidence: [], ...(occurredAt ? { occurredAt } : {}) });
 const fact = (id: string, validFrom: string, validTo: string | null): Candidate => ({ kind: 'fact', id, text: id, recordedFrom: T, validFrom, validTo, evidence: [] });
+
+const rankItems = (candidates: Candidate[], ...rest: Parameters<typeof rankOver> extends [unknown, ...infer R] ? R : never) =>
+  rankOver(new ListCutItems('m', { validAt: '*', recordedAt: T }, candidates), ...rest);
 
 describe('rankItems', () => {
   it('fuses BM25 and vector hits: found by both beats found by one', () => {

@@ -1,17 +1,14 @@
-import type { Cut } from '@memotrace/domain';
-import type { Candidate } from './items';
+import type { CutItems } from './cut-items';
 
 /**
  * The seam between ranking and where hits come from. The embedded backend scores the
- * cut's candidates in process; an index backend (OpenSearch) can answer the same
- * request with the cut as a filter inside its query. Hits name items by `itemKey`;
- * each list is best first and holds only items of `candidates` (the cut).
+ * cut's items in process; an index backend (OpenSearch) can answer the same request
+ * with the cut as a filter inside its query. Hits name items by `itemKey`; each list
+ * is best first and holds only items of the cut.
  */
 export interface RecallRequest {
-  memoryId: string;
-  cut: Cut;
   query: string;
-  candidates: readonly Candidate[];
+  items: CutItems;
 }
 
 export interface RecallHit {

@@ -2,12 +2,15 @@ import { memoryParams, searchRequest } from '@memotrace/contracts';
 import { parseInput } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ConsistencyGate } from '../consistency';
+import type { SearchCorpora } from './corpora';
 import type { RecallBackend } from './recall-backend';
 import { searchMemory } from './search';
 
 export interface SearchRouteDeps {
   gate: ConsistencyGate;
   now(): string;
+  /** The memories' search corpora, brought up to date with the read models by each search. */
+  corpora: SearchCorpora;
   /** Hybrid recall (BM25 + vectors); BM25 only when absent. */
   recall?: RecallBackend | undefined;
 }
@@ -17,13 +20,14 @@ export interface SearchRouteDeps {
  * default to the request's server time; `validAt: "*"` searches the whole belief
  * timeline at `recordedAt`. An unknown memory has nothing visible: empty answer.
  */
-export function registerSearchRoute(app: FastifyInstance, { gate, now, recall }: SearchRouteDeps): void {
+export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, recall }: SearchRouteDeps): void {
   app.post('/v1/memories/:memoryId/search', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const body = parseInput(searchRequest, request.body, 'body');
     const at = now();
     const cut = { validAt: body.validAt ?? at, recordedAt: body.recordedAt ?? at };
-    const queries = await gate.source('projection');
-    return searchMemory(queries, memoryId, cut, { query: body.query, k: body.k, tokenBudget: body.tokenBudget }, undefined, recall ? { recall } : {});
+    await gate.source('projection');
+    const items = await corpora.cut(memoryId, cut);
+    return searchMemory(items, { query: body.query, k: body.k, tokenBudget: body.tokenBudget }, undefined, recall ? { recall } : {});
   });
 }

@@ -1,9 +1,9 @@
-import type { Cut, FactView, Instant, MemoryQueries } from '@memotrace/domain';
+import type { Cut } from '@memotrace/domain';
 import { analyze } from './analyze';
 import { cl100k } from './cl100k';
-import { bm25Scores } from './bm25';
+import type { CutItems } from './cut-items';
 import { embeddedRecall } from './embedded-recall';
-import { type Candidate, type SearchItem, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
+import type { SearchItem } from './items';
 import { type RankingOptions, rankItems } from './rank-hybrid';
 import type { RecallBackend } from './recall-backend';
 import { type TokenCounter, packEvidence } from './select';
@@ -29,28 +29,21 @@ export interface SearchDeps {
 }
 
 /**
- * The search pipeline (SPEC §4, issue 5): reads what is visible in the cut through
- * the read port and renders it (nothing outside the cut is ever a candidate, so
- * nothing recorded after `recordedAt` can be returned or influence the ranking,
- * not even through vectors or expansion); hybrid recall; temporal intent relative
- * to the cut's reference time; graph expansion; packing of the evidence closure.
+ * The search pipeline (SPEC §4, issue 5) over the items visible in one cut (nothing
+ * outside the cut is ever a candidate, so nothing recorded after `recordedAt` can be
+ * returned or influence the ranking, not even through vectors or expansion): hybrid
+ * recall; temporal intent relative to the cut's reference time; graph expansion;
+ * packing of the evidence closure.
  */
-export async function searchMemory(
-  queries: MemoryQueries,
-  memoryId: string,
-  cut: Cut,
-  input: SearchInput,
-  counter: TokenCounter = cl100k(),
-  deps: SearchDeps = {},
-): Promise<SearchResult> {
+export async function searchMemory(items: CutItems, input: SearchInput, counter: TokenCounter = cl100k(), deps: SearchDeps = {}): Promise<SearchResult> {
+  const { cut } = items;
   if (analyze(input.query).length === 0) return { cut, items: [], tokens: 0 };
-  const candidates = await candidatesInCut(queries, memoryId, cut);
-  const recall = await (deps.recall ?? BM25_ONLY).recall({ memoryId, cut, query: input.query, candidates });
+  const recall = await (deps.recall ?? BM25_ONLY).recall({ query: input.query, items });
   const reference = referenceTime(cut);
-  const intent = resolveIntent(parseTemporalIntent(input.query, new Date(reference)), candidates);
-  const ranked = rankItems(candidates, recall, { reference, intent }, deps.ranking);
-  const { items, tokens } = packEvidence(ranked, { k: input.k, tokenBudget: input.tokenBudget }, counter);
-  return { cut, items, tokens };
+  const intent = resolveIntent(parseTemporalIntent(input.query, new Date(reference)), items);
+  const ranked = rankItems(items, recall, { reference, intent }, deps.ranking);
+  const packed = packEvidence(ranked, { k: input.k, tokenBudget: input.tokenBudget }, counter);
+  return { cut, ...packed };
 }
 
 const BM25_ONLY = embeddedRecall(undefined);
@@ -61,56 +54,11 @@ export function referenceTime(cut: Cut): number {
 }
 
 /** "before/after <words>": the time of the timed item that matches the words best (BM25) anchors the interval. */
-export function resolveIntent(intent: TemporalIntent | null, candidates: readonly Candidate[]): TimeInterval | null {
+export function resolveIntent(intent: TemporalIntent | null, items: CutItems): TimeInterval | null {
   if (intent === null) return null;
   if (intent.kind === 'interval') return intent.interval;
-  const timed = candidates.map((c) => ({ c, interval: itemInterval(c) })).filter((t) => t.interval !== null);
-  const scores = bm25Scores(timed.map((t) => t.c.text), intent.anchor);
-  let best = -1;
-  scores.forEach((score, i) => {
-    if (score > 0 && (best < 0 || score > scores[best]!)) best = i;
-  });
-  if (best < 0) return null;
-  const anchor = timed[best]!.interval!;
+  const [best] = items.bm25(intent.anchor, { limit: 1, timedOnly: true });
+  const anchor = best === undefined ? null : itemInterval(items.candidate(best.key)!);
+  if (anchor === null) return null;
   return intent.relation === 'before' ? { from: Number.NEGATIVE_INFINITY, to: anchor.from } : { from: anchor.to, to: Number.POSITIVE_INFINITY };
-}
-
-/** Every item visible in the cut: facts in the cut, visible events and episodes, mentions recorded by `recordedAt`. */
-export async function candidatesInCut(queries: MemoryQueries, memoryId: string, cut: Cut): Promise<Candidate[]> {
-  const [facts, events, episodes, mentions] = await Promise.all([
-    queries.facts(memoryId, cut, {}),
-    queries.events(memoryId, cut),
-    queries.episodes(memoryId, cut),
-    queries.mentions(memoryId, cut.recordedAt),
-  ]);
-  const names = await entityNames(queries, memoryId, cut.recordedAt, facts);
-  const nameOf = (entityId: string) => names.get(entityId) ?? entityId;
-  const visibleMentions = new Set(mentions.map((m) => m.mentionId));
-  return [
-    ...events.map(eventCandidate),
-    ...facts.map((fact) => factCandidate(fact, nameOf, visibleMentions)),
-    ...mentions.map(mentionCandidate),
-    ...episodes.map(episodeCandidate),
-  ];
-}
-
-const NAME_LOOKUPS_IN_FLIGHT = 8;
-
-/** Names of the entities the facts name, as of `recordedAt`, each looked up once. */
-async function entityNames(queries: MemoryQueries, memoryId: string, recordedAt: Instant, facts: readonly FactView[]): Promise<Map<string, string>> {
-  const ids = new Set<string>();
-  for (const fact of facts) {
-    ids.add(fact.src);
-    if (typeof fact.dst === 'string') ids.add(fact.dst);
-  }
-  const pending = [...ids];
-  const names = new Map<string, string>();
-  const worker = async () => {
-    for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
-      const entity = await queries.entity(memoryId, id, recordedAt);
-      if (entity !== null) names.set(id, entity.name);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(NAME_LOOKUPS_IN_FLIGHT, pending.length) }, worker));
-  return names;
 }

@@ -1,0 +1,56 @@
+import type { Cut, SearchFeed } from '@memotrace/domain';
+import { MemoryCorpus } from './corpus';
+import { CorpusCut } from './corpus-cut';
+
+export interface CorporaOptions {
+  /** Most item versions kept over all memories; the least recently searched memories go first. */
+  maxVersions: number;
+}
+
+export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: 1_000_000 };
+
+/**
+ * The search corpora of the memories this process searched, least recently used
+ * evicted first. Each search brings its memory's corpus up to date with one small
+ * read of what changed since (record time is monotone per memory), so the corpus is
+ * never behind the read models the query was gated on; refreshes of one memory run
+ * one at a time. A corpus is a cache: losing it costs one full read.
+ */
+export class SearchCorpora {
+  private readonly corpora = new Map<string, { corpus: MemoryCorpus; refreshed: Promise<void> }>();
+
+  constructor(
+    private readonly feed: SearchFeed,
+    private readonly options: CorporaOptions = DEFAULT_CORPORA,
+  ) {}
+
+  async cut(memoryId: string, cut: Cut): Promise<CorpusCut> {
+    let entry = this.corpora.get(memoryId);
+    if (entry) this.corpora.delete(memoryId);
+    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve() };
+    this.corpora.set(memoryId, entry);
+    const { corpus } = entry;
+    const refreshed = entry.refreshed.then(async () => corpus.apply(await this.feed.itemsSince(memoryId, corpus.watermark)));
+    entry.refreshed = refreshed.catch(() => undefined);
+    await refreshed;
+    this.evict(memoryId);
+    return new CorpusCut(corpus, memoryId, cut);
+  }
+
+  /** Versions held over all memories. */
+  get versions(): number {
+    let total = 0;
+    for (const { corpus } of this.corpora.values()) total += corpus.size;
+    return total;
+  }
+
+  private evict(keep: string): void {
+    let total = this.versions;
+    for (const [memoryId, { corpus }] of this.corpora) {
+      if (total <= this.options.maxVersions) break;
+      if (memoryId === keep) continue;
+      this.corpora.delete(memoryId);
+      total -= corpus.size;
+    }
+  }
+}

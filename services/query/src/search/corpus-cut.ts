@@ -1,0 +1,383 @@
+import { type Cut, factText } from '@memotrace/domain';
+import { MergeForest } from '@memotrace/read-models';
+import { analyze } from './analyze';
+import { BM25 } from './bm25';
+import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions } from './corpus';
+import type { CutItems } from './cut-items';
+import { type Candidate, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
+import { type RecallHit, itemKey } from './recall-backend';
+
+const MENTION = KIND_RANK.mention;
+const FACT = KIND_RANK.fact;
+
+/** A fact naming a merged entity: its text at the cut (canonical names), analysed. */
+interface Rendered {
+  text: string;
+  terms: string[];
+}
+
+/**
+ * One cut of a memory corpus (SPEC §3.2, the same rules as the read models'
+ * queries): a fact version is visible iff its record interval holds r and its
+ * validity holds validAt; a mention iff recorded by r; an event iff its version
+ * at r spans validAt and every fact it includes is believed at r (some version's
+ * record interval holds r); an episode iff its version at r spans validAt and one
+ * of its events is visible at r (any validity). Entities are named by their
+ * canonical id at r.
+ */
+export class CorpusCut implements CutItems {
+  readonly size: number;
+  private readonly r: number;
+  private readonly visible: Uint8Array;
+  private readonly forest: MergeForest;
+  private readonly rendered = new Map<number, Rendered>();
+  /** Set for the versions in `rendered` (null when none is). */
+  private renderedFlags: Uint8Array | null = null;
+  private readonly built = new Map<string, Candidate | null>();
+  private readonly stats = new Map<Uint8Array, { n: number; totalLength: number }>();
+  private timed: Uint8Array | undefined;
+
+  constructor(
+    private readonly corpus: MemoryCorpus,
+    readonly memoryId: string,
+    readonly cut: Cut,
+  ) {
+    const r = (this.r = Date.parse(cut.recordedAt));
+    const v = cut.validAt === '*' ? null : Date.parse(cut.validAt);
+    this.forest = new MergeForest(corpus.merges.filter((m) => Date.parse(m.recordedAt) <= r));
+    const { recFrom, recTo, validFrom, validTo, kinds } = corpus;
+    const visible = (this.visible = new Uint8Array(corpus.size));
+    const inValidity = (i: number) => v === null || (validFrom[i]! <= v && v < validTo[i]!);
+    const deferred: number[] = [];
+    let size = 0;
+    for (let i = 0; i < corpus.size; i++) {
+      if (recFrom[i]! > r) continue;
+      const kind = kinds[i]!;
+      if (kind !== MENTION && r >= recTo[i]!) continue;
+      if (kind === MENTION || (kind === FACT && inValidity(i))) {
+        visible[i] = 1;
+        size += 1;
+      } else if (kind !== FACT && inValidity(i)) deferred.push(i);
+    }
+    // Events and episodes depend on facts and events at r: decided once every fact is.
+    for (const i of deferred) {
+      const version = corpus.versions[i]!;
+      const shown = version.kind === 'event' ? this.evidenceBelieved(version) : (version.episodeEvents ?? []).some((id) => this.eventAtR(id));
+      if (shown) {
+        visible[i] = 1;
+        size += 1;
+      }
+    }
+    this.size = size;
+    this.renderMergedFacts();
+  }
+
+  has(key: string): boolean {
+    return this.visibleVersion(key) !== undefined;
+  }
+
+  candidate(key: string): Candidate | undefined {
+    let candidate = this.built.get(key);
+    if (candidate === undefined) {
+      const i = this.visibleVersion(key);
+      candidate = i === undefined ? null : this.build(i);
+      this.built.set(key, candidate);
+    }
+    return candidate ?? undefined;
+  }
+
+  *texts(): Iterable<{ key: string; text: string }> {
+    const { versions } = this.corpus;
+    for (let i = 0; i < versions.length; i++) if (this.visible[i]) yield { key: versions[i]!.key, text: this.textOf(i) };
+  }
+
+  bm25(query: string, options: { limit: number; timedOnly?: boolean }): RecallHit[] {
+    const terms = [...new Set(analyze(query))];
+    if (terms.length === 0) return [];
+    const included = this.included(options.timedOnly ?? false);
+    const { n, totalLength } = this.collection(included);
+    if (n === 0) return [];
+    const averageLength = totalLength / n || 1;
+    const { k1, b } = BM25;
+    const { lengths, versions } = this.corpus;
+    const scores = new Float64Array(this.corpus.size);
+    const touched = new Int32Array(this.corpus.size);
+    let hits = 0;
+    const own = this.renderedFlags;
+    // Term by term over the postings (a rendered fact by its text at the cut): each document's
+    // score sums its terms in query order, with bm25Scores' expressions, so scores are equal.
+    for (const term of terms) {
+      const postings = this.corpus.postings.get(term);
+      const docs = postings?.versions ?? [];
+      const frequencies = postings?.frequencies ?? [];
+      const rendered = this.renderedWith(term, included);
+      let df = rendered.length;
+      for (let p = 0; p < docs.length; p++) if (included[docs[p]!] === 1 && !own?.[docs[p]!]) df += 1;
+      if (df === 0) continue;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let p = 0; p < docs.length + rendered.length; p++) {
+        let i: number;
+        let f: number;
+        let length: number;
+        if (p < docs.length) {
+          i = docs[p]!;
+          if (included[i] !== 1 || own?.[i]) continue;
+          f = frequencies[p]!;
+          length = lengths[i]!;
+        } else {
+          [i, f] = rendered[p - docs.length]!;
+          length = this.lengthOf(i);
+        }
+        const norm = k1 * (1 - b + (b * length) / averageLength);
+        if (scores[i] === 0) touched[hits++] = i;
+        scores[i] = scores[i]! + idf * ((f * (k1 + 1)) / (f + norm));
+      }
+    }
+    return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
+  }
+
+  neighbours(key: string, fanOut: number): string[] {
+    const c = this.candidate(key);
+    if (c === undefined) return [];
+    const evidence = c.evidence.map(itemKey).filter((k) => this.has(k));
+    const evidencedBy = this.visibleKeys(this.corpus.evidencing(key), fanOut, key);
+    const sameEntity: string[] = [];
+    const seen = new Set<string>([key]);
+    for (const entity of c.entities ?? []) {
+      const members = this.forest.classOf(entity);
+      const naming = members.length === 1 ? this.corpus.namingEntity(entity) : [...new Set(members.flatMap((m) => this.corpus.namingEntity(m)))].sort((a, b) => compareVersions(this.corpus.versions[a]!, this.corpus.versions[b]!));
+      for (const i of naming) {
+        if (sameEntity.length >= fanOut) break;
+        const k = this.corpus.versions[i]!.key;
+        if (this.visible[i] && !seen.has(k)) {
+          seen.add(k);
+          sameEntity.push(k);
+        }
+      }
+    }
+    return [evidence, evidencedBy, this.turnsNextTo(c, key), sameEntity].flatMap((list) => list.slice(0, fanOut));
+  }
+
+  private build(i: number): Candidate {
+    const v = this.corpus.versions[i]!;
+    const canonical = (id: string) => this.forest.canonical(id);
+    switch (v.kind) {
+      case 'fact': {
+        const f = v.fact!;
+        const view = { factId: v.id, src: canonical(f.src), rel: f.rel, dst: typeof f.dst === 'string' ? canonical(f.dst) : f.dst, validFrom: v.validFrom!, validTo: v.validTo!, recordedFrom: v.recordedFrom, evidence: f.evidence };
+        return factCandidate(view, this.nameOf, { has: (id) => this.mentionAtR(id) });
+      }
+      case 'event':
+        return eventCandidate({
+          eventId: v.id,
+          summary: v.text,
+          timeSpan: { from: v.validFrom!, to: v.validTo! },
+          participants: v.participants!.map((p) => ({ entityId: canonical(p.entityId), role: p.role })),
+          includesFacts: v.includesFacts!,
+          recordedFrom: v.recordedFrom,
+        });
+      case 'episode':
+        return episodeCandidate({
+          episodeId: v.id,
+          title: v.text,
+          window: { from: v.validFrom!, to: v.validTo! },
+          events: v.episodeEvents!.filter((id) => this.eventAtR(id)),
+          recordedFrom: v.recordedFrom,
+        });
+      case 'mention':
+        return mentionCandidate({ mentionId: v.id, docId: v.docId!, text: v.mentionText!, speaker: v.speaker!, occurredAt: v.occurredAt ?? null, recordedFrom: v.recordedFrom });
+    }
+  }
+
+  /** An entity's name at r (its canonical entity's), or the id when not recorded by r. */
+  private readonly nameOf = (entityId: string): string => {
+    const entity = this.corpus.entities.get(this.forest.canonical(entityId));
+    return entity !== undefined && Date.parse(entity.recordedFrom) <= this.r ? entity.name : this.forest.canonical(entityId);
+  };
+
+  /** Facts naming an entity merged by r are shown with canonical names: their text (and BM25 terms) at the cut. */
+  private renderMergedFacts(): void {
+    for (const merged of this.forest.mergedInto.keys()) {
+      for (const i of this.corpus.namingEntity(merged)) {
+        const v = this.corpus.versions[i]!;
+        if (!this.visible[i] || v.fact === undefined || this.rendered.has(i)) continue;
+        const text = factText({ src: this.forest.canonical(v.fact.src), rel: v.fact.rel, dst: typeof v.fact.dst === 'string' ? this.forest.canonical(v.fact.dst) : v.fact.dst }, this.nameOf);
+        this.rendered.set(i, { text, terms: analyze(text) });
+        (this.renderedFlags ??= new Uint8Array(this.corpus.size))[i] = 1;
+      }
+    }
+  }
+
+  private textOf(i: number): string {
+    return this.renderedFlags?.[i] ? this.rendered.get(i)!.text : this.corpus.versions[i]!.text;
+  }
+
+  private lengthOf(i: number): number {
+    return this.renderedFlags?.[i] ? this.rendered.get(i)!.terms.length : this.corpus.lengths[i]!;
+  }
+
+  /** Untimed: a mention without occurredAt (itemInterval is null). */
+  private isTimed(i: number): boolean {
+    const v = this.corpus.versions[i]!;
+    return v.kind !== 'mention' || (v.occurredAt !== null && v.occurredAt !== undefined);
+  }
+
+  /** The BM25 corpus: the visible items, or only the timed ones. */
+  private included(timedOnly: boolean): Uint8Array {
+    if (!timedOnly) return this.visible;
+    if (this.timed === undefined) {
+      this.timed = new Uint8Array(this.visible.length);
+      for (let i = 0; i < this.visible.length; i++) if (this.visible[i] && this.isTimed(i)) this.timed[i] = 1;
+    }
+    return this.timed;
+  }
+
+  private collection(included: Uint8Array): { n: number; totalLength: number } {
+    let stats = this.stats.get(included);
+    if (stats === undefined) {
+      stats = { n: 0, totalLength: 0 };
+      for (let i = 0; i < included.length; i++) {
+        if (!included[i]) continue;
+        stats.n += 1;
+        stats.totalLength += this.lengthOf(i);
+      }
+      this.stats.set(included, stats);
+    }
+    return stats;
+  }
+
+  /** Rendered facts of the corpus `included` with `term`, and its frequency in each. */
+  private renderedWith(term: string, included: Uint8Array): [number, number][] {
+    const found: [number, number][] = [];
+    for (const [i, { terms }] of this.rendered) {
+      if (!included[i]) continue;
+      const f = terms.filter((t) => t === term).length;
+      if (f > 0) found.push([i, f]);
+    }
+    return found;
+  }
+
+  private visibleVersion(key: string): number | undefined {
+    for (const i of this.corpus.versionsOf(key)) if (this.visible[i]) return i;
+    return undefined;
+  }
+
+  private visibleKeys(refs: readonly number[], limit: number, except: string): string[] {
+    const keys: string[] = [];
+    for (const i of refs) {
+      if (keys.length >= limit) break;
+      const k = this.corpus.versions[i]!.key;
+      if (this.visible[i] && k !== except && !keys.includes(k)) keys.push(k);
+    }
+    return keys;
+  }
+
+  private turnsNextTo(c: Candidate, key: string): string[] {
+    if (c.kind !== 'mention' || c.docId === undefined) return [];
+    const turns = this.corpus.turnsOf(c.docId);
+    const at = turns.indexOf(this.visibleVersion(key)!);
+    const near: string[] = [];
+    for (let j = at - 1; j >= 0; j--) {
+      if (this.visible[turns[j]!]) {
+        near.push(this.corpus.versions[turns[j]!]!.key);
+        break;
+      }
+    }
+    for (let j = at + 1; j < turns.length; j++) {
+      if (this.visible[turns[j]!]) {
+        near.push(this.corpus.versions[turns[j]!]!.key);
+        break;
+      }
+    }
+    return near;
+  }
+
+  /** Some version of the fact has a record interval holding r. */
+  private factAtR(factId: string): boolean {
+    return this.corpus.versionsOf(itemKey({ kind: 'fact', id: factId })).some((i) => this.corpus.recFrom[i]! <= this.r && this.r < this.corpus.recTo[i]!);
+  }
+
+  private evidenceBelieved(version: ItemVersion): boolean {
+    return (version.includesFacts ?? []).every((id) => this.factAtR(id));
+  }
+
+  /** The event's version at r exists and its evidence is believed at r (visible at any validity). */
+  private eventAtR(eventId: string): boolean {
+    return this.corpus
+      .versionsOf(itemKey({ kind: 'event', id: eventId }))
+      .some((i) => this.corpus.recFrom[i]! <= this.r && this.r < this.corpus.recTo[i]! && this.evidenceBelieved(this.corpus.versions[i]!));
+  }
+
+  private mentionAtR(mentionId: string): boolean {
+    return this.corpus.versionsOf(itemKey({ kind: 'mention', id: mentionId })).some((i) => this.corpus.recFrom[i]! <= this.r);
+  }
+}
+
+/**
+ * The `limit` best of `indices` by score (highest first), ties in `tieOrder`. With many
+ * hits, only those above the limit-th best score are sorted, and of those tied with it
+ * only as many as fit are picked.
+ */
+export function bestFirst(indices: Int32Array, scores: Float64Array, limit: number, tieOrder: (a: number, b: number) => number): number[] {
+  const byScore = (a: number, b: number) => scores[b]! - scores[a]! || tieOrder(a, b);
+  if (indices.length <= limit) return Array.from(indices).sort(byScore);
+  const values = new Float64Array(indices.length);
+  for (let j = 0; j < indices.length; j++) values[j] = scores[indices[j]!]!;
+  const threshold = kthLargest(values, limit);
+  const above: number[] = [];
+  const tied: number[] = [];
+  for (const i of indices) {
+    if (scores[i]! > threshold) above.push(i);
+    else if (scores[i] === threshold) tied.push(i);
+  }
+  return [...above.sort(byScore), ...smallest(tied, limit - above.length, tieOrder)];
+}
+
+/** The `count` first of `items` in `order`, sorted (quickselect, then a sort of those). */
+function smallest(items: number[], count: number, order: (a: number, b: number) => number): number[] {
+  let lo = 0;
+  let hi = items.length - 1;
+  while (lo < hi && count < items.length) {
+    const pivot = items[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (order(items[i]!, pivot) < 0) i++;
+      while (order(items[j]!, pivot) > 0) j--;
+      if (i <= j) {
+        const t = items[i]!;
+        items[i++] = items[j]!;
+        items[j--] = t;
+      }
+    }
+    if (count - 1 <= j) hi = j;
+    else if (count - 1 >= i) lo = i;
+    else break;
+  }
+  return items.slice(0, count).sort(order);
+}
+
+/** The k-th largest value (k from 1), by quickselect; reorders `values`. */
+export function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target]!;
+  }
+  return values[target]!;
+}

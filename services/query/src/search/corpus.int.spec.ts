@@ -1,0 +1,67 @@
+import type { Cut, MemoryQueries, ValidAt } from '@memotrace/domain';
+import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import type { PostgresEventStore } from '@memotrace/event-store';
+import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import { PostgresMemoryQueries, PostgresSearchFeed, type Projector } from '@memotrace/read-models';
+import fc from 'fast-check';
+import { SearchCorpora } from './corpora';
+import { referenceCut } from './reference-cut';
+import { searchMemory } from './search';
+import { type ProjectedLog, startProjectedLog } from '../testing/projected-log';
+
+/**
+ * The corpus fed by the read models (PostgresSearchFeed, deltas since the last record
+ * time seen) against the reference read through the read models' time-cut queries:
+ * random histories are appended batch by batch, and after each batch searches at
+ * random cuts must answer the same, byte for byte; at the end, at every cut.
+ */
+const minusMs = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
+const RECORD_CUTS = RECORD_TIMES.flatMap((t) => [minusMs(t), t]);
+const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES];
+const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'hi before Name 2', 'knows one 1 true'];
+
+describe('the search corpus fed by the read models', () => {
+  let log: ProjectedLog;
+  let store: PostgresEventStore;
+  let projector: Projector;
+  let queries: MemoryQueries;
+  let corpora: SearchCorpora;
+  let memories = 0;
+
+  beforeAll(async () => {
+    log = await startProjectedLog();
+    ({ store, projector } = log);
+    queries = new PostgresMemoryQueries(log.db.pool);
+    corpora = new SearchCorpora(new PostgresSearchFeed(log.db.pool));
+  });
+  afterAll(() => log.stop());
+
+  it('answers every search like the read models’ cut, refreshed batch by batch', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArb, fc.nat(), async (batches, seed) => {
+        const memoryId = `corpus-${++memories}`;
+        const lengths: number[] = [];
+        const run = runHistory(batches, { memoryId, afterBatch: (_, log) => lengths.push(log.length) });
+        let pick = seed;
+        const next = <T>(list: readonly T[]) => list[(pick = (pick * 1103515245 + 12345) % 2147483648) % list.length]!;
+        const same = async (cut: Cut, query: string) => {
+          const fast = JSON.stringify(await searchMemory(await corpora.cut(memoryId, cut), { query, k: 10 }));
+          const reference = JSON.stringify(await searchMemory(await referenceCut(queries, memoryId, cut), { query, k: 10 }));
+          if (fast !== reference) throw new Error(`${JSON.stringify({ cut, query })}\ncorpus    ${fast}\nreference ${reference}`);
+        };
+        let appended = 0;
+        for (const length of lengths) {
+          if (length === appended) continue;
+          const { position } = await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, run.log.slice(appended, length)), {
+            expectedRevision: appended === 0 ? 'no_stream' : appended - 1,
+          });
+          appended = length;
+          expect(await projector.waitForPosition(position, 30_000)).toBe(true);
+          for (let i = 0; i < 2; i++) await same({ validAt: next(VALID_CUTS), recordedAt: next(RECORD_CUTS) }, next(QUERIES));
+        }
+        for (const recordedAt of RECORD_CUTS) for (const validAt of VALID_CUTS) await same({ validAt, recordedAt }, next(QUERIES));
+      }),
+      { numRuns: 12 },
+    );
+  }, 600_000);
+});

@@ -1,0 +1,265 @@
+import {
+  type EdgeTarget,
+  type EntityNameRow,
+  type Instant,
+  type MergeRecord,
+  type Participant,
+  type SearchDelta,
+  compareIds,
+  factText,
+  mentionText,
+} from '@memotrace/domain';
+import { analyze } from './analyze';
+import type { ItemKind } from './items';
+import { itemKey } from './recall-backend';
+
+/**
+ * Every version of every search item of one memory, kept in process and fed by
+ * deltas (`SearchFeed`), so a search never re-reads the memory: cutting is a scan
+ * of typed arrays, BM25 reads the postings of the query's terms only. Versions are
+ * appended; the only later change to one is the close of its record interval.
+ * Texts are analysed once, when the version arrives.
+ */
+export interface FactPart {
+  src: string;
+  rel: string;
+  dst: EdgeTarget;
+  evidence: string[];
+}
+
+export interface ItemVersion {
+  kind: ItemKind;
+  id: string;
+  key: string;
+  recordedFrom: Instant;
+  /** Validity (facts), time span (events), window (episodes); absent for mentions. */
+  validFrom?: Instant;
+  validTo?: Instant | null;
+  occurredAt?: Instant | null;
+  /** Rendered with the entity names as stored; a fact naming a merged entity is rendered again at the cut. */
+  text: string;
+  fact?: FactPart;
+  participants?: Participant[];
+  includesFacts?: string[];
+  episodeEvents?: string[];
+  docId?: string;
+  speaker?: string | null;
+  mentionText?: string;
+}
+
+/** Answers list items of a cut in this order (events, facts, mentions, episodes; by id within a kind). */
+export const KIND_RANK: Readonly<Record<ItemKind, number>> = { event: 0, fact: 1, mention: 2, episode: 3 };
+
+export function compareVersions(a: ItemVersion, b: ItemVersion): number {
+  return KIND_RANK[a.kind] - KIND_RANK[b.kind] || compareIds(a.id, b.id);
+}
+
+/** One term's postings: the versions whose text has it, and how often. */
+export interface Postings {
+  versions: number[];
+  frequencies: number[];
+}
+
+const NO_END = Number.POSITIVE_INFINITY;
+const ms = (instant: Instant | null | undefined, open: number) => (instant === null || instant === undefined ? open : Date.parse(instant));
+
+/** A list of version indices kept in compareVersions order, sorted again only when read after an append. */
+class SortedRefs {
+  private dirty = false;
+  readonly refs: number[] = [];
+
+  add(index: number): void {
+    this.dirty = this.dirty || this.refs.length > 0;
+    this.refs.push(index);
+  }
+
+  sorted(versions: readonly ItemVersion[]): readonly number[] {
+    if (this.dirty) {
+      this.refs.sort((a, b) => compareVersions(versions[a]!, versions[b]!) || a - b);
+      this.dirty = false;
+    }
+    return this.refs;
+  }
+}
+
+export class MemoryCorpus {
+  readonly versions: ItemVersion[] = [];
+  /** Record interval and validity of each version, epoch ms (open ends infinite), for the cut scan. */
+  recFrom = new Float64Array(1024);
+  recTo = new Float64Array(1024);
+  validFrom = new Float64Array(1024);
+  validTo = new Float64Array(1024);
+  /** Number of analysed terms of each version's text (BM25 document length). */
+  lengths = new Int32Array(1024);
+  /** KIND_RANK of each version. */
+  kinds = new Int32Array(1024);
+  readonly postings = new Map<string, Postings>();
+  /** Versions of each item (kind + id), oldest first. */
+  readonly byItem = new Map<string, number[]>();
+  readonly entities = new Map<string, EntityNameRow>();
+  readonly merges: (MergeRecord & { seq: number })[] = [];
+  /** Record time of the latest row seen: the next delta is asked from it (inclusive). */
+  watermark: Instant | null = null;
+  private readonly byVersionKey = new Map<string, number>();
+  private readonly byEntityRefs = new Map<string, SortedRefs>();
+  private readonly evidenceRefs = new Map<string, SortedRefs>();
+  private readonly docTurns = new Map<string, { refs: number[]; sorted: boolean }>();
+
+  get size(): number {
+    return this.versions.length;
+  }
+
+  apply(delta: SearchDelta): void {
+    for (const entity of delta.entities) {
+      if (!this.entities.has(entity.entityId)) this.entities.set(entity.entityId, entity);
+      this.see(entity.recordedFrom);
+    }
+    for (const merge of delta.merges) {
+      if (!this.merges.some((m) => m.seq === merge.seq)) this.merges.push(merge);
+      this.see(merge.recordedAt);
+    }
+    this.merges.sort((a, b) => a.seq - b.seq);
+    const nameOf = (id: string) => this.entities.get(id)?.name ?? id;
+    for (const f of delta.facts) {
+      const fact = { src: f.src, rel: f.rel, dst: f.dst, evidence: f.evidence };
+      this.upsert(f.versionNo, f.recordedTo, { kind: 'fact', id: f.factId, key: '', recordedFrom: f.recordedFrom, validFrom: f.validFrom, validTo: f.validTo, text: factText(fact, nameOf), fact });
+    }
+    for (const e of delta.events) {
+      this.upsert(e.versionNo, e.recordedTo, {
+        kind: 'event',
+        id: e.eventId,
+        key: '',
+        recordedFrom: e.recordedFrom,
+        validFrom: e.timeSpan.from,
+        validTo: e.timeSpan.to,
+        text: e.summary,
+        participants: e.participants,
+        includesFacts: e.includesFacts,
+      });
+    }
+    for (const e of delta.episodes) {
+      this.upsert(e.versionNo, e.recordedTo, { kind: 'episode', id: e.episodeId, key: '', recordedFrom: e.recordedFrom, validFrom: e.window.from, validTo: e.window.to, text: e.title, episodeEvents: e.events });
+    }
+    for (const m of delta.mentions) {
+      this.upsert(0, null, {
+        kind: 'mention',
+        id: m.mentionId,
+        key: '',
+        recordedFrom: m.recordedFrom,
+        occurredAt: m.occurredAt,
+        text: mentionText(m),
+        docId: m.docId,
+        speaker: m.speaker,
+        mentionText: m.text,
+      });
+    }
+  }
+
+  /** Version indices of the item, oldest first. */
+  versionsOf(key: string): readonly number[] {
+    return this.byItem.get(key) ?? [];
+  }
+
+  /** Facts and events naming the entity (as stored), in answer order. */
+  namingEntity(entityId: string): readonly number[] {
+    return this.byEntityRefs.get(entityId)?.sorted(this.versions) ?? [];
+  }
+
+  /** Versions whose evidence names the item `key` (fact evidence, event includesFacts, episode events), in answer order. */
+  evidencing(key: string): readonly number[] {
+    return this.evidenceRefs.get(key)?.sorted(this.versions) ?? [];
+  }
+
+  /** Turns of a document in natural id order (D1:9 before D1:10). */
+  turnsOf(docId: string): readonly number[] {
+    const turns = this.docTurns.get(docId);
+    if (turns === undefined) return [];
+    if (!turns.sorted) {
+      turns.refs.sort((a, b) => compareIds(this.versions[a]!.id, this.versions[b]!.id)).sort((a, b) => NATURAL.compare(this.versions[a]!.id, this.versions[b]!.id));
+      turns.sorted = true;
+    }
+    return turns.refs;
+  }
+
+  private upsert(versionNo: number, recordedTo: Instant | null, version: ItemVersion): void {
+    version.key = itemKey(version);
+    const versionKey = `${version.key}\u0000${versionNo}`;
+    this.see(version.recordedFrom);
+    this.see(recordedTo);
+    const known = this.byVersionKey.get(versionKey);
+    if (known !== undefined) {
+      this.recTo[known] = ms(recordedTo, NO_END);
+      return;
+    }
+    const index = this.versions.length;
+    this.grow(index + 1);
+    this.versions.push(version);
+    this.byVersionKey.set(versionKey, index);
+    this.recFrom[index] = Date.parse(version.recordedFrom);
+    this.recTo[index] = ms(recordedTo, NO_END);
+    this.validFrom[index] = ms(version.validFrom, Number.NEGATIVE_INFINITY);
+    this.validTo[index] = ms(version.validTo, NO_END);
+    this.kinds[index] = KIND_RANK[version.kind];
+    const list = this.byItem.get(version.key);
+    if (list) list.push(index);
+    else this.byItem.set(version.key, [index]);
+    this.index(index, version);
+  }
+
+  private index(index: number, version: ItemVersion): void {
+    const terms = analyze(version.text);
+    this.lengths[index] = terms.length;
+    const frequencies = new Map<string, number>();
+    for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    for (const [term, frequency] of frequencies) {
+      let postings = this.postings.get(term);
+      if (postings === undefined) this.postings.set(term, (postings = { versions: [], frequencies: [] }));
+      postings.versions.push(index);
+      postings.frequencies.push(frequency);
+    }
+    const refer = (map: Map<string, SortedRefs>, key: string) => {
+      let refs = map.get(key);
+      if (refs === undefined) map.set(key, (refs = new SortedRefs()));
+      refs.add(index);
+    };
+    const entities = new Set<string>();
+    if (version.fact) {
+      entities.add(version.fact.src);
+      if (typeof version.fact.dst === 'string') entities.add(version.fact.dst);
+      for (const id of new Set(version.fact.evidence)) refer(this.evidenceRefs, itemKey({ kind: 'mention', id }));
+    }
+    for (const p of version.participants ?? []) entities.add(p.entityId);
+    for (const id of new Set(version.includesFacts ?? [])) refer(this.evidenceRefs, itemKey({ kind: 'fact', id }));
+    for (const id of new Set(version.episodeEvents ?? [])) refer(this.evidenceRefs, itemKey({ kind: 'event', id }));
+    for (const entity of entities) refer(this.byEntityRefs, entity);
+    if (version.docId !== undefined) {
+      const turns = this.docTurns.get(version.docId);
+      if (turns) {
+        turns.refs.push(index);
+        turns.sorted = false;
+      } else this.docTurns.set(version.docId, { refs: [index], sorted: true });
+    }
+  }
+
+  private see(instant: Instant | null | undefined): void {
+    if (instant !== null && instant !== undefined && (this.watermark === null || instant > this.watermark)) this.watermark = instant;
+  }
+
+  private grow(size: number): void {
+    if (size <= this.recFrom.length) return;
+    const capacity = Math.max(size, this.recFrom.length * 2);
+    const grown = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(array);
+      return next;
+    };
+    this.recFrom = grown(this.recFrom, (n) => new Float64Array(n));
+    this.recTo = grown(this.recTo, (n) => new Float64Array(n));
+    this.validFrom = grown(this.validFrom, (n) => new Float64Array(n));
+    this.validTo = grown(this.validTo, (n) => new Float64Array(n));
+    this.lengths = grown(this.lengths, (n) => new Int32Array(n));
+    this.kinds = grown(this.kinds, (n) => new Int32Array(n));
+  }
+}
+
+const NATURAL = new Intl.Collator('en', { numeric: true });

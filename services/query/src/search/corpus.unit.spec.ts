@@ -1,0 +1,106 @@
+import { type Command, type Cut, type MemoryEvent, type ValidAt, decideBatch, fold } from '@memotrace/domain';
+import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import fc from 'fast-check';
+import { SearchCorpora } from './corpora';
+import { bestFirst, kthLargest } from './corpus-cut';
+import { referenceCut } from './reference-cut';
+import { searchMemory } from './search';
+import { LogSearchFeed } from './testing/log-feed';
+import { LogQueries } from './testing/log-queries';
+
+/**
+ * The corpus (in process, fed by deltas) against the reference (the cut read through
+ * the read port, plain whole-list BM25 and graph): over random histories with merges,
+ * supersessions, retro-corrections, archives, events and mentions, the corpus is
+ * refreshed after every batch and every search must answer byte for byte the same.
+ */
+const minusMs = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
+const RECORD_CUTS = RECORD_TIMES.flatMap((t) => [minusMs(t), t]);
+const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES];
+const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'event 0,1', 'hi before Name 2', 'knows one 1 true', 'works after event'];
+const M = 'prop-mem';
+
+describe('the search corpus answers exactly like the reference', () => {
+  it('over random histories, refreshed batch by batch, at cuts around every record time', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArb, fc.nat(), async (batches, seed) => {
+        const lengths: number[] = [];
+        const run = runHistory(batches, { memoryId: M, afterBatch: (_, log) => lengths.push(log.length) });
+        let log: readonly MemoryEvent[] = [];
+        const corpora = new SearchCorpora(new LogSearchFeed(() => log));
+        const queries = new LogQueries(() => log);
+        const same = async (cut: Cut, query: string, k: number, tokenBudget?: number) => {
+          const input = { query, k, tokenBudget };
+          const [corpusCut, referenceItems] = [await corpora.cut(M, cut), await referenceCut(queries, M, cut)];
+          // A short hit list too: only the best are kept when there are more.
+          const hits = (items: typeof corpusCut | typeof referenceItems) => JSON.stringify(items.bm25(query, { limit: 2 }));
+          if (hits(corpusCut) !== hits(referenceItems)) throw new Error(`bm25 ${JSON.stringify({ cut, query })}: ${hits(corpusCut)} != ${hits(referenceItems)}`);
+          const fast = JSON.stringify(await searchMemory(corpusCut, input));
+          const reference = JSON.stringify(await searchMemory(referenceItems, input));
+          if (fast !== reference) throw new Error(`${JSON.stringify({ cut, query, k, tokenBudget })}\ncorpus    ${fast}\nreference ${reference}`);
+        };
+        let pick = seed;
+        const next = <T>(list: readonly T[]) => list[(pick = (pick * 1103515245 + 12345) % 2147483648) % list.length]!;
+        for (const length of lengths) {
+          log = run.log.slice(0, length);
+          // Between batches: a few random cuts (the corpus is refreshed each time).
+          for (let i = 0; i < 3; i++) await same({ validAt: next(VALID_CUTS), recordedAt: next(RECORD_CUTS) }, next(QUERIES), 1 + (i % 3) * 4);
+        }
+        for (const recordedAt of RECORD_CUTS) {
+          for (const validAt of VALID_CUTS) await same({ validAt, recordedAt }, next(QUERIES), 10, next([undefined, 8, 30]));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('the corpus cut', () => {
+  const T0 = '2024-05-06T09:00:00.000Z';
+  const T1 = '2024-05-07T09:00:00.000Z';
+  const turn = (id: string, text: string, recordedAt: string): Command => ({ op: 'RECORD_MENTION', commandId: id, mentionId: id, docId: 'D1', text, recordedAt });
+  const log: MemoryEvent[] = [];
+  for (const [commands, now] of [
+    [[turn('D1:9', 'we planned the trip', T0), turn('D1:11', 'the tickets are booked', T0)], T0],
+    [[turn('D1:10', 'a turn learnt later', T1)], T1],
+  ] as const) log.push(...decideBatch(M, fold(log), [...commands], now).events);
+  const corpora = new SearchCorpora(new LogSearchFeed(() => log));
+
+  it('expands to the nearest turn visible in the cut, skipping one recorded later', async () => {
+    const cut = { validAt: '*' as const, recordedAt: T0 };
+    const items = await corpora.cut(M, cut);
+    expect(items.size).toBe(2);
+    expect(items.neighbours('mention\u0000D1:9', 4)).toEqual(['mention\u0000D1:11']);
+    const later = await corpora.cut(M, { validAt: '*', recordedAt: T1 });
+    expect(later.neighbours('mention\u0000D1:9', 4)).toEqual(['mention\u0000D1:10']);
+    const result = await searchMemory(items, { query: 'trip', k: 10 });
+    expect(result.items.map((i) => i.id)).toEqual(['D1:9', 'D1:11']);
+    expect(JSON.stringify(result)).toBe(JSON.stringify(await searchMemory(await referenceCut(new LogQueries(() => log), M, cut), { query: 'trip', k: 10 })));
+  });
+});
+
+describe('kthLargest', () => {
+  it('is the k-th value of a descending sort, ties and duplicates included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 60 }), fc.nat(), (values, k) => {
+        const rank = 1 + (k % values.length);
+        const sorted = [...values].sort((a, b) => b - a);
+        expect(kthLargest(Float64Array.from(values), rank)).toBe(sorted[rank - 1]);
+      }),
+    );
+  });
+});
+
+describe('bestFirst', () => {
+  it('is the head of a full sort by score then tie order, however many ties', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 80 }), fc.integer({ min: 1, max: 30 }), (values, limit) => {
+        const scores = Float64Array.from(values, (v) => v / 2);
+        const indices = Int32Array.from(values.keys()).reverse();
+        const tieOrder = (a: number, b: number) => (a % 7) - (b % 7) || a - b;
+        const expected = Array.from(indices).sort((a, b) => scores[b]! - scores[a]! || tieOrder(a, b)).slice(0, limit);
+        expect(bestFirst(indices, scores, limit, tieOrder)).toEqual(expected);
+      }),
+    );
+  });
+});

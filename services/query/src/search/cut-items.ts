@@ -1,0 +1,30 @@
+import type { Cut } from '@memotrace/domain';
+import type { Candidate } from './items';
+import type { RecallHit } from './recall-backend';
+
+/**
+ * The items of one memory visible in one cut (SPEC §3.2), as search sees them: the
+ * candidates, BM25 over them (the cut is the corpus: document frequencies and the
+ * average length are the cut's own), and the item graph expansion walks. Nothing
+ * outside the cut is an item, a hit or a neighbour. Keys are `itemKey(kind, id)`.
+ */
+export interface CutItems {
+  readonly memoryId: string;
+  readonly cut: Cut;
+  /** Number of visible items. */
+  readonly size: number;
+  has(key: string): boolean;
+  candidate(key: string): Candidate | undefined;
+  /**
+   * BM25 hits (score > 0), best first, ties in answer order (kind, then id), at most
+   * `limit`. `timedOnly`: the corpus is only the items with a time (itemInterval).
+   */
+  bm25(query: string, options: { limit: number; timedOnly?: boolean }): RecallHit[];
+  /** Key and text of every visible item. */
+  texts(): Iterable<{ key: string; text: string }>;
+  /** Neighbours by link kind (evidence, evidenced-by, neighbouring turns, same entity), each list capped at `fanOut`. */
+  neighbours(key: string, fanOut: number): string[];
+}
+
+/** Most BM25 hits a search ranks (as the OpenSearch backend asks of its index). */
+export const BM25_HITS = 1000;

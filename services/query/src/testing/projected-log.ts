@@ -1,0 +1,29 @@
+import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { migrate } from '@memotrace/postgres';
+import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
+import { type Projector, readModelMigrations, readModelsProjection, startProjector } from '@memotrace/read-models';
+
+export interface ProjectedLog {
+  db: TestDatabase;
+  store: PostgresEventStore;
+  projector: Projector;
+  stop(): Promise<void>;
+}
+
+/** A fresh database with the log and the read models, and a projector running over it. */
+export async function startProjectedLog(): Promise<ProjectedLog> {
+  const db = await createTestDatabase();
+  await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
+  const store = new PostgresEventStore(db.pool);
+  const projector = await startProjector({ store, pool: db.pool, projections: [readModelsProjection] });
+  return {
+    db,
+    store,
+    projector,
+    async stop() {
+      await projector.stop();
+      await store.close();
+      await db.drop();
+    },
+  };
+}
