@@ -23,6 +23,7 @@ async function main(): Promise<void> {
       batchSize: num('BENCH_SCALE_BATCH', 1000),
       queriesPerKind: num('BENCH_SCALE_QUERIES', 300),
       naivePerKind: num('BENCH_SCALE_NAIVE_QUERIES', 100),
+      searchItems: num('BENCH_SCALE_SEARCH_ITEMS', 100_000),
       seed: num('BENCH_SCALE_SEED', 7),
       log: (line) => console.log(line),
     });

@@ -5,7 +5,7 @@ import type { MemorySample } from './workload';
 
 export const CUT_KINDS = ['as-world', 'as-recorded', 'bitemporal', 'timeline'] as const;
 export type CutKind = (typeof CUT_KINDS)[number];
-export type ReadKind = CutKind | 'history' | 'audit' | 'search';
+export type ReadKind = CutKind | 'history' | 'audit' | 'search' | 'search:large' | 'search:cold';
 
 export interface Latencies {
   /** In-process time of the service (Server-Timing `app;dur`). */
@@ -85,15 +85,18 @@ export class QueryRunner {
     if (body.events.length === 0) throw new Error(`audit of ${memoryId}/${factId} is empty`);
   }
 
-  async search(memoryId: string, query: string): Promise<void> {
-    await this.request('search', `/v1/memories/${memoryId}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }, true);
+  /** Returns the server-side time. */
+  async search(memoryId: string, query: string, kind: ReadKind = 'search'): Promise<number> {
+    const server = { ms: Number.NaN };
+    await this.request(kind, `/v1/memories/${memoryId}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }, true, server);
+    return server.ms;
   }
 
   private get(kind: ReadKind, path: string, measure = true): Promise<unknown> {
     return this.request(kind, path, undefined, measure);
   }
 
-  private async request(kind: ReadKind, path: string, init: RequestInit | undefined, measure: boolean): Promise<unknown> {
+  private async request(kind: ReadKind, path: string, init: RequestInit | undefined, measure: boolean, timing = { ms: Number.NaN }): Promise<unknown> {
     const t0 = performance.now();
     const response = await fetch(this.url + path, init);
     const text = await response.text();
@@ -101,6 +104,7 @@ export class QueryRunner {
     const client = performance.now() - t0;
     if (response.status !== 200) throw new Error(`${init?.method ?? 'GET'} ${path}: HTTP ${response.status} ${text.slice(0, 500)}`);
     const server = Number(/dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '')?.[1] ?? Number.NaN);
+    timing.ms = server;
     if (measure) this.record(kind, server, client);
     return body;
   }

@@ -4,6 +4,7 @@ import { ingest } from './ingest';
 import { loadNaiveBaseline } from './naive-baseline';
 import { CUT_KINDS, type Latencies, QueryRunner, planCuts } from './queries';
 import { Rng } from './rng';
+import { type LargeSearchFigures, searchLargeMemory } from './search-memory';
 import { startServer } from './server';
 import { scaleShape } from './workload';
 
@@ -15,6 +16,8 @@ export interface ScaleOptions {
   queriesPerKind: number;
   /** Of those, cuts also run on the naive baseline and compared. */
   naivePerKind: number;
+  /** Items of the one large memory searched at the end (0: none). */
+  searchItems: number;
   seed: number;
   log: (line: string) => void;
 }
@@ -33,6 +36,7 @@ export interface SizeFigures {
   peakRssBytes: number;
   databaseBytes: number;
   naive: { rows: number; bytes: number; seconds: number };
+  largeSearch: (LargeSearchFigures & { rssBytes: number }) | null;
   compared: number;
   mismatches: string[];
 }
@@ -90,6 +94,11 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
       perKind.set(cut.kind, n + 1);
       await runner.cut(cut, { service: false, naive: true }); // the service was timed above, before the baseline shared its cache
     }
+    let largeSearch: SizeFigures['largeSearch'] = null;
+    if (options.searchItems > 0) {
+      log(`   searching one memory of ${options.searchItems.toLocaleString('en')} items`);
+      largeSearch = { ...(await searchLargeMemory(server.url, runner, options.searchItems, Math.min(options.queriesPerKind, 200), options.seed + 3)), rssBytes: server.rssBytes() };
+    }
     return {
       versions: stored,
       memories: shape.memories,
@@ -104,6 +113,7 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
       peakRssBytes: Math.max(result.peakRssBytes, server.peakRssBytes()),
       databaseBytes: Number(rows[0]!.size),
       naive,
+      largeSearch,
       compared: runner.compared,
       mismatches: runner.mismatches,
     };

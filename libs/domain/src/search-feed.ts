@@ -60,10 +60,21 @@ export interface SearchDelta {
   merges: (MergeRecord & { seq: number })[];
 }
 
+/**
+ * Where a corpus stands: the latest record time it saw, and how many record times of
+ * rows (a version's opening and its closing count apart) are at that instant.
+ */
+export interface Watermark {
+  at: Instant;
+  seen: number;
+}
+
 export interface SearchFeed {
   /**
    * Every row of the memory with a record time (opened, closed, recorded, merged)
-   * at or after `since`; everything when `since` is null. One consistent snapshot.
+   * after `since.at`, and those at `since.at` too unless the memory still has exactly
+   * `since.seen` record times there (a later batch may share that instant); every
+   * row when `since` is null. One consistent snapshot.
    */
-  itemsSince(memoryId: string, since: Instant | null): Promise<SearchDelta>;
+  itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta>;
 }

@@ -5,6 +5,7 @@ import {
   type MergeRecord,
   type Participant,
   type SearchDelta,
+  type Watermark,
   compareIds,
   factText,
   mentionText,
@@ -63,22 +64,25 @@ export interface Postings {
 const NO_END = Number.POSITIVE_INFINITY;
 const ms = (instant: Instant | null | undefined, open: number) => (instant === null || instant === undefined ? open : Date.parse(instant));
 
-/** A list of version indices kept in compareVersions order, sorted again only when read after an append. */
-class SortedRefs {
-  private dirty = false;
-  readonly refs: number[] = [];
+/** Lists of version indices by key, kept in compareVersions order: sorted again only when read after an append. */
+class RefLists {
+  private readonly lists = new Map<string, number[]>();
+  private readonly unsorted = new Set<string>();
 
-  add(index: number): void {
-    this.dirty = this.dirty || this.refs.length > 0;
-    this.refs.push(index);
+  add(key: string, index: number): void {
+    const list = this.lists.get(key);
+    if (list === undefined) this.lists.set(key, [index]);
+    else {
+      list.push(index);
+      this.unsorted.add(key);
+    }
   }
 
-  sorted(versions: readonly ItemVersion[]): readonly number[] {
-    if (this.dirty) {
-      this.refs.sort((a, b) => compareVersions(versions[a]!, versions[b]!) || a - b);
-      this.dirty = false;
-    }
-    return this.refs;
+  sorted(key: string, versions: readonly ItemVersion[]): readonly number[] {
+    const list = this.lists.get(key);
+    if (list === undefined) return [];
+    if (this.unsorted.delete(key)) list.sort((a, b) => compareVersions(versions[a]!, versions[b]!) || a - b);
+    return list;
   }
 }
 
@@ -93,16 +97,17 @@ export class MemoryCorpus {
   lengths = new Int32Array(1024);
   /** KIND_RANK of each version. */
   kinds = new Int32Array(1024);
+  /** The read models' version number (facts, events, episodes; 0 for mentions). */
+  versionNos = new Int32Array(1024);
   readonly postings = new Map<string, Postings>();
   /** Versions of each item (kind + id), oldest first. */
   readonly byItem = new Map<string, number[]>();
   readonly entities = new Map<string, EntityNameRow>();
   readonly merges: (MergeRecord & { seq: number })[] = [];
-  /** Record time of the latest row seen: the next delta is asked from it (inclusive). */
-  watermark: Instant | null = null;
-  private readonly byVersionKey = new Map<string, number>();
-  private readonly byEntityRefs = new Map<string, SortedRefs>();
-  private readonly evidenceRefs = new Map<string, SortedRefs>();
+  /** The latest record time seen, and how many record times (row opened, closed, recorded) are at it: the next delta starts there. */
+  watermark: Watermark | null = null;
+  private readonly byEntityRefs = new RefLists();
+  private readonly evidenceRefs = new RefLists();
   private readonly docTurns = new Map<string, { refs: number[]; sorted: boolean }>();
 
   get size(): number {
@@ -111,11 +116,13 @@ export class MemoryCorpus {
 
   apply(delta: SearchDelta): void {
     for (const entity of delta.entities) {
-      if (!this.entities.has(entity.entityId)) this.entities.set(entity.entityId, entity);
+      if (this.entities.has(entity.entityId)) continue;
+      this.entities.set(entity.entityId, entity);
       this.see(entity.recordedFrom);
     }
     for (const merge of delta.merges) {
-      if (!this.merges.some((m) => m.seq === merge.seq)) this.merges.push(merge);
+      if (this.merges.some((m) => m.seq === merge.seq)) continue;
+      this.merges.push(merge);
       this.see(merge.recordedAt);
     }
     this.merges.sort((a, b) => a.seq - b.seq);
@@ -162,12 +169,12 @@ export class MemoryCorpus {
 
   /** Facts and events naming the entity (as stored), in answer order. */
   namingEntity(entityId: string): readonly number[] {
-    return this.byEntityRefs.get(entityId)?.sorted(this.versions) ?? [];
+    return this.byEntityRefs.sorted(entityId, this.versions);
   }
 
   /** Versions whose evidence names the item `key` (fact evidence, event includesFacts, episode events), in answer order. */
   evidencing(key: string): readonly number[] {
-    return this.evidenceRefs.get(key)?.sorted(this.versions) ?? [];
+    return this.evidenceRefs.sorted(key, this.versions);
   }
 
   /** Turns of a document in natural id order (D1:9 before D1:10). */
@@ -183,24 +190,27 @@ export class MemoryCorpus {
 
   private upsert(versionNo: number, recordedTo: Instant | null, version: ItemVersion): void {
     version.key = itemKey(version);
-    const versionKey = `${version.key}\u0000${versionNo}`;
-    this.see(version.recordedFrom);
-    this.see(recordedTo);
-    const known = this.byVersionKey.get(versionKey);
+    const list = this.byItem.get(version.key);
+    const known = list?.find((i) => this.versionNos[i] === versionNo);
     if (known !== undefined) {
-      this.recTo[known] = ms(recordedTo, NO_END);
+      // Only a close can change a stored version.
+      if (recordedTo !== null && this.recTo[known] === NO_END) {
+        this.recTo[known] = Date.parse(recordedTo);
+        this.see(recordedTo);
+      }
       return;
     }
+    this.see(version.recordedFrom);
+    this.see(recordedTo);
     const index = this.versions.length;
     this.grow(index + 1);
     this.versions.push(version);
-    this.byVersionKey.set(versionKey, index);
     this.recFrom[index] = Date.parse(version.recordedFrom);
     this.recTo[index] = ms(recordedTo, NO_END);
     this.validFrom[index] = ms(version.validFrom, Number.NEGATIVE_INFINITY);
     this.validTo[index] = ms(version.validTo, NO_END);
     this.kinds[index] = KIND_RANK[version.kind];
-    const list = this.byItem.get(version.key);
+    this.versionNos[index] = versionNo;
     if (list) list.push(index);
     else this.byItem.set(version.key, [index]);
     this.index(index, version);
@@ -209,7 +219,8 @@ export class MemoryCorpus {
   private index(index: number, version: ItemVersion): void {
     const terms = analyze(version.text);
     this.lengths[index] = terms.length;
-    const frequencies = new Map<string, number>();
+    const frequencies = SCRATCH;
+    frequencies.clear();
     for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
     for (const [term, frequency] of frequencies) {
       let postings = this.postings.get(term);
@@ -217,21 +228,19 @@ export class MemoryCorpus {
       postings.versions.push(index);
       postings.frequencies.push(frequency);
     }
-    const refer = (map: Map<string, SortedRefs>, key: string) => {
-      let refs = map.get(key);
-      if (refs === undefined) map.set(key, (refs = new SortedRefs()));
-      refs.add(index);
+    const entities: string[] = [];
+    const evidence = (kind: ItemKind, ids: readonly string[] | undefined) => {
+      for (const [n, id] of (ids ?? []).entries()) if (ids!.indexOf(id) === n) this.evidenceRefs.add(itemKey({ kind, id }), index);
     };
-    const entities = new Set<string>();
     if (version.fact) {
-      entities.add(version.fact.src);
-      if (typeof version.fact.dst === 'string') entities.add(version.fact.dst);
-      for (const id of new Set(version.fact.evidence)) refer(this.evidenceRefs, itemKey({ kind: 'mention', id }));
+      entities.push(version.fact.src);
+      if (typeof version.fact.dst === 'string' && version.fact.dst !== version.fact.src) entities.push(version.fact.dst);
+      evidence('mention', version.fact.evidence);
     }
-    for (const p of version.participants ?? []) entities.add(p.entityId);
-    for (const id of new Set(version.includesFacts ?? [])) refer(this.evidenceRefs, itemKey({ kind: 'fact', id }));
-    for (const id of new Set(version.episodeEvents ?? [])) refer(this.evidenceRefs, itemKey({ kind: 'event', id }));
-    for (const entity of entities) refer(this.byEntityRefs, entity);
+    for (const p of version.participants ?? []) if (!entities.includes(p.entityId)) entities.push(p.entityId);
+    evidence('fact', version.includesFacts);
+    evidence('event', version.episodeEvents);
+    for (const entity of entities) this.byEntityRefs.add(entity, index);
     if (version.docId !== undefined) {
       const turns = this.docTurns.get(version.docId);
       if (turns) {
@@ -241,8 +250,11 @@ export class MemoryCorpus {
     }
   }
 
+  /** Counts a record time of a row new to the corpus (each row's opening, closing, recording once). */
   private see(instant: Instant | null | undefined): void {
-    if (instant !== null && instant !== undefined && (this.watermark === null || instant > this.watermark)) this.watermark = instant;
+    if (instant === null || instant === undefined) return;
+    if (this.watermark === null || instant > this.watermark.at) this.watermark = { at: instant, seen: 1 };
+    else if (instant === this.watermark.at) this.watermark.seen += 1;
   }
 
   private grow(size: number): void {
@@ -259,7 +271,10 @@ export class MemoryCorpus {
     this.validTo = grown(this.validTo, (n) => new Float64Array(n));
     this.lengths = grown(this.lengths, (n) => new Int32Array(n));
     this.kinds = grown(this.kinds, (n) => new Int32Array(n));
+    this.versionNos = grown(this.versionNos, (n) => new Int32Array(n));
   }
 }
 
 const NATURAL = new Intl.Collator('en', { numeric: true });
+/** Term frequencies of the text being indexed (one at a time: indexing is synchronous). */
+const SCRATCH = new Map<string, number>();

@@ -1,7 +1,8 @@
-import { type Command, type Cut, type MemoryEvent, type ValidAt, decideBatch, fold } from '@memotrace/domain';
+import { type Command, type Cut, type MemoryEvent, type SearchDelta, type ValidAt, decideBatch, fold } from '@memotrace/domain';
 import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
+import { MemoryCorpus } from './corpus';
 import { bestFirst, kthLargest } from './corpus-cut';
 import { referenceCut } from './reference-cut';
 import { searchMemory } from './search';
@@ -76,6 +77,28 @@ describe('the corpus cut', () => {
     const result = await searchMemory(items, { query: 'trip', k: 10 });
     expect(result.items.map((i) => i.id)).toEqual(['D1:9', 'D1:11']);
     expect(JSON.stringify(result)).toBe(JSON.stringify(await searchMemory(await referenceCut(new LogQueries(() => log), M, cut), { query: 'trip', k: 10 })));
+  });
+});
+
+describe('the corpus watermark', () => {
+  const size = (d: SearchDelta) => d.facts.length + d.events.length + d.episodes.length + d.mentions.length + d.entities.length + d.merges.length;
+
+  it('asks for nothing when nothing changed since its last delta (record times at its instant are counted)', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArb, async (batches) => {
+        const lengths: number[] = [];
+        const run = runHistory(batches, { memoryId: M, afterBatch: (_, log) => lengths.push(log.length) });
+        let log: readonly MemoryEvent[] = [];
+        const feed = new LogSearchFeed(() => log);
+        const corpus = new MemoryCorpus();
+        for (const length of lengths) {
+          log = run.log.slice(0, length);
+          corpus.apply(await feed.itemsSince(M, corpus.watermark));
+          expect(size(await feed.itemsSince(M, corpus.watermark))).toBe(0);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

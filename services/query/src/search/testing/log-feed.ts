@@ -1,4 +1,4 @@
-import { type Instant, type MemoryEvent, type SearchDelta, type SearchFeed, fold } from '@memotrace/domain';
+import { type Instant, type MemoryEvent, type SearchDelta, type SearchFeed, type Watermark, fold } from '@memotrace/domain';
 
 /**
  * A SearchFeed over in-memory logs (one per memory), answered from the folded
@@ -8,9 +8,16 @@ import { type Instant, type MemoryEvent, type SearchDelta, type SearchFeed, fold
 export class LogSearchFeed implements SearchFeed {
   constructor(private readonly logs: (memoryId: string) => readonly MemoryEvent[]) {}
 
-  async itemsSince(memoryId: string, since: Instant | null): Promise<SearchDelta> {
+  async itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta> {
     const state = fold(this.logs(memoryId));
-    const after = (instant: Instant | null) => instant !== null && (since === null || instant >= since);
+    const versions = [...state.facts.values()].flatMap((f) => f.versions).concat([...state.events.values(), ...state.episodes.values()].flat() as never[]);
+    const times = [
+      ...versions.flatMap((v) => [v.recordedFrom, v.recordedTo]),
+      ...[...state.mentions.values(), ...state.entities.values()].map((r) => r.recordedFrom),
+      ...state.merges.map((m) => m.recordedAt),
+    ];
+    const unchangedAt = since !== null && times.filter((t) => t === since.at).length === since.seen;
+    const after = (instant: Instant | null) => instant !== null && (since === null || instant > since.at || (instant === since.at && !unchangedAt));
     const changed = (v: { recordedFrom: Instant; recordedTo: Instant | null }) => after(v.recordedFrom) || after(v.recordedTo);
     return {
       facts: [...state.facts.values()].flatMap((f) =>
