@@ -77,4 +77,6 @@ export interface SearchFeed {
    * row when `since` is null. One consistent snapshot.
    */
   itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta>;
+  /** Grows whenever rows of the memory may have changed (and maybe when others did): a cheap "anything new?". */
+  changeMark(memoryId: string): Promise<number>;
 }

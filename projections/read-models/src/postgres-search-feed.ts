@@ -14,6 +14,12 @@ type Range = { from: string; to: string | null; recorded_from: string; recorded_
 export class PostgresSearchFeed implements SearchFeed {
   constructor(private readonly pool: Pool) {}
 
+  /** The read models' checkpoints summed: every batch a projector commits advances one. */
+  async changeMark(): Promise<number> {
+    const { rows } = await this.pool.query<{ mark: string | null }>('SELECT sum(position) AS mark FROM rm_checkpoints');
+    return Number(rows[0]?.mark ?? 0);
+  }
+
   async itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta> {
     const params = since === null ? [memoryId] : [memoryId, pgInstant(since.at), since.seen];
     // Fact versions are read through the btrees (memory_id, recorded_from | recorded_to) by row

@@ -17,7 +17,7 @@ export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: 1_000_000 };
  * one at a time. A corpus is a cache: losing it costs one full read.
  */
 export class SearchCorpora {
-  private readonly corpora = new Map<string, { corpus: MemoryCorpus; refreshed: Promise<void> }>();
+  private readonly corpora = new Map<string, { corpus: MemoryCorpus; refreshed: Promise<void>; mark: number | null }>();
 
   constructor(
     private readonly feed: SearchFeed,
@@ -27,14 +27,20 @@ export class SearchCorpora {
   async cut(memoryId: string, cut: Cut): Promise<CorpusCut> {
     let entry = this.corpora.get(memoryId);
     if (entry) this.corpora.delete(memoryId);
-    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve() };
+    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve(), mark: null };
     this.corpora.set(memoryId, entry);
-    const { corpus } = entry;
-    const refreshed = entry.refreshed.then(async () => corpus.apply(await this.feed.itemsSince(memoryId, corpus.watermark)));
+    const current = entry;
+    const refreshed = entry.refreshed.then(async () => {
+      // Marked before the read: a change committed during it moves the mark, so it is read next time.
+      const mark = await this.feed.changeMark(memoryId);
+      if (mark === current.mark) return;
+      current.corpus.apply(await this.feed.itemsSince(memoryId, current.corpus.watermark));
+      current.mark = mark;
+    });
     entry.refreshed = refreshed.catch(() => undefined);
     await refreshed;
     this.evict(memoryId);
-    return new CorpusCut(corpus, memoryId, cut);
+    return new CorpusCut(current.corpus, memoryId, cut);
   }
 
   /** Versions held over all memories. */

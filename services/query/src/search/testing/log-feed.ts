@@ -8,6 +8,10 @@ import { type Instant, type MemoryEvent, type SearchDelta, type SearchFeed, type
 export class LogSearchFeed implements SearchFeed {
   constructor(private readonly logs: (memoryId: string) => readonly MemoryEvent[]) {}
 
+  async changeMark(memoryId: string): Promise<number> {
+    return this.logs(memoryId).length;
+  }
+
   async itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta> {
     const state = fold(this.logs(memoryId));
     const versions = [...state.facts.values()].flatMap((f) => f.versions).concat([...state.events.values(), ...state.episodes.values()].flat() as never[]);
