@@ -19,6 +19,8 @@ export interface RuntimeConfig {
   kafka: KafkaConfig | undefined;
   /** OpenSearch search backend (e.g. `http://127.0.0.1:9200`); undefined (embedded search only) unless OPENSEARCH_URL is set. */
   openSearchUrl: string | undefined;
+  /** Most item versions the search corpora keep in memory over all memories (SEARCH_CACHE_VERSIONS). */
+  searchCacheVersions: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -34,7 +36,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     apiKeys: loadApiKeys(env),
     kafka: readKafkaConfig(env),
     openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
+    searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], 500_000),
   };
+}
+
+function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+  const value = Number(text ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${text}`);
+  return value;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

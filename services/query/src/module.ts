@@ -30,7 +30,7 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool)), warn) : undefined;
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
       const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
-      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)));
+      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), { maxVersions: ctx.get(TOKENS.config).searchCacheVersions });
       return { gate, store, now: () => clock.now(), corpora, recall };
     })
     .inSingletonScope();

@@ -7,7 +7,8 @@ export interface CorporaOptions {
   maxVersions: number;
 }
 
-export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: 1_000_000 };
+/** ~400 bytes per version: 500,000 versions hold about 200 MB. */
+export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: 500_000 };
 
 /**
  * The search corpora of the memories this process searched, least recently used
