@@ -70,13 +70,15 @@ export interface Watermark {
 }
 
 export interface SearchFeed {
+  /** Every row of the memory, from one consistent snapshot, in chunks: entity names and merges first. */
+  allItems(memoryId: string): AsyncIterable<SearchDelta>;
   /**
    * Every row of the memory with a record time (opened, closed, recorded, merged)
    * after `since.at`, and those at `since.at` too unless the memory still has exactly
-   * `since.seen` record times there (a later batch may share that instant); every
-   * row when `since` is null. One consistent snapshot.
+   * `since.seen` record times there (a later batch may share that instant). One
+   * consistent snapshot.
    */
-  itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta>;
+  itemsSince(memoryId: string, since: Watermark): Promise<SearchDelta>;
   /** Grows whenever rows of the memory may have changed (and maybe when others did): a cheap "anything new?". */
   changeMark(memoryId: string): Promise<number>;
 }

@@ -35,7 +35,9 @@ export class SearchCorpora {
       // Marked before the read: a change committed during it moves the mark, so it is read next time.
       const mark = await this.feed.changeMark(memoryId);
       if (mark === current.mark) return;
-      current.corpus.apply(await this.feed.itemsSince(memoryId, current.corpus.watermark));
+      const { corpus } = current;
+      if (corpus.watermark !== null) corpus.apply(await this.feed.itemsSince(memoryId, corpus.watermark));
+      else for await (const chunk of this.feed.allItems(memoryId)) corpus.apply(chunk);
       current.mark = mark;
     });
     entry.refreshed = refreshed.catch(() => undefined);

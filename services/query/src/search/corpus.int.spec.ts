@@ -44,8 +44,8 @@ describe('the search corpus fed by the read models', () => {
         const run = runHistory(batches, { memoryId, afterBatch: (_, log) => lengths.push(log.length) });
         let pick = seed;
         const next = <T>(list: readonly T[]) => list[(pick = (pick * 1103515245 + 12345) % 2147483648) % list.length]!;
-        const same = async (cut: Cut, query: string) => {
-          const fast = JSON.stringify(await searchMemory(await corpora.cut(memoryId, cut), { query, k: 10 }));
+        const same = async (searched: SearchCorpora, cut: Cut, query: string) => {
+          const fast = JSON.stringify(await searchMemory(await searched.cut(memoryId, cut), { query, k: 10 }));
           const reference = JSON.stringify(await searchMemory(await referenceCut(queries, memoryId, cut), { query, k: 10 }));
           if (fast !== reference) throw new Error(`${JSON.stringify({ cut, query })}\ncorpus    ${fast}\nreference ${reference}`);
         };
@@ -57,9 +57,12 @@ describe('the search corpus fed by the read models', () => {
           });
           appended = length;
           expect(await projector.waitForPosition(position, 30_000)).toBe(true);
-          for (let i = 0; i < 2; i++) await same({ validAt: next(VALID_CUTS), recordedAt: next(RECORD_CUTS) }, next(QUERIES));
+          for (let i = 0; i < 2; i++) await same(corpora, { validAt: next(VALID_CUTS), recordedAt: next(RECORD_CUTS) }, next(QUERIES));
         }
-        for (const recordedAt of RECORD_CUTS) for (const validAt of VALID_CUTS) await same({ validAt, recordedAt }, next(QUERIES));
+        for (const recordedAt of RECORD_CUTS) for (const validAt of VALID_CUTS) await same(corpora, { validAt, recordedAt }, next(QUERIES));
+        // A corpus that reads the whole memory at once (pages of 3 rows: keyset paging) answers the same.
+        const fresh = new SearchCorpora(new PostgresSearchFeed(log.db.pool, 3));
+        for (const recordedAt of RECORD_CUTS) await same(fresh, { validAt: next(VALID_CUTS), recordedAt }, next(QUERIES));
       }),
       { numRuns: 12 },
     );

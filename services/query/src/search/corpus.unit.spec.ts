@@ -93,8 +93,9 @@ describe('the corpus watermark', () => {
         const corpus = new MemoryCorpus();
         for (const length of lengths) {
           log = run.log.slice(0, length);
-          corpus.apply(await feed.itemsSince(M, corpus.watermark));
-          expect(size(await feed.itemsSince(M, corpus.watermark))).toBe(0);
+          if (corpus.watermark === null) for await (const chunk of feed.allItems(M)) corpus.apply(chunk);
+          else corpus.apply(await feed.itemsSince(M, corpus.watermark));
+          if (corpus.watermark !== null) expect(size(await feed.itemsSince(M, corpus.watermark))).toBe(0);
         }
       }),
       { numRuns: 60 },

@@ -12,7 +12,15 @@ export class LogSearchFeed implements SearchFeed {
     return this.logs(memoryId).length;
   }
 
-  async itemsSince(memoryId: string, since: Watermark | null): Promise<SearchDelta> {
+  async *allItems(memoryId: string): AsyncIterable<SearchDelta> {
+    yield this.rows(memoryId, null);
+  }
+
+  async itemsSince(memoryId: string, since: Watermark): Promise<SearchDelta> {
+    return this.rows(memoryId, since);
+  }
+
+  private rows(memoryId: string, since: Watermark | null): SearchDelta {
     const state = fold(this.logs(memoryId));
     const versions = [...state.facts.values()].flatMap((f) => f.versions).concat([...state.events.values(), ...state.episodes.values()].flat() as never[]);
     const times = [
