@@ -37,7 +37,15 @@ export class SearchCorpora {
       if (mark === current.mark) return;
       const { corpus } = current;
       if (corpus.watermark !== null) corpus.apply(await this.feed.itemsSince(memoryId, corpus.watermark));
-      else for await (const chunk of this.feed.allItems(memoryId)) corpus.apply(chunk);
+      else {
+        try {
+          for await (const chunk of this.feed.allItems(memoryId)) corpus.apply(chunk);
+        } catch (error) {
+          // A partly read memory must not be completed by deltas (they start at its watermark): start over next time.
+          current.corpus = new MemoryCorpus();
+          throw error;
+        }
+      }
       current.mark = mark;
     });
     entry.refreshed = refreshed.catch(() => undefined);

@@ -103,6 +103,36 @@ describe('the corpus watermark', () => {
   });
 });
 
+describe('SearchCorpora', () => {
+  it('starts a memory over when its first read fails half way (deltas would never bring the rest)', async () => {
+    // The seed's fact at T0, an entity recorded later: a watermark past the fact.
+    const log = [...runHistory([], { memoryId: M }).log];
+    const later: Command = { op: 'UPSERT_ENTITY', commandId: 'late', entityId: 'e9', name: 'Late', recordedAt: RECORD_TIMES[5]! };
+    log.push(...decideBatch(M, fold(log), [later], RECORD_TIMES[5]!).events);
+    const feed = new LogSearchFeed(() => log);
+    let fail = true;
+    const flaky = {
+      changeMark: (memoryId: string) => feed.changeMark(memoryId),
+      itemsSince: feed.itemsSince.bind(feed),
+      async *allItems(memoryId: string) {
+        for await (const chunk of feed.allItems(memoryId)) {
+          yield { ...chunk, facts: [] }; // names and entities arrive, facts do not
+          if (fail) throw new Error('connection lost');
+          yield chunk;
+        }
+      },
+    };
+    const corpora = new SearchCorpora(flaky);
+    const cut = { validAt: '*' as const, recordedAt: RECORD_TIMES[9]! };
+    await expect(corpora.cut(M, cut)).rejects.toThrow('connection lost');
+    fail = false;
+    const items = await corpora.cut(M, cut);
+    const reference = await referenceCut(new LogQueries(() => log), M, cut);
+    expect(items.size).toBe(reference.size);
+    expect(items.size).toBeGreaterThan(0);
+  });
+});
+
 describe('kthLargest', () => {
   it('is the k-th value of a descending sort, ties and duplicates included', () => {
     fc.assert(
