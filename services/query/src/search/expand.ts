@@ -10,9 +10,15 @@ export interface ExpansionOptions {
   fanOut: number;
   /** A neighbour scores this share of the item it was reached from. */
   decay: number;
+  /**
+   * Further factor for the turn before the one it was reached from: a reply tends to
+   * carry what the turn before it asked or announced, so the turn after is the likelier answer.
+   */
+  earlierTurnFactor: number;
 }
 
-export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 5, depth: 1, fanOut: 4, decay: 0.85 };
+/** Tuned on the LoCoMo dev split only (docs/benchmarks.md): two turns either side of the ten best items. */
+export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 10, depth: 2, fanOut: 4, decay: 0.85, earlierTurnFactor: 0.9 };
 
 /**
  * The cut's items as a graph: evidence links both ways (event -> facts -> mentions,
@@ -67,18 +73,19 @@ const NATURAL = new Intl.Collator('en', { numeric: true });
 
 /**
  * Breadth-first from the `seeds` best-scored items: a reached item scores
- * decay^hops x its seed's score, and keeps the higher of that and its own score.
+ * decay^hops x its seed's score (x earlierTurnFactor per step back to an earlier turn),
+ * and keeps the higher of that and its own score.
  * Returns the new score of every item reached or scored.
  */
-export function expand(scores: ReadonlyMap<string, number>, graph: Pick<ItemGraph, 'neighbours'>, options: ExpansionOptions = DEFAULT_EXPANSION): Map<string, number> {
+export function expand(scores: ReadonlyMap<string, number>, graph: Pick<ItemGraph, 'neighbours' | 'candidate'>, options: ExpansionOptions = DEFAULT_EXPANSION): Map<string, number> {
   const out = new Map(scores);
   const seeds = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, options.seeds);
   let frontier = seeds;
   for (let hop = 0; hop < options.depth && frontier.length > 0; hop++) {
     const next: [string, number][] = [];
     for (const [key, score] of frontier) {
-      const reached = score * options.decay;
       for (const neighbour of graph.neighbours(key, options.fanOut)) {
+        const reached = score * options.decay * (isEarlierTurn(graph, neighbour, key) ? options.earlierTurnFactor : 1);
         if ((out.get(neighbour) ?? 0) >= reached) continue;
         out.set(neighbour, reached);
         next.push([neighbour, reached]);
@@ -87,6 +94,13 @@ export function expand(scores: ReadonlyMap<string, number>, graph: Pick<ItemGrap
     frontier = next;
   }
   return out;
+}
+
+/** A mention before `of` in the same document (ids in natural order, as turns are ordered). */
+function isEarlierTurn(graph: Pick<ItemGraph, 'candidate'>, key: string, of: string): boolean {
+  const a = graph.candidate(key);
+  const b = graph.candidate(of);
+  return a?.kind === 'mention' && b?.kind === 'mention' && a.docId !== undefined && a.docId === b.docId && NATURAL.compare(a.id, b.id) < 0;
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

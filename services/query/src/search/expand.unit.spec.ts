@@ -14,7 +14,7 @@ const fact = (id: string, entities: string[], evidence: string[] = []): Candidat
 });
 const event = (id: string, facts: string[], entities: string[]): Candidate => ({ kind: 'event', id, text: id, recordedFrom: T, evidence: facts.map((f) => ({ kind: 'fact', id: f })), entities });
 const key = (kind: string, id: string) => itemKey({ kind, id });
-const options = { seeds: 1, depth: 1, fanOut: 4, decay: 0.5 };
+const options = { seeds: 1, depth: 1, fanOut: 4, decay: 0.5, earlierTurnFactor: 1 };
 
 describe('graph expansion', () => {
   it('reaches the neighbouring turns of a retrieved mention, in natural id order (D1:9 < D1:10)', () => {
@@ -43,6 +43,18 @@ describe('graph expansion', () => {
     expect(deep.get(key('mention', 'D1:3'))).toBe(0.25);
     const shared = new ItemGraph([fact('hub', ['x']), ...Array.from({ length: 10 }, (_, i) => fact(`f${i}`, ['x']))]);
     expect(expand(new Map([[key('fact', 'hub'), 1]]), shared, { ...options, fanOut: 3 }).size).toBe(4);
+  });
+
+  it('scores the turn before lower than the turn after (a reply carries the answer), per step back', () => {
+    const graph = new ItemGraph([mention('D1:8'), mention('D1:9'), mention('D1:10'), mention('D1:11'), mention('D1:12')]);
+    const out = expand(new Map([[key('mention', 'D1:10'), 1]]), graph, { ...options, depth: 2, earlierTurnFactor: 0.8 });
+    expect(out.get(key('mention', 'D1:11'))).toBe(0.5);
+    expect(out.get(key('mention', 'D1:12'))).toBe(0.25);
+    expect(out.get(key('mention', 'D1:9'))).toBeCloseTo(0.4, 12);
+    expect(out.get(key('mention', 'D1:8'))).toBeCloseTo(0.16, 12);
+    // Links other than turn order are not turns: an evidence mention keeps the plain decay.
+    const linked = new ItemGraph([fact('f1', ['alice'], ['m1']), mention('m1')]);
+    expect(expand(new Map([[key('fact', 'f1'), 1]]), linked, { ...options, earlierTurnFactor: 0.8 }).get(key('mention', 'm1'))).toBe(0.5);
   });
 
   it('keeps the higher score: a direct hit is never lowered by expansion', () => {

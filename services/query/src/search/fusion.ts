@@ -6,13 +6,17 @@ export interface RankedList {
 }
 
 /**
- * Weighted reciprocal rank fusion (Cormack et al. 2009): score(d) = sum over lists of
- * weight / (k + rank(d)), rank from 1. Robust to the two lists' incomparable scales.
+ * Weighted score fusion (a convex combination of normalised scores, Bruch et al. 2023):
+ * score(d) = sum over lists of weight x score(d) / best score of the list. Dividing by
+ * the list's best puts BM25 and cosine on one scale per query; unlike rank fusion it
+ * keeps how far apart the hits score (a hit far ahead of the next stays ahead). Every
+ * hit is kept; a score <= 0 adds nothing.
  */
-export function reciprocalRankFusion(lists: readonly RankedList[], k = 60): Map<string, number> {
+export function scoreFusion(lists: readonly RankedList[]): Map<string, number> {
   const fused = new Map<string, number>();
   for (const { hits, weight } of lists) {
-    hits.forEach((hit, i) => fused.set(hit.key, (fused.get(hit.key) ?? 0) + weight / (k + i + 1)));
+    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
+    for (const hit of hits) fused.set(hit.key, (fused.get(hit.key) ?? 0) + (best > 0 ? (weight * Math.max(0, hit.score)) / best : 0));
   }
   return fused;
 }

@@ -1,30 +1,42 @@
-import { reciprocalRankFusion } from './fusion';
+import { scoreFusion } from './fusion';
 
-describe('reciprocalRankFusion', () => {
-  it('sums weight / (k + rank) over the lists', () => {
-    const fused = reciprocalRankFusion(
-      [
-        { hits: [{ key: 'a', score: 9 }, { key: 'b', score: 1 }], weight: 1 },
-        { hits: [{ key: 'b', score: 0.9 }, { key: 'c', score: 0.5 }], weight: 2 },
-      ],
-      60,
-    );
-    expect(fused.get('a')).toBeCloseTo(1 / 61);
-    expect(fused.get('b')).toBeCloseTo(1 / 62 + 2 / 61);
-    expect(fused.get('c')).toBeCloseTo(2 / 62);
-  });
-
-  it('an item found by both lists outranks items found by one at the same ranks', () => {
-    const fused = reciprocalRankFusion([
-      { hits: [{ key: 'x', score: 1 }, { key: 'both', score: 1 }], weight: 1 },
-      { hits: [{ key: 'y', score: 1 }, { key: 'both', score: 1 }], weight: 1 },
+describe('scoreFusion', () => {
+  it('sums weight x score / best score of the list over the lists', () => {
+    const fused = scoreFusion([
+      { hits: [{ key: 'a', score: 8 }, { key: 'b', score: 2 }], weight: 1 },
+      { hits: [{ key: 'b', score: 0.5 }, { key: 'c', score: 0.25 }], weight: 0.4 },
     ]);
-    expect(fused.get('both')!).toBeGreaterThan(fused.get('x')!);
+    expect(fused.get('a')).toBeCloseTo(1, 12);
+    expect(fused.get('b')).toBeCloseTo(0.25 + 0.4, 12);
+    expect(fused.get('c')).toBeCloseTo(0.2, 12);
   });
 
-  it('ignores the raw scores (scales of BM25 and cosine do not mix)', () => {
-    const a = reciprocalRankFusion([{ hits: [{ key: 'a', score: 1000 }], weight: 1 }]);
-    const b = reciprocalRankFusion([{ hits: [{ key: 'a', score: 0.001 }], weight: 1 }]);
-    expect(a.get('a')).toBe(b.get('a'));
+  it('an item second in both lists can outrank the best of each', () => {
+    const fused = scoreFusion([
+      { hits: [{ key: 'x', score: 2 }, { key: 'both', score: 1.5 }], weight: 1 },
+      { hits: [{ key: 'y', score: 2 }, { key: 'both', score: 1.5 }], weight: 1 },
+    ]);
+    expect(fused.get('both')).toBeCloseTo(1.5, 12);
+    expect(fused.get('x')).toBe(1);
+    expect(fused.get('y')).toBe(1);
+  });
+
+  it('puts lists of any scale on one scale (BM25 and cosine mix), but keeps the gaps within a list', () => {
+    const a = scoreFusion([{ hits: [{ key: 'a', score: 1000 }, { key: 'b', score: 100 }], weight: 1 }]);
+    const b = scoreFusion([{ hits: [{ key: 'a', score: 0.01 }, { key: 'b', score: 0.001 }], weight: 1 }]);
+    expect([...a]).toEqual([...b]);
+    expect(a.get('b')).toBeCloseTo(0.1, 12);
+  });
+
+  it('keeps every hit, a score <= 0 adding nothing', () => {
+    const fused = scoreFusion([
+      { hits: [{ key: 'a', score: 0.5 }, { key: 'b', score: -0.2 }], weight: 1 },
+      { hits: [{ key: 'c', score: 0 }], weight: 1 },
+    ]);
+    expect([...fused]).toEqual([
+      ['a', 1],
+      ['b', 0],
+      ['c', 0],
+    ]);
   });
 });

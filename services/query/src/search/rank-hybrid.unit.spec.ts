@@ -26,11 +26,15 @@ describe('rankItems', () => {
     expect(ranked.map((c) => c.id)).toEqual(['z']);
   });
 
-  it('puts items whose time overlaps the intended interval first', () => {
+  it('favours items whose time overlaps the intended interval, by a factor rather than a tier', () => {
     const may = { from: Date.parse('2024-05-01T00:00:00.000Z'), to: Date.parse('2024-06-01T00:00:00.000Z') };
     const candidates = [mention('april', '2024-04-20T10:00:00.000Z'), mention('may', '2024-05-20T10:00:00.000Z'), mention('untimed')];
     const ranked = rankItems(candidates, { bm25: hits('april', 'untimed', 'may'), vector: [] }, { reference: REFERENCE, intent: may }, noExpansion);
     expect(ranked.map((c) => c.id)).toEqual(['may', 'april', 'untimed']);
+    expect(ranked[0]!.score).toBeCloseTo(0.8 * DEFAULT_RANKING.intentFactor, 12);
+    // A match far better than the in-interval one still wins: a misread time expression costs little.
+    const far = rankItems(candidates, { bm25: [{ key: itemKey(mention('april')), score: 10 }, { key: itemKey(mention('may')), score: 1 }], vector: [] }, { reference: REFERENCE, intent: may }, noExpansion);
+    expect(far.map((c) => c.id)).toEqual(['april', 'may']);
   });
 
   it('ranks a superseded fact version below the current one', () => {
@@ -45,6 +49,9 @@ describe('rankItems', () => {
   it('drops hits naming items outside the cut (a backend cannot leak them in)', () => {
     const ranked = rankItems([mention('a')], { bm25: hits('a', 'recorded-later'), vector: hits('recorded-later') }, { reference: REFERENCE, intent: null }, DEFAULT_RANKING);
     expect(ranked.map((c) => c.id)).toEqual(['a']);
+    // Nor set a list's scale: the best hit of the cut scores as if the other had never been named.
+    const leading = rankItems([mention('a')], { bm25: hits('recorded-later', 'a'), vector: [] }, { reference: REFERENCE, intent: null }, DEFAULT_RANKING);
+    expect(leading.map((c) => [c.id, c.score])).toEqual([['a', 1]]);
   });
 
   it('nothing recalled, nothing ranked (expansion needs a seed)', () => {

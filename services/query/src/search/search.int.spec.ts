@@ -53,8 +53,9 @@ describe('POST /v1/memories/{memoryId}/search', () => {
     }
     // At Thursday's record time the same query finds all of it.
     const { body } = await search({ query: 'Beta', validAt: '*', recordedAt: THU });
-    // (alice-acme: reached from alice-beta through the entity alice, graph expansion.)
-    expect(ids(body)).toEqual(['ev-move', 'alice-beta', 'alice-acme', 'm-thu', 'ep-move']);
+    // Graph expansion: alice-acme reached from alice-beta through the entity alice; ev-join
+    // and m-mon one hop further, through alice-acme (included by, evidence).
+    expect(ids(body)).toEqual(['ev-move', 'ev-join', 'alice-beta', 'alice-acme', 'm-thu', 'm-mon', 'ep-move']);
   });
 
   it('As-World and As-Recorded at Wednesday noon differ: Beta by today’s knowledge, Acme as believed then', async () => {

@@ -53,12 +53,16 @@ export function referenceTime(cut: Cut): number {
   return Date.parse(cut.validAt === '*' ? cut.recordedAt : cut.validAt);
 }
 
-/** "before/after <words>": the time of the timed item that matches the words best (BM25) anchors the interval. */
+/**
+ * "before/after <words>": the timed item that matches the words best (BM25) anchors the
+ * interval at its start, that instant included on both sides: a mention is dated when
+ * it was said, so what was said together with the anchor can be about before or after it.
+ */
 export function resolveIntent(intent: TemporalIntent | null, items: CutItems): TimeInterval | null {
   if (intent === null) return null;
   if (intent.kind === 'interval') return intent.interval;
   const [best] = items.bm25(intent.anchor, { limit: 1, timedOnly: true });
   const anchor = best === undefined ? null : itemInterval(items.candidate(best.key)!);
   if (anchor === null) return null;
-  return intent.relation === 'before' ? { from: Number.NEGATIVE_INFINITY, to: anchor.from } : { from: anchor.to, to: Number.POSITIVE_INFINITY };
+  return intent.relation === 'before' ? { from: Number.NEGATIVE_INFINITY, to: anchor.from + 1 } : { from: anchor.from, to: Number.POSITIVE_INFINITY };
 }

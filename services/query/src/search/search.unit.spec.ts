@@ -3,8 +3,10 @@ import { type Command, type Cut, type Instant, type MemoryEvent, decideBatch, fo
 import { cl100k } from './cl100k';
 import { SearchCorpora } from './corpora';
 import type { CutItems } from './cut-items';
-import { referenceCut } from './reference-cut';
-import { type SearchInput, searchMemory as searchOver } from './search';
+import type { Candidate } from './items';
+import { ListCutItems, referenceCut } from './reference-cut';
+import { type SearchInput, resolveIntent, searchMemory as searchOver } from './search';
+import { itemInterval, overlaps } from './temporal-intent';
 import { LogSearchFeed } from './testing/log-feed';
 import { LogQueries } from './testing/log-queries';
 
@@ -130,5 +132,26 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
     expect(await searchMemory(q, 'nobody', cut, { query: 'Alice', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
     expect(await searchMemory(q, MEMORY, cut, { query: 'zebra', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
     expect(await searchMemory(q, MEMORY, cut, { query: '?? the of ...', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
+  });
+});
+
+describe('resolveIntent', () => {
+  const turn = (id: string, text: string, occurredAt: string): Candidate => ({ kind: 'mention', id, text, recordedFrom: occurredAt, occurredAt, evidence: [], docId: 'chat' });
+  const said = [turn('m1', 'Melanie: I had a car accident today', MON), turn('m2', 'Melanie: my family helped me a lot', MON), turn('m3', 'Melanie: back at work', THU)];
+  const items = new ListCutItems(MEMORY, { validAt: '*', recordedAt: LATER }, said);
+
+  it('anchors "before/after <words>" at the start of the best-matching timed item, that instant included on both sides', () => {
+    const after = resolveIntent({ kind: 'relative', relation: 'after', anchor: 'the accident' }, items)!;
+    const before = resolveIntent({ kind: 'relative', relation: 'before', anchor: 'the accident' }, items)!;
+    expect(after).toEqual({ from: Date.parse(MON), to: Number.POSITIVE_INFINITY });
+    expect(before).toEqual({ from: Number.NEGATIVE_INFINITY, to: Date.parse(MON) + 1 });
+    // What was said with the anchor (m2) counts on both sides; what came later only after.
+    const interval = (id: string) => itemInterval(said.find((c) => c.id === id)!)!;
+    expect(['m1', 'm2', 'm3'].map((id) => overlaps(interval(id), after))).toEqual([true, true, true]);
+    expect(['m1', 'm2', 'm3'].map((id) => overlaps(interval(id), before))).toEqual([true, true, false]);
+  });
+
+  it('has no interval when no timed item matches the words', () => {
+    expect(resolveIntent({ kind: 'relative', relation: 'after', anchor: 'the wedding' }, items)).toBeNull();
   });
 });
