@@ -54,6 +54,9 @@ export interface SearchCut {
 
 export const VECTOR_DIMENSION = 512;
 
+/** BM25 with the embedded backend's parameters (services/query/src/search/bm25.ts: b 0.3 suits short dialog turns). */
+export const ITEM_SIMILARITY = { memotrace_bm25: { type: 'BM25', k1: 1.2, b: 0.3 } } as const;
+
 /** Field mapping: BM25 on text, lucene HNSW cosine on vector, date ranges for the cut. */
 export const ITEM_MAPPINGS = {
   dynamic: 'strict',
@@ -62,7 +65,7 @@ export const ITEM_MAPPINGS = {
     itemKey: { type: 'keyword' },
     kind: { type: 'keyword' },
     itemId: { type: 'keyword' },
-    text: { type: 'text', analyzer: 'english' },
+    text: { type: 'text', analyzer: 'english', similarity: 'memotrace_bm25' },
     vector: {
       type: 'knn_vector',
       dimension: VECTOR_DIMENSION,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Instant } from '@memotrace/domain';
 import { Client } from '@opensearch-project/opensearch';
 import { cutFilter } from './cut-filter';
-import { ITEM_MAPPINGS, type IndexedKind, type ScoredItem, type SearchCut, type SearchDoc, type SearchableKind } from './documents';
+import { ITEM_MAPPINGS, ITEM_SIMILARITY, type IndexedKind, type ScoredItem, type SearchCut, type SearchDoc, type SearchableKind } from './documents';
 import { type Interval } from './intervals';
 
 export interface OpenSearchItemIndexOptions {
@@ -39,7 +39,7 @@ export class OpenSearchItemIndex {
       await this.client.indices.create({
         index: this.index,
         body: {
-          settings: { index: { knn: true, number_of_shards: this.shards, number_of_replicas: 0 } },
+          settings: { index: { knn: true, number_of_shards: this.shards, number_of_replicas: 0, similarity: ITEM_SIMILARITY as unknown as Record<string, never> } },
           mappings: ITEM_MAPPINGS as unknown as Record<string, never>,
         },
       });
