@@ -23,6 +23,12 @@ export interface RuntimeConfig {
   searchCacheVersions: number;
 }
 
+/**
+ * Search corpora bound: 200,000 versions hold a 100,000-item memory and cost ~130 MB of RSS
+ * (bench:scale at 1,000,000 versions: corpora of 500,000 versions added ~330 MB, ~660 bytes each).
+ */
+export const DEFAULT_SEARCH_CACHE_VERSIONS = 200_000;
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const port = Number(env['PORT'] ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env['PORT']}`);
@@ -36,7 +42,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     apiKeys: loadApiKeys(env),
     kafka: readKafkaConfig(env),
     openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
-    searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], 500_000),
+    searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], DEFAULT_SEARCH_CACHE_VERSIONS),
   };
 }
 

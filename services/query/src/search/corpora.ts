@@ -1,4 +1,5 @@
 import type { Cut, SearchFeed } from '@memotrace/domain';
+import { DEFAULT_SEARCH_CACHE_VERSIONS } from '@memotrace/runtime';
 import { MemoryCorpus } from './corpus';
 import { CorpusCut } from './corpus-cut';
 
@@ -7,8 +8,7 @@ export interface CorporaOptions {
   maxVersions: number;
 }
 
-/** ~400 bytes per version: 500,000 versions hold about 200 MB. */
-export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: 500_000 };
+export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: DEFAULT_SEARCH_CACHE_VERSIONS };
 
 /**
  * The search corpora of the memories this process searched, least recently used
