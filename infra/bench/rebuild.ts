@@ -3,7 +3,7 @@ import { foldForReading } from '@memotrace/domain';
 import { memoryStreamId, toMemoryEvent, toNewEvents } from '@memotrace/memory-log';
 import { createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations, rebuildReadModels } from '@memotrace/read-models';
-import { ReplayMemoryQueries } from '@memotrace/query-service';
+import { MemoryLogCache, ReplayMemoryQueries } from '@memotrace/query-service';
 import { memoryBatches } from './generated-log';
 
 /**
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     const memoryId = 'replay-100k';
     for (const events of memoryBatches(memoryId, REPLAY_EVENTS)) await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, events), { expectedRevision: 'any' });
     const cut = { validAt: '2023-06-01T00:00:00.000Z', recordedAt: '2100-01-01T00:00:00.000Z' };
-    const replay = new ReplayMemoryQueries(store);
+    const replay = new ReplayMemoryQueries(new MemoryLogCache(store));
     const cold0 = performance.now();
     const facts = await replay.facts(memoryId, cut, { src: 'e1' });
     const cold = performance.now() - cold0;

@@ -1,5 +1,4 @@
-import type { EdgeTarget, Participant } from './commands';
-import type { MergeRecord } from './state';
+import type { EntityRecord, EpisodeVersion, EventVersion, FactRecord, FactVersion, MergeRecord } from './state';
 import type { Instant } from './time';
 import type { MentionView } from './views';
 
@@ -9,46 +8,19 @@ import type { MentionView } from './views';
  * these in memory and cuts them per query; it asks only for what changed since
  * the last record time it saw, since record time is monotone per memory.
  */
-export interface FactVersionRow {
-  factId: string;
+/** With the read models' version number of the row (1, 2, ... per item, in record order). */
+interface Numbered {
   versionNo: number;
-  /** As stored on the fact (not resolved through merges). */
-  src: string;
-  rel: string;
-  dst: EdgeTarget;
-  validFrom: Instant;
-  validTo: Instant | null;
-  recordedFrom: Instant;
-  recordedTo: Instant | null;
-  evidence: string[];
 }
 
-export interface EventVersionRow {
-  eventId: string;
-  versionNo: number;
-  summary: string;
-  participants: Participant[];
-  includesFacts: string[];
-  timeSpan: { from: Instant; to: Instant | null };
-  recordedFrom: Instant;
-  recordedTo: Instant | null;
-}
+/** `src` and `dst` as stored on the fact (not resolved through merges). */
+export type FactVersionRow = Numbered & Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'> & Pick<FactVersion, 'validFrom' | 'validTo' | 'recordedFrom' | 'recordedTo' | 'evidence'>;
 
-export interface EpisodeVersionRow {
-  episodeId: string;
-  versionNo: number;
-  title: string;
-  window: { from: Instant; to: Instant | null };
-  events: string[];
-  recordedFrom: Instant;
-  recordedTo: Instant | null;
-}
+export type EventVersionRow = Numbered & EventVersion;
 
-export interface EntityNameRow {
-  entityId: string;
-  name: string;
-  recordedFrom: Instant;
-}
+export type EpisodeVersionRow = Numbered & EpisodeVersion;
+
+export type EntityNameRow = Pick<EntityRecord, 'entityId' | 'name' | 'recordedFrom'>;
 
 export interface SearchDelta {
   facts: FactVersionRow[];

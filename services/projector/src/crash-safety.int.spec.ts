@@ -5,7 +5,7 @@ import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { PostgresMemoryQueries, READ_MODELS_PROJECTION, projectedPosition, readModelMigrations } from '@memotrace/read-models';
-import { ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
+import { MemoryLogCache, ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
 import fc from 'fast-check';
 import { projectorEnv } from './testing/child-env';
 
@@ -175,7 +175,7 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
 
     // And answers equal replay, at every validity bound, on a sample of memories.
     const projection = new PostgresMemoryQueries(db.pool);
-    const replay = new ReplayMemoryQueries(store);
+    const replay = new ReplayMemoryQueries(new MemoryLogCache(store));
     const sample = memories.filter((_, i) => i % Math.max(1, Math.floor(memories.length / 40)) === 0);
     for (const { memoryId } of sample) {
       const report = await verifyMemory({ projection, replay, store }, memoryId, '9999-12-31T23:59:59.999Z');

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { PostgresMemoryQueries, layoutCheckpoints, projectedPosition, readModelMigrations } from '@memotrace/read-models';
-import { ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
+import { MemoryLogCache, ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
 import { appendMemories, expectedRowCounts, generateMemories, rowCounts } from './testing/ingest';
 import { projectorEnv } from './testing/child-env';
 
@@ -106,7 +106,7 @@ describe('work-sharing projector processes', () => {
     expect(await rowCounts(db.pool)).toEqual(expectedRowCounts(memories));
 
     const projection = new PostgresMemoryQueries(db.pool);
-    const replay = new ReplayMemoryQueries(store);
+    const replay = new ReplayMemoryQueries(new MemoryLogCache(store));
     const sample = memories.filter((_, i) => i % Math.max(1, Math.floor(memories.length / 30)) === 0);
     for (const { memoryId } of sample) {
       const report = await verifyMemory({ projection, replay, store }, memoryId, '9999-12-31T23:59:59.999Z');

@@ -4,7 +4,7 @@ import { TOKENS } from '@memotrace/runtime';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { ConsistencyGate, type ProjectionProgress } from './consistency';
 import type { QueryRouteDeps } from './http-routes';
-import { ReplayMemoryQueries } from './replay-queries';
+import { MemoryLogCache, ReplayMemoryQueries } from './replay-queries';
 import type { OpenSearchItemIndex } from '@memotrace/search-opensearch';
 import { SearchCorpora, embeddedRecall, openSearchRecall, projectedVectors } from './search';
 
@@ -20,7 +20,7 @@ export const queryModule = new ContainerModule(({ bind }) => {
   bind(QUERY_ROUTE_DEPS)
     .toDynamicValue((ctx) => {
       const store = ctx.get(TOKENS.store);
-      const gate = new ConsistencyGate(new PostgresMemoryQueries(ctx.get(TOKENS.readPool)), new ReplayMemoryQueries(store), store, ctx.get(PROJECTION_PROGRESS), {
+      const gate = new ConsistencyGate(new PostgresMemoryQueries(ctx.get(TOKENS.readPool)), new ReplayMemoryQueries(new MemoryLogCache(store)), store, ctx.get(PROJECTION_PROGRESS), {
         minPositionTimeoutMs: 10_000,
         headWaitMs: 2_000,
       });

@@ -4,7 +4,7 @@ import type { PostgresEventStore } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
 import { PostgresMemoryQueries, type Projector } from '@memotrace/read-models';
 import fc from 'fast-check';
-import { ReplayMemoryQueries } from './replay-queries';
+import { MemoryLogCache, ReplayMemoryQueries } from './replay-queries';
 import { type ProjectedLog, startProjectedLog } from './testing/projected-log';
 
 /**
@@ -30,7 +30,7 @@ describe('projection and replay answer identically over random histories', () =>
     log = await startProjectedLog();
     ({ store, projector } = log);
     projection = new PostgresMemoryQueries(log.db.pool);
-    replay = new ReplayMemoryQueries(store);
+    replay = new ReplayMemoryQueries(new MemoryLogCache(store));
   });
   afterAll(() => log.stop());
 

@@ -19,21 +19,24 @@ import {
 import type { EventStore } from '@memotrace/event-store';
 import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 
+/** Where replay reads a memory's log. Append-only: a later read extends an earlier one. */
+export interface MemoryLogSource {
+  read(memoryId: string): Promise<readonly MemoryEvent[]>;
+}
+
 /**
  * `consistency=replay`: every answer folds the memory's log up to the cut's
- * record time, bypassing the read models entirely.
+ * record time, bypassing the read models entirely. The service reads the log
+ * through a `MemoryLogCache` over the event store; tests may hand in-memory logs.
  */
 export class ReplayMemoryQueries implements MemoryQueries {
-  private readonly logs: MemoryLogCache;
   /** Whole-log states of recently replayed memories, with how many events each has folded (LRU). */
   private readonly heads = new Map<string, { state: MemoryState; folded: number }>();
 
   constructor(
-    store: EventStore,
+    private readonly logs: MemoryLogSource,
     private readonly maxHeads = 8,
-  ) {
-    this.logs = new MemoryLogCache(store);
-  }
+  ) {}
 
   async facts(memoryId: string, cut: Cut, filter: FactFilter) {
     return factsAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, filter);
@@ -93,7 +96,7 @@ export class ReplayMemoryQueries implements MemoryQueries {
  * fetches only the revisions after the cached ones. Bounded by total events held,
  * least recently used memories out.
  */
-export class MemoryLogCache {
+export class MemoryLogCache implements MemoryLogSource {
   private readonly logs = new Map<string, MemoryEvent[]>();
   private held = 0;
 

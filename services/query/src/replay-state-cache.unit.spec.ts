@@ -1,7 +1,7 @@
 import { fold, mentionsAt } from '@memotrace/domain';
 import type { EventStore, StoredEvent } from '@memotrace/event-store';
 import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
-import { ReplayMemoryQueries } from './replay-queries';
+import { MemoryLogCache, ReplayMemoryQueries } from './replay-queries';
 
 /** Replay keeps the whole-log state of a memory and folds only appended events; cuts in the past fold from scratch. */
 describe('ReplayMemoryQueries whole-log state cache', () => {
@@ -28,7 +28,7 @@ describe('ReplayMemoryQueries whole-log state cache', () => {
   const expected = (memoryId: string, at?: string) => mentionsAt(fold((streams.get(memoryStreamId(memoryId)) ?? []).map(toMemoryEvent), at));
 
   it('answers like a fresh fold at every cut while the log grows', async () => {
-    const replay = new ReplayMemoryQueries(store, 2);
+    const replay = new ReplayMemoryQueries(new MemoryLogCache(store), 2);
     const memories = ['a', 'b', 'c'];
     for (let day = 1; day <= 6; day++) {
       for (const m of memories) {

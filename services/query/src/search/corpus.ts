@@ -11,6 +11,7 @@ import {
   mentionText,
 } from '@memotrace/domain';
 import { analyze } from './analyze';
+import { NATURAL } from './expand';
 import type { ItemKind } from './items';
 import { itemKey } from './recall-backend';
 
@@ -275,6 +276,5 @@ export class MemoryCorpus {
   }
 }
 
-const NATURAL = new Intl.Collator('en', { numeric: true });
 /** Term frequencies of the text being indexed (one at a time: indexing is synchronous). */
 const SCRATCH = new Map<string, number>();

@@ -7,7 +7,7 @@ import { bestFirst, kthLargest } from './corpus-cut';
 import { referenceCut } from './reference-cut';
 import { searchMemory } from './search';
 import { LogSearchFeed } from './testing/log-feed';
-import { LogQueries } from './testing/log-queries';
+import { ReplayMemoryQueries } from '../replay-queries';
 
 /**
  * The corpus (in process, fed by deltas) against the reference (the cut read through
@@ -29,7 +29,7 @@ describe('the search corpus answers exactly like the reference', () => {
         const run = runHistory(batches, { memoryId: M, afterBatch: (_, log) => lengths.push(log.length) });
         let log: readonly MemoryEvent[] = [];
         const corpora = new SearchCorpora(new LogSearchFeed(() => log));
-        const queries = new LogQueries(() => log);
+        const queries = new ReplayMemoryQueries({ read: async () => log });
         const same = async (cut: Cut, query: string, k: number, tokenBudget?: number) => {
           const input = { query, k, tokenBudget };
           const [corpusCut, referenceItems] = [await corpora.cut(M, cut), await referenceCut(queries, M, cut)];
@@ -76,7 +76,7 @@ describe('the corpus cut', () => {
     expect(later.neighbours('mention\u0000D1:9', 4)).toEqual(['mention\u0000D1:10']);
     const result = await searchMemory(items, { query: 'trip', k: 10 });
     expect(result.items.map((i) => i.id)).toEqual(['D1:9', 'D1:11']);
-    expect(JSON.stringify(result)).toBe(JSON.stringify(await searchMemory(await referenceCut(new LogQueries(() => log), M, cut), { query: 'trip', k: 10 })));
+    expect(JSON.stringify(result)).toBe(JSON.stringify(await searchMemory(await referenceCut(new ReplayMemoryQueries({ read: async () => log }), M, cut), { query: 'trip', k: 10 })));
   });
 });
 
@@ -127,7 +127,7 @@ describe('SearchCorpora', () => {
     await expect(corpora.cut(M, cut)).rejects.toThrow('connection lost');
     fail = false;
     const items = await corpora.cut(M, cut);
-    const reference = await referenceCut(new LogQueries(() => log), M, cut);
+    const reference = await referenceCut(new ReplayMemoryQueries({ read: async () => log }), M, cut);
     expect(items.size).toBe(reference.size);
     expect(items.size).toBeGreaterThan(0);
   });

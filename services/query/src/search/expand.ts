@@ -69,7 +69,8 @@ export class ItemGraph {
   }
 }
 
-const NATURAL = new Intl.Collator('en', { numeric: true });
+/** The order of a document's turns: ids in natural order (D1:9 before D1:10). */
+export const NATURAL = new Intl.Collator('en', { numeric: true });
 
 /**
  * Breadth-first from the `seeds` best-scored items: a reached item scores

@@ -8,7 +8,7 @@ import { ListCutItems, referenceCut } from './reference-cut';
 import { type SearchInput, resolveIntent, searchMemory as searchOver } from './search';
 import { itemInterval, overlaps } from './temporal-intent';
 import { LogSearchFeed } from './testing/log-feed';
-import { LogQueries } from './testing/log-queries';
+import { ReplayMemoryQueries } from '../replay-queries';
 
 /**
  * searchMemory over an in-memory log, its cut read two ways: through the read port
@@ -28,7 +28,7 @@ type CommandInput = Command extends infer C ? (C extends Command ? Omit<C, 'comm
 /** A memory's log, built command by command, and the read port over it. */
 class StoryLog {
   readonly log: MemoryEvent[] = [];
-  readonly queries = new LogQueries((memoryId) => (memoryId === MEMORY ? this.log : []));
+  readonly queries = new ReplayMemoryQueries({ read: async (memoryId) => (memoryId === MEMORY ? this.log : []) });
   private n = 0;
 
   apply(commands: CommandInput[], now: Instant): void {

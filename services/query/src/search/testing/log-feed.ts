@@ -22,9 +22,12 @@ export class LogSearchFeed implements SearchFeed {
 
   private rows(memoryId: string, since: Watermark | null): SearchDelta {
     const state = fold(this.logs(memoryId));
-    const versions = [...state.facts.values()].flatMap((f) => f.versions).concat([...state.events.values(), ...state.episodes.values()].flat() as never[]);
+    const numbered = <V>(versions: readonly V[]) => versions.map((v, i) => ({ ...v, versionNo: i + 1 }));
+    const facts = [...state.facts.values()].flatMap((f) => numbered(f.versions).map((v) => ({ ...v, factId: f.factId, src: f.src, rel: f.rel, dst: f.dst })));
+    const events = [...state.events.values()].flatMap(numbered);
+    const episodes = [...state.episodes.values()].flatMap(numbered);
     const times = [
-      ...versions.flatMap((v) => [v.recordedFrom, v.recordedTo]),
+      ...[...facts, ...events, ...episodes].flatMap((v) => [v.recordedFrom, v.recordedTo]),
       ...[...state.mentions.values(), ...state.entities.values()].map((r) => r.recordedFrom),
       ...state.merges.map((m) => m.recordedAt),
     ];
@@ -32,19 +35,9 @@ export class LogSearchFeed implements SearchFeed {
     const after = (instant: Instant | null) => instant !== null && (since === null || instant > since.at || (instant === since.at && !unchangedAt));
     const changed = (v: { recordedFrom: Instant; recordedTo: Instant | null }) => after(v.recordedFrom) || after(v.recordedTo);
     return {
-      facts: [...state.facts.values()].flatMap((f) =>
-        f.versions
-          .map((v, i) => ({ factId: f.factId, versionNo: i + 1, src: f.src, rel: f.rel, dst: f.dst, validFrom: v.validFrom, validTo: v.validTo, recordedFrom: v.recordedFrom, recordedTo: v.recordedTo, evidence: v.evidence }))
-          .filter(changed),
-      ),
-      events: [...state.events.values()].flatMap((versions) =>
-        versions
-          .map((v, i) => ({ eventId: v.eventId, versionNo: i + 1, summary: v.summary, participants: v.participants, includesFacts: v.includesFacts, timeSpan: v.timeSpan, recordedFrom: v.recordedFrom, recordedTo: v.recordedTo }))
-          .filter(changed),
-      ),
-      episodes: [...state.episodes.values()].flatMap((versions) =>
-        versions.map((v, i) => ({ episodeId: v.episodeId, versionNo: i + 1, title: v.title, window: v.window, events: v.events, recordedFrom: v.recordedFrom, recordedTo: v.recordedTo })).filter(changed),
-      ),
+      facts: facts.filter(changed),
+      events: events.filter(changed),
+      episodes: episodes.filter(changed),
       mentions: [...state.mentions.values()].filter((m) => after(m.recordedFrom)),
       entities: [...state.entities.values()].filter((e) => after(e.recordedFrom)).map((e) => ({ entityId: e.entityId, name: e.name, recordedFrom: e.recordedFrom })),
       merges: state.merges.map((m, seq) => ({ ...m, seq })).filter((m) => after(m.recordedAt)),
