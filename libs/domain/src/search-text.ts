@@ -7,6 +7,19 @@ export type EdgeTargetLike = string | { literal: unknown };
 
 /** `works_at` -> `works at`, `bornIn` -> `born in`. */
 export function relationPhrase(rel: string): string {
+  let phrase = phrases.get(rel);
+  if (phrase === undefined) {
+    if (phrases.size >= MAX_CACHED_PHRASES) phrases.clear();
+    phrases.set(rel, (phrase = phraseOf(rel)));
+  }
+  return phrase;
+}
+
+/** A memory uses few relation names and renders them for every fact it shows: remembered (bounded). */
+const phrases = new Map<string, string>();
+const MAX_CACHED_PHRASES = 10_000;
+
+function phraseOf(rel: string): string {
   const phrase = rel
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .replace(/[_\-.:/]+/g, ' ')

@@ -26,6 +26,8 @@ export class Cl100kCounter {
   private readonly pattern: RegExp;
   /** Length in bytes of the longest token (128 for cl100k_base). */
   private readonly maxTokenBytes: number;
+  /** Counts of short pieces already merged: words recur across items and searches. */
+  private readonly pieceCounts = new Map<string, number>();
 
   constructor() {
     this.pattern = new RegExp(cl100kBase.pat_str, 'gu');
@@ -49,8 +51,20 @@ export class Cl100kCounter {
   count(text: string): number {
     let total = 0;
     this.pattern.lastIndex = 0;
-    for (const match of text.matchAll(this.pattern)) total += this.countPiece(Buffer.from(match[0], 'utf8'));
+    for (const match of text.matchAll(this.pattern)) total += this.countCached(match[0]);
     return total;
+  }
+
+  private countCached(piece: string): number {
+    let count = this.pieceCounts.get(piece);
+    if (count === undefined) {
+      count = this.countPiece(Buffer.from(piece, 'utf8'));
+      if (piece.length <= MAX_CACHED_PIECE) {
+        if (this.pieceCounts.size >= MAX_CACHED_PIECES) this.pieceCounts.clear();
+        this.pieceCounts.set(piece, count);
+      }
+    }
+    return count;
   }
 
   /** Number of tokens of one pre-tokenized piece after byte-pair merging. */
@@ -137,6 +151,10 @@ class PairHeap {
 function less(a: [number, number, number], b: [number, number, number]): boolean {
   return a[0] !== b[0] ? a[0] < b[0] : a[1] < b[1];
 }
+
+/** Bounds of the piece cache (a few MB at most). */
+const MAX_CACHED_PIECE = 32;
+const MAX_CACHED_PIECES = 50_000;
 
 let shared: Cl100kCounter | undefined;
 

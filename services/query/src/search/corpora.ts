@@ -1,7 +1,7 @@
 import type { Cut, SearchFeed } from '@memotrace/domain';
 import { DEFAULT_SEARCH_CACHE_VERSIONS } from '@memotrace/runtime';
 import { MemoryCorpus } from './corpus';
-import { CorpusCut } from './corpus-cut';
+import { CorpusCut, CutView } from './corpus-cut';
 
 export interface CorporaOptions {
   /** Most item versions kept over all memories; the least recently searched memories go first. */
@@ -18,7 +18,7 @@ export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: DEFAULT_SEARCH_CAC
  * one at a time. A corpus is a cache: losing it costs one full read.
  */
 export class SearchCorpora {
-  private readonly corpora = new Map<string, { corpus: MemoryCorpus; refreshed: Promise<void>; mark: number | null }>();
+  private readonly corpora = new Map<string, { corpus: MemoryCorpus; refreshed: Promise<void>; mark: number | null; view: CutView | null }>();
 
   constructor(
     private readonly feed: SearchFeed,
@@ -28,7 +28,7 @@ export class SearchCorpora {
   async cut(memoryId: string, cut: Cut): Promise<CorpusCut> {
     let entry = this.corpora.get(memoryId);
     if (entry) this.corpora.delete(memoryId);
-    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve(), mark: null };
+    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve(), mark: null, view: null };
     this.corpora.set(memoryId, entry);
     const current = entry;
     const refreshed = entry.refreshed.then(async () => {
@@ -51,7 +51,9 @@ export class SearchCorpora {
     entry.refreshed = refreshed.catch(() => undefined);
     await refreshed;
     this.evict(memoryId);
-    return new CorpusCut(current.corpus, memoryId, cut);
+    // Searches of the memory "now" see the same items until it changes: they share the view.
+    if (current.view === null || !current.view.shows(current.corpus, cut)) current.view = new CutView(current.corpus, cut);
+    return new CorpusCut(current.view, memoryId, cut);
   }
 
   /** Versions held over all memories. */

@@ -17,17 +17,61 @@ interface Rendered {
 }
 
 /**
- * One cut of a memory corpus (SPEC §3.2, the same rules as the read models'
- * queries): a fact version is visible iff its record interval holds r and its
+ * One cut of a memory corpus as search sees it (CutItems): the cut asked for, over a
+ * view of the corpus. Cuts that see the same items share one view, so what a search
+ * builds (visibility, candidates) serves the next search of the memory too.
+ */
+export class CorpusCut implements CutItems {
+  constructor(
+    private readonly view: CutView,
+    readonly memoryId: string,
+    readonly cut: Cut,
+  ) {}
+
+  get size(): number {
+    return this.view.size;
+  }
+
+  has(key: string): boolean {
+    return this.view.has(key);
+  }
+
+  candidate(key: string): Candidate | undefined {
+    return this.view.candidate(key);
+  }
+
+  texts(): Iterable<{ key: string; text: string }> {
+    return this.view.texts();
+  }
+
+  bm25(query: string, options: { limit: number; timedOnly?: boolean }): RecallHit[] {
+    return this.view.bm25(query, options);
+  }
+
+  neighbours(key: string, fanOut: number): string[] {
+    return this.view.neighbours(key, fanOut);
+  }
+}
+
+/** Most candidates a view keeps built (a few MB); past it, it starts over. */
+const MAX_BUILT = 50_000;
+
+/**
+ * The items of a memory corpus visible in one cut (SPEC §3.2, the same rules as the
+ * read models' queries): a fact version is visible iff its record interval holds r and its
  * validity holds validAt; a mention iff recorded by r; an event iff its version
  * at r spans validAt and every fact it includes is believed at r (some version's
  * record interval holds r); an episode iff its version at r spans validAt and one
  * of its events is visible at r (any validity). Entities are named by their
  * canonical id at r.
  */
-export class CorpusCut implements CutItems {
+export class CutView {
   readonly size: number;
   private readonly r: number;
+  /** Valid time, null for `*`. */
+  private readonly v: number | null;
+  /** The corpus generation the view was made of: a later delta may change what any cut shows. */
+  private readonly generation: number;
   private readonly visible: Uint8Array;
   private readonly forest: MergeForest;
   private readonly rendered = new Map<number, Rendered>();
@@ -39,11 +83,11 @@ export class CorpusCut implements CutItems {
 
   constructor(
     private readonly corpus: MemoryCorpus,
-    readonly memoryId: string,
-    readonly cut: Cut,
+    cut: Cut,
   ) {
     const r = (this.r = Date.parse(cut.recordedAt));
-    const v = cut.validAt === '*' ? null : Date.parse(cut.validAt);
+    const v = (this.v = cut.validAt === '*' ? null : Date.parse(cut.validAt));
+    this.generation = corpus.generation;
     this.forest = new MergeForest(corpus.merges.filter((m) => Date.parse(m.recordedAt) <= r));
     const { recFrom, recTo, validFrom, validTo, kinds } = corpus;
     const visible = (this.visible = new Uint8Array(corpus.size));
@@ -72,8 +116,24 @@ export class CorpusCut implements CutItems {
     this.renderMergedFacts();
   }
 
+  /**
+   * Whether `cut` of `corpus` shows exactly what this view shows: the corpus has not changed since,
+   * no record time of the corpus lies between the two record times (both at or after
+   * the latest, or equal), and no validity boundary between the two valid times.
+   */
+  shows(corpus: MemoryCorpus, cut: Cut): boolean {
+    if (corpus !== this.corpus || corpus.generation !== this.generation) return false;
+    const r = Date.parse(cut.recordedAt);
+    const latest = corpus.watermark === null ? Number.NEGATIVE_INFINITY : Date.parse(corpus.watermark.at);
+    if (r !== this.r && (r < latest || this.r < latest)) return false;
+    const v = cut.validAt === '*' ? null : Date.parse(cut.validAt);
+    if (v === this.v) return true;
+    return v !== null && this.v !== null && v >= corpus.validityBound && this.v >= corpus.validityBound;
+  }
+
   has(key: string): boolean {
-    return this.visibleVersion(key) !== undefined;
+    const built = this.built.get(key);
+    return built === undefined ? this.visibleVersion(key) !== undefined : built !== null;
   }
 
   candidate(key: string): Candidate | undefined {
@@ -81,6 +141,7 @@ export class CorpusCut implements CutItems {
     if (candidate === undefined) {
       const i = this.visibleVersion(key);
       candidate = i === undefined ? null : this.build(i);
+      if (this.built.size >= MAX_BUILT) this.built.clear();
       this.built.set(key, candidate);
     }
     return candidate ?? undefined;
@@ -100,40 +161,43 @@ export class CorpusCut implements CutItems {
     const averageLength = totalLength / n || 1;
     const { k1, b } = BM25;
     const { lengths, versions } = this.corpus;
-    const scores = new Float64Array(this.corpus.size);
-    const touched = new Int32Array(this.corpus.size);
+    const { scores, touched } = scratch.take(this.corpus.size);
     let hits = 0;
-    const own = this.renderedFlags;
-    // Term by term over the postings (a rendered fact by its text at the cut): each document's
-    // score sums its terms in query order, with bm25Scores' expressions, so scores are equal.
-    for (const term of terms) {
-      const postings = this.corpus.postings.get(term);
-      const docs = postings?.versions ?? [];
-      const frequencies = postings?.frequencies ?? [];
-      const rendered = this.renderedWith(term, included);
-      let df = rendered.length;
-      for (let p = 0; p < docs.length; p++) if (included[docs[p]!] === 1 && !own?.[docs[p]!]) df += 1;
-      if (df === 0) continue;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let p = 0; p < docs.length + rendered.length; p++) {
-        let i: number;
-        let f: number;
-        let length: number;
-        if (p < docs.length) {
-          i = docs[p]!;
-          if (included[i] !== 1 || own?.[i]) continue;
-          f = frequencies[p]!;
-          length = lengths[i]!;
-        } else {
-          [i, f] = rendered[p - docs.length]!;
-          length = this.lengthOf(i);
+    try {
+      const own = this.renderedFlags;
+      // Term by term over the postings (a rendered fact by its text at the cut): each document's
+      // score sums its terms in query order, with bm25Scores' expressions, so scores are equal.
+      for (const term of terms) {
+        const postings = this.corpus.postings.get(term);
+        const docs = postings?.versions ?? [];
+        const frequencies = postings?.frequencies ?? [];
+        const rendered = this.renderedWith(term, included);
+        let df = rendered.length;
+        for (let p = 0; p < docs.length; p++) if (included[docs[p]!] === 1 && !own?.[docs[p]!]) df += 1;
+        if (df === 0) continue;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        for (let p = 0; p < docs.length + rendered.length; p++) {
+          let i: number;
+          let f: number;
+          let length: number;
+          if (p < docs.length) {
+            i = docs[p]!;
+            if (included[i] !== 1 || own?.[i]) continue;
+            f = frequencies[p]!;
+            length = lengths[i]!;
+          } else {
+            [i, f] = rendered[p - docs.length]!;
+            length = this.lengthOf(i);
+          }
+          const norm = k1 * (1 - b + (b * length) / averageLength);
+          if (scores[i] === 0) touched[hits++] = i;
+          scores[i] = scores[i]! + idf * ((f * (k1 + 1)) / (f + norm));
         }
-        const norm = k1 * (1 - b + (b * length) / averageLength);
-        if (scores[i] === 0) touched[hits++] = i;
-        scores[i] = scores[i]! + idf * ((f * (k1 + 1)) / (f + norm));
       }
+      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
+    } finally {
+      for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
     }
-    return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
   }
 
   neighbours(key: string, fanOut: number): string[] {
@@ -312,6 +376,27 @@ export class CorpusCut implements CutItems {
     return this.corpus.versionsOf(itemKey({ kind: 'mention', id: mentionId })).some((i) => this.corpus.recFrom[i]! <= this.r);
   }
 }
+
+/**
+ * BM25's per-document accumulators, shared by every search (they run one at a time
+ * on this thread and leave them zeroed): a corpus-sized allocation per search would
+ * be external memory the GC of a large heap reacts to.
+ */
+class Scratch {
+  scores = new Float64Array(0);
+  touched = new Int32Array(0);
+
+  take(size: number): { scores: Float64Array; touched: Int32Array } {
+    if (this.scores.length < size) {
+      const capacity = Math.max(size, 2 * this.scores.length);
+      this.scores = new Float64Array(capacity);
+      this.touched = new Int32Array(capacity);
+    }
+    return this;
+  }
+}
+
+const scratch = new Scratch();
 
 /**
  * The `limit` best of `indices` by score (highest first), ties in `tieOrder`. With many

@@ -107,6 +107,10 @@ export class MemoryCorpus {
   readonly merges: (MergeRecord & { seq: number })[] = [];
   /** The latest record time seen, and how many record times (row opened, closed, recorded) are at it: the next delta starts there. */
   watermark: Watermark | null = null;
+  /** The latest finite validity boundary (a version's validFrom or validTo), epoch ms. */
+  validityBound = Number.NEGATIVE_INFINITY;
+  /** Counts the deltas applied: a cut's view is only valid for the generation it was made of. */
+  generation = 0;
   private readonly byEntityRefs = new RefLists();
   private readonly evidenceRefs = new RefLists();
   private readonly docTurns = new Map<string, { refs: number[]; sorted: boolean }>();
@@ -116,6 +120,7 @@ export class MemoryCorpus {
   }
 
   apply(delta: SearchDelta): void {
+    this.generation += 1;
     for (const entity of delta.entities) {
       if (this.entities.has(entity.entityId)) continue;
       this.entities.set(entity.entityId, entity);
@@ -210,6 +215,7 @@ export class MemoryCorpus {
     this.recTo[index] = ms(recordedTo, NO_END);
     this.validFrom[index] = ms(version.validFrom, Number.NEGATIVE_INFINITY);
     this.validTo[index] = ms(version.validTo, NO_END);
+    for (const bound of [this.validFrom[index]!, this.validTo[index]!]) if (Number.isFinite(bound) && bound > this.validityBound) this.validityBound = bound;
     this.kinds[index] = KIND_RANK[version.kind];
     this.versionNos[index] = versionNo;
     if (list) list.push(index);

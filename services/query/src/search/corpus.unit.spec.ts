@@ -16,8 +16,10 @@ import { ReplayMemoryQueries } from '../replay-queries';
  * refreshed after every batch and every search must answer byte for byte the same.
  */
 const minusMs = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
-const RECORD_CUTS = RECORD_TIMES.flatMap((t) => [minusMs(t), t]);
-const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES];
+// Two instants after every record and valid time: different cuts that see the same items (they share a view).
+const LATER = ['2100-01-01T00:00:00.000Z', '2100-01-02T00:00:00.000Z'];
+const RECORD_CUTS = [...RECORD_TIMES.flatMap((t) => [minusMs(t), t]), ...LATER];
+const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES, ...LATER];
 const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'event 0,1', 'hi before Name 2', 'knows one 1 true', 'works after event'];
 const M = 'prop-mem';
 
