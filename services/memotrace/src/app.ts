@@ -62,7 +62,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   metrics.trackProjectionLag('read-models', async () => (await database.store.headPosition()) - projector.position());
   if (openSearchProjector) metrics.trackProjectionLag('search-opensearch', async () => (await database.store.headPosition()) - openSearchProjector.position());
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
-  const rebuild = new RebuildJob(database.pool, database.store);
+  const rebuild = new RebuildJob(database.url);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp (issue 6)
   // Kafka is optional (issue 3): commands in and events out only when KAFKA_BROKERS is set.

@@ -1,6 +1,6 @@
-import type { EventStore } from '@memotrace/event-store';
-import { type RebuildProgress, type RebuildResult, rebuildReadModels } from '@memotrace/read-models';
-import type { Pool } from 'pg';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { RebuildProgress, RebuildResult } from '@memotrace/read-models';
 
 export interface RebuildStatus {
   state: 'idle' | 'running' | 'done' | 'failed';
@@ -11,15 +11,29 @@ export interface RebuildStatus {
   error: string | null;
 }
 
-/** One rebuild at a time per process, run in the background; its status is what GET /v1/admin/rebuild shows. */
+export interface RebuildWorkerData {
+  databaseUrl: string;
+  to: string | null;
+}
+
+export type RebuildWorkerMessage = { progress: RebuildProgress } | { result: RebuildResult } | { error: string };
+
+/**
+ * Heap of the rebuild thread: the rebuild folds the whole log into one plan in memory
+ * (projections/read-models/src/rebuild.ts), more than the service's own bounded heap holds.
+ */
+export const REBUILD_HEAP_MB = 4096;
+
+/**
+ * One rebuild at a time per process, run in the background on a thread of its own (its
+ * own heap, so a large rebuild neither outgrows the service's heap limit nor pauses its
+ * requests); its status is what GET /v1/admin/rebuild shows.
+ */
 export class RebuildJob {
   private status: RebuildStatus = { state: 'idle', to: null, startedAt: null, progress: null, result: null, error: null };
   private running: Promise<void> | undefined;
 
-  constructor(
-    private readonly pool: Pool,
-    private readonly store: EventStore,
-  ) {}
+  constructor(private readonly databaseUrl: string) {}
 
   current(): RebuildStatus {
     return this.status;
@@ -29,10 +43,21 @@ export class RebuildJob {
   start(to: string | undefined): { started: boolean; status: RebuildStatus } {
     if (this.status.state === 'running') return { started: false, status: this.status };
     this.status = { state: 'running', to: to ?? null, startedAt: new Date().toISOString(), progress: null, result: null, error: null };
-    this.running = rebuildReadModels({ pool: this.pool, store: this.store, ...(to !== undefined ? { to } : {}), onProgress: (p) => (this.status = { ...this.status, progress: p }) }).then(
-      (result) => void (this.status = { ...this.status, state: 'done', result }),
-      (error: Error) => void (this.status = { ...this.status, state: 'failed', error: error.message }),
-    );
+    const workerData: RebuildWorkerData = { databaseUrl: this.databaseUrl, to: to ?? null };
+    const worker = new Worker(join(__dirname, 'rebuild-worker.cjs'), { workerData, resourceLimits: { maxOldGenerationSizeMb: REBUILD_HEAP_MB } });
+    const update = (change: Partial<RebuildStatus>) => void (this.status = { ...this.status, ...change });
+    this.running = new Promise((settled) => {
+      worker.on('message', (message: RebuildWorkerMessage) => {
+        if ('progress' in message) update({ progress: message.progress });
+        else if ('result' in message) update({ state: 'done', result: message.result });
+        else update({ state: 'failed', error: message.error });
+      });
+      worker.on('error', (error) => update({ state: 'failed', error: error.message }));
+      worker.on('exit', (code) => {
+        if (this.status.state === 'running') update({ state: 'failed', error: `the rebuild thread exited with code ${code}` });
+        settled();
+      });
+    });
     return { started: true, status: this.status };
   }
 
