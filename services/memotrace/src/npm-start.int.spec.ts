@@ -45,8 +45,8 @@ describe('npm start (embedded PostgreSQL)', () => {
   chmodSync(dataDir, 0o755);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('is what the start script runs', () => {
-    expect(startScript).toBe('tsx services/memotrace/src/main.ts');
+  it('is what the start script runs (the service, its V8 heap capped)', () => {
+    expect(startScript).toBe('tsx --max-old-space-size=768 services/memotrace/src/main.ts');
   });
 
   it('serves the API, and keeps the memory across a restart', async () => {
