@@ -13,3 +13,4 @@ export { commandsOfLog } from './export';
 export type { MemoryQueries } from './read-port';
 export type * from './search-feed';
 export * from './search-text';
+export { memoize } from './memoize';

@@ -3,21 +3,12 @@
  * embed or index the text) and the search itself (which finds the vector by the text's hash),
  * so both must render identically.
  */
+import { memoize } from './memoize';
+
 export type EdgeTargetLike = string | { literal: unknown };
 
-/** `works_at` -> `works at`, `bornIn` -> `born in`. */
-export function relationPhrase(rel: string): string {
-  let phrase = phrases.get(rel);
-  if (phrase === undefined) {
-    if (phrases.size >= MAX_CACHED_PHRASES) phrases.clear();
-    phrases.set(rel, (phrase = phraseOf(rel)));
-  }
-  return phrase;
-}
-
-/** A memory uses few relation names and renders them for every fact it shows: remembered (bounded). */
-const phrases = new Map<string, string>();
-const MAX_CACHED_PHRASES = 10_000;
+/** `works_at` -> `works at`, `bornIn` -> `born in`. A memory uses few relation names and renders them for every fact it shows: memoized. */
+export const relationPhrase = memoize(phraseOf, 10_000);
 
 function phraseOf(rel: string): string {
   const phrase = rel

@@ -22,7 +22,8 @@ const TABLES = {
   episodes: { table: 'rm_episode_versions', key: ['episode_id', 'version_no'], columns: `episode_id, version_no, title, events, ${times('window_from', 'window_to')}` },
   mentions: { table: 'rm_mentions', key: ['mention_id'], columns: MENTION_COLUMNS },
 } as const;
-
+const ENTITY_COLUMNS = `entity_id, name, ${epochMs('recorded_from')} AS recorded_from`;
+const MERGE_COLUMNS = `seq, src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')} AS recorded_at`;
 
 /**
  * The search corpus's feed from the read models. A delta (rows with a record time
@@ -47,8 +48,8 @@ export class PostgresSearchFeed implements SearchFeed {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // Names and merges first: facts are rendered with the names.
-      const entities = await client.query<EntityRow>(`SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities WHERE memory_id = $1`, [memoryId]);
-      const merges = await client.query<MergeRow>(`SELECT seq, src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')} AS recorded_at FROM rm_entity_merges WHERE memory_id = $1 ORDER BY seq`, [memoryId]);
+      const entities = await client.query<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM rm_entities WHERE memory_id = $1`, [memoryId]);
+      const merges = await client.query<MergeRow>(`SELECT ${MERGE_COLUMNS} FROM rm_entity_merges WHERE memory_id = $1 ORDER BY seq`, [memoryId]);
       yield deltaOf({ ...NONE, entities: entities.rows, merges: merges.rows });
       for (const [name, { table, key, columns }] of Object.entries(TABLES) as [keyof typeof TABLES, (typeof TABLES)[keyof typeof TABLES]][]) {
         let after: unknown[] | null = null;
@@ -108,8 +109,8 @@ export class PostgresSearchFeed implements SearchFeed {
          ${rows(versions(TABLES.events))} AS events,
          ${rows(versions(TABLES.episodes))} AS episodes,
          ${rows(`SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE ${recorded('recorded_from')}`)} AS mentions,
-         ${rows(`SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities WHERE ${recorded('recorded_from')}`)} AS entities,
-         ${rows(`SELECT seq, src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')} AS recorded_at FROM rm_entity_merges WHERE ${recorded('recorded_at')} ORDER BY seq`)} AS merges`,
+         ${rows(`SELECT ${ENTITY_COLUMNS} FROM rm_entities WHERE ${recorded('recorded_from')}`)} AS entities,
+         ${rows(`SELECT ${MERGE_COLUMNS} FROM rm_entity_merges WHERE ${recorded('recorded_at')} ORDER BY seq`)} AS merges`,
       values: [memoryId, pgInstant(since.at), since.seen],
     });
     return deltaOf(found!);

@@ -22,7 +22,7 @@ export type RebuildWorkerMessage = { progress: RebuildProgress } | { result: Reb
  * Heap of the rebuild thread: the rebuild folds the whole log into one plan in memory
  * (projections/read-models/src/rebuild.ts), more than the service's own bounded heap holds.
  */
-export const REBUILD_HEAP_MB = 4096;
+const REBUILD_HEAP_MB = 4096;
 
 /**
  * One rebuild at a time per process, run in the background on a thread of its own (its

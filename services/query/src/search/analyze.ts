@@ -1,5 +1,5 @@
 import porter2 from 'wink-porter2-stemmer';
-import { memoize } from './memo';
+import { memoize } from '@memotrace/domain';
 
 /**
  * The search analyzer: text -> index terms, used for documents and queries alike.
@@ -42,4 +42,3 @@ const stemEnglish = memoize(porter2, 100_000);
 export function stem(word: string): string {
   return /^[a-z]+$/.test(word) ? stemEnglish(word) : word;
 }
-

@@ -1,5 +1,5 @@
+import { memoize } from '@memotrace/domain';
 import { analyze } from './analyze';
-import { memoize } from './memo';
 
 /** Document terms, memoized (a document's terms never change; the result is not mutated). */
 const documentTerms = memoize(analyze);

@@ -1,3 +1,5 @@
+import { memoize } from '@memotrace/domain';
+
 /** js-tiktoken's rank file format (`TiktokenBPE`). */
 interface RankFile {
   pat_str: string;
@@ -26,8 +28,8 @@ export class Cl100kCounter {
   private readonly pattern: RegExp;
   /** Length in bytes of the longest token (128 for cl100k_base). */
   private readonly maxTokenBytes: number;
-  /** Counts of short pieces already merged: words recur across items and searches. */
-  private readonly pieceCounts = new Map<string, number>();
+  /** Counts of short pieces: words recur across items and searches. */
+  private readonly countShortPiece = memoize((piece) => this.countPiece(Buffer.from(piece, 'utf8')), 50_000);
 
   constructor() {
     this.pattern = new RegExp(cl100kBase.pat_str, 'gu');
@@ -51,20 +53,8 @@ export class Cl100kCounter {
   count(text: string): number {
     let total = 0;
     this.pattern.lastIndex = 0;
-    for (const match of text.matchAll(this.pattern)) total += this.countCached(match[0]);
+    for (const [piece] of text.matchAll(this.pattern)) total += piece.length <= MAX_MEMOIZED_PIECE ? this.countShortPiece(piece) : this.countPiece(Buffer.from(piece, 'utf8'));
     return total;
-  }
-
-  private countCached(piece: string): number {
-    let count = this.pieceCounts.get(piece);
-    if (count === undefined) {
-      count = this.countPiece(Buffer.from(piece, 'utf8'));
-      if (piece.length <= MAX_CACHED_PIECE) {
-        if (this.pieceCounts.size >= MAX_CACHED_PIECES) this.pieceCounts.clear();
-        this.pieceCounts.set(piece, count);
-      }
-    }
-    return count;
   }
 
   /** Number of tokens of one pre-tokenized piece after byte-pair merging. */
@@ -152,9 +142,8 @@ function less(a: [number, number, number], b: [number, number, number]): boolean
   return a[0] !== b[0] ? a[0] < b[0] : a[1] < b[1];
 }
 
-/** Bounds of the piece cache (a few MB at most). */
-const MAX_CACHED_PIECE = 32;
-const MAX_CACHED_PIECES = 50_000;
+/** Longest piece (UTF-16 units) whose count is memoized: words, not untrusted long runs. */
+const MAX_MEMOIZED_PIECE = 32;
 
 let shared: Cl100kCounter | undefined;
 

@@ -215,7 +215,9 @@ export class MemoryCorpus {
     this.recTo[index] = ms(recordedTo, NO_END);
     this.validFrom[index] = ms(version.validFrom, Number.NEGATIVE_INFINITY);
     this.validTo[index] = ms(version.validTo, NO_END);
-    for (const bound of [this.validFrom[index]!, this.validTo[index]!]) if (Number.isFinite(bound) && bound > this.validityBound) this.validityBound = bound;
+    // validFrom is finite or -infinity, validTo finite or +infinity (open).
+    const to = this.validTo[index]!;
+    this.validityBound = Math.max(this.validityBound, this.validFrom[index]!, to === NO_END ? Number.NEGATIVE_INFINITY : to);
     this.kinds[index] = KIND_RANK[version.kind];
     this.versionNos[index] = versionNo;
     if (list) list.push(index);

@@ -1,6 +1,6 @@
+import { memoize } from '@memotrace/domain';
 import { dot, textHash } from '@memotrace/search-index';
 import { BM25_HITS } from './cut-items';
-import { memoize } from './memo';
 import type { RecallBackend, RecallHit } from './recall-backend';
 
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
