@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { compareIds } from '@memotrace/domain';
-import { cachedEmbeddings, mentionText, textHash, useLiteProvider } from '@memotrace/search-index';
+import { embeddingsFromEnv, mentionText, textHash } from '@memotrace/search-index';
 import { cl100k } from '../../services/query/src/search/cl100k';
 import { DEFAULT_EMBEDDED_RECALL, type VectorSource, embeddedRecall } from '../../services/query/src/search/embedded-recall';
 import type { Candidate } from '../../services/query/src/search/items';
@@ -14,7 +14,8 @@ import { type QuestionScore, recall, report } from './locomo-metrics';
  * `npx tsx infra/bench/locomo-tune.ts`: grid over the ranking settings on the DEV
  * split only, in process: the route's own pipeline (`searchMemory`: recall, temporal
  * intent, ranking, packing) over the reference cut of each conversation, with the
- * vectors cached by a run of bench:locomo (.cache/embeddings). `VARIANTS=regex`
+ * vectors cached by a run of bench:locomo (.cache/embeddings; `EMBEDDINGS=<model>` picks
+ * the model as for the service). `VARIANTS=regex`
  * runs only the matching variants; `PACKED=1` adds the 600-token recall;
  * `CATEGORIES=1` prints each category too.
  */
@@ -33,7 +34,9 @@ function variants(): Variant[] {
   const out: Variant[] = [{ label: 'default', ...base }];
   const ranking = (label: string, change: Partial<RankingOptions>) => out.push({ ...base, label, ranking: { ...DEFAULT_RANKING, ...change } });
   const expansion = (label: string, change: Partial<RankingOptions['expansion']>) => ranking(label, { expansion: { ...DEFAULT_RANKING.expansion, ...change } });
-  for (const vectorWeight of [0, 0.2, 0.4, 0.5]) ranking(`vectorWeight=${vectorWeight}`, { vectorWeight });
+  for (const vectorWeight of [0, 0.3, 0.7, 1]) ranking(`vectorWeight=${vectorWeight}`, { vectorWeight });
+  for (const speakerFactor of [1, 1.2, 2]) ranking(`speakerFactor=${speakerFactor}`, { speakerFactor });
+  ranking('vectorOnly', { bm25Weight: 0, vectorWeight: 1 });
   for (const intentFactor of [1, 2, 5, 1000]) ranking(`intentFactor=${intentFactor}`, { intentFactor });
   for (const depth of [0, 1, 3]) expansion(`depth=${depth}`, { depth });
   for (const seeds of [5, 15]) expansion(`seeds=${seeds}`, { seeds });
@@ -45,7 +48,7 @@ function variants(): Variant[] {
 }
 
 async function main(): Promise<void> {
-  const provider = cachedEmbeddings(useLiteProvider(), { dir: join(REPO, '.cache/embeddings') });
+  const provider = embeddingsFromEnv({ ...process.env, EMBEDDINGS_CACHE_DIR: join(REPO, '.cache/embeddings') })!;
   const conversations = loadLocomo(process.env['LOCOMO_FILE'] ?? resolve(REPO, '../shared/data/locomo/locomo10.json')).filter((c) => DEV.includes(c.sampleId));
   const counter = cl100k();
   const prepared = [];
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
   const queryVectors = new Map<string, Float32Array>();
   for (const c of conversations) {
     const candidates: Candidate[] = c.sessions.flatMap((s) =>
-      s.turns.map((t) => ({ kind: 'mention' as const, id: t.dia_id, text: mentionText(t), recordedFrom: s.at, occurredAt: s.at, evidence: [], docId: `${c.sampleId}:session_${s.number}` })),
+      s.turns.map((t) => ({ kind: 'mention' as const, id: t.dia_id, text: mentionText(t), speaker: t.speaker, recordedFrom: s.at, occurredAt: s.at, evidence: [], docId: `${c.sampleId}:session_${s.number}` })),
     );
     candidates.sort((a, b) => compareIds(a.id, b.id)); // answer order, as the cut lists them (ties keep it)
     const embedded = await provider.embed(candidates.map((x) => x.text));
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
   // The vectors as the search projection would hold them, by text hash; the query's from the cache.
   const source: VectorSource = {
     model: provider.model,
+    cosineFloor: provider.cosineFloor ?? 0,
     queryVector: async (query) => queryVectors.get(query) ?? null,
     vectors: async (hashes) => new Map(hashes.flatMap((h) => (vectors.has(h) ? [[h, vectors.get(h)!] as const] : []))),
   };

@@ -15,7 +15,8 @@ import { summary, timed } from './stats';
  * HTTP API (one memory per conversation, recordedAt = the session time), each
  * question asked As-Recorded one day after the last session. Embedded PostgreSQL in
  * a temp dir; vectors cached on disk in .cache/embeddings (git-ignored) so reruns
- * skip the slow model. EMBEDDINGS=off measures plain BM25 + expansion.
+ * skip the slow model. EMBEDDINGS=off measures plain BM25 + expansion,
+ * EMBEDDINGS=bge-small-en-v1.5 the local ONNX model instead of USE lite.
  */
 const REPO = resolve(__dirname, '../..');
 const DATA = process.env['LOCOMO_FILE'] ?? resolve(REPO, '../shared/data/locomo/locomo10.json');

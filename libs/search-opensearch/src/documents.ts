@@ -54,6 +54,15 @@ export interface SearchCut {
 
 export const VECTOR_DIMENSION = 512;
 
+/**
+ * Refuses an embedding model whose vectors the index's `knn_vector` field cannot hold: the
+ * index would silently keep such items without a vector and kNN would find nothing.
+ */
+export function assertIndexableVectors(model: { model: string; dimension?: number } | undefined): void {
+  if (model?.dimension !== undefined && model.dimension !== VECTOR_DIMENSION)
+    throw new Error(`the OpenSearch index holds ${VECTOR_DIMENSION}-d vectors, the embedding model ${model.model} gives ${model.dimension}-d: use EMBEDDINGS=use-lite (or off) with OPENSEARCH_URL`);
+}
+
 /** BM25 with the embedded backend's parameters (services/query/src/search/bm25.ts: b 0.3 suits short dialog turns). */
 export const ITEM_SIMILARITY = { memotrace_bm25: { type: 'BM25', k1: 1.2, b: 0.3 } } as const;
 

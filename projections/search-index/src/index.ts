@@ -1,5 +1,7 @@
 export { type EmbeddingProvider, normalize, dot } from './embeddings/port';
 export { useLiteProvider, USE_LITE_MODEL } from './embeddings/use-lite';
+export { onnxEmbeddingProvider } from './embeddings/onnx';
+export { ONNX_MODELS, onnxModelFiles, type OnnxModel } from './embeddings/onnx-models';
 export { openAiEmbeddingProvider, type OpenAiEmbeddingsOptions } from './embeddings/openai';
 export { cachedEmbeddings, type EmbeddingCacheOptions } from './embeddings/cached';
 export { embeddingsFromEnv } from './embeddings/from-env';

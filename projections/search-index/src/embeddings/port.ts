@@ -4,6 +4,13 @@
  */
 export interface EmbeddingProvider {
   readonly model: string;
+  /**
+   * The cosine this model typically gives two unrelated texts (default 0): search fusion
+   * measures similarity from there, as some models put every pair in a narrow band far above 0.
+   */
+  readonly cosineFloor?: number;
+  /** The vectors' length when known before the first call (an index must be made for it). */
+  readonly dimension?: number;
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 

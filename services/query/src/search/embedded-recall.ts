@@ -6,6 +6,8 @@ import type { RecallBackend, RecallHit } from './recall-backend';
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
 export interface VectorSource {
   readonly model: string;
+  /** See `EmbeddingProvider.cosineFloor`. */
+  readonly cosineFloor?: number;
   /** Null when no vector can be had now (model not loaded): search goes on with BM25. */
   queryVector(query: string): Promise<Float32Array | null>;
   vectors(hashes: readonly string[]): Promise<Map<string, Float32Array>>;
@@ -44,7 +46,7 @@ export function embeddedRecall(source: VectorSource | undefined, options: Embedd
         if (score >= options.minCosine) vector.push({ key, score });
       }
       vector.sort((a, b) => b.score - a.score);
-      return { bm25, vector: vector.slice(0, options.vectorHits) };
+      return { bm25, vector: vector.slice(0, options.vectorHits), vectorFloor: source.cosineFloor ?? 0 };
     },
   };
 }

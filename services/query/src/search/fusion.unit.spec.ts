@@ -39,4 +39,13 @@ describe('scoreFusion', () => {
       ['c', 0],
     ]);
   });
+
+  it('measures a list from its floor: cosines in a narrow band far above 0 still spread from 0 to the weight', () => {
+    const fused = scoreFusion([{ hits: [{ key: 'a', score: 0.9 }, { key: 'b', score: 0.7 }, { key: 'c', score: 0.45 }], weight: 0.8, floor: 0.5 }]);
+    expect(fused.get('a')).toBeCloseTo(0.8, 12);
+    expect(fused.get('b')).toBeCloseTo(0.4, 12);
+    expect(fused.get('c')).toBe(0); // at or below the floor: nothing
+    // Without a floor the same list barely separates its hits.
+    expect(scoreFusion([{ hits: [{ key: 'a', score: 0.9 }, { key: 'b', score: 0.7 }], weight: 0.8 }]).get('b')).toBeCloseTo((0.8 * 0.7) / 0.9, 12);
+  });
 });

@@ -25,6 +25,8 @@ export interface Candidate {
   /** Graph links used by expansion, never answered: entities a fact or event names, a mention's document. */
   entities?: string[];
   docId?: string;
+  /** Who said a mention: a query that names them asks about their own words. */
+  speaker?: string;
 }
 
 export interface ScoredCandidate extends Candidate {
@@ -90,5 +92,6 @@ export function mentionCandidate(mention: MentionView): Candidate {
     ...(mention.occurredAt !== null ? { occurredAt: mention.occurredAt } : {}),
     evidence: [],
     docId: mention.docId,
+    ...(mention.speaker !== null && mention.speaker.trim() !== '' ? { speaker: mention.speaker } : {}),
   };
 }

@@ -24,7 +24,7 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
  * (`itemKey(kind, id)`), so hits map by kind + itemId; of two versions the better
  * score counts. An item the index does not hold yet (its projection lags) is not a hit.
  */
-export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'queryVector'> | undefined, options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL): RecallBackend {
+export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'queryVector' | 'cosineFloor'> | undefined, options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL): RecallBackend {
   return {
     async recall({ query, items }) {
       const { memoryId, cut } = items;
@@ -45,7 +45,7 @@ export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'q
       const [bm25Items, knnItems] = await Promise.all([bm25Search, knnSearch]);
       // OpenSearch's cosine score is (1 + cos) / 2; the ranking and the threshold work on cos.
       const vector = toHits(knnItems, (s) => 2 * s - 1).filter((h) => h.score >= options.minCosine);
-      return { bm25: toHits(bm25Items, (s) => s).filter((h) => h.score > 0), vector };
+      return { bm25: toHits(bm25Items, (s) => s).filter((h) => h.score > 0), vector, vectorFloor: source?.cosineFloor ?? 0 };
     },
   };
 }

@@ -13,31 +13,36 @@ export interface RankingOptions {
   supersededFactor: number;
   /** Score factor of an item whose time overlaps the interval the query asks for. */
   intentFactor: number;
+  /** Score factor of a mention whose speaker the query names. */
+  speakerFactor: number;
   expansion: ExpansionOptions;
 }
 
 /** Tuned on the LoCoMo dev split only (docs/benchmarks.md). */
-export const DEFAULT_RANKING: RankingOptions = { bm25Weight: 1, vectorWeight: 0.3, supersededFactor: 0.5, intentFactor: 3, expansion: DEFAULT_EXPANSION };
+export const DEFAULT_RANKING: RankingOptions = { bm25Weight: 1, vectorWeight: 0.5, supersededFactor: 0.5, intentFactor: 3, speakerFactor: 1.5, expansion: DEFAULT_EXPANSION };
 
 export interface RankingContext {
   /** The cut's reference time, epoch ms. */
   reference: number;
   /** The interval the query's time expression asks for, if any. */
   intent: TimeInterval | null;
+  /** The query's words, lower case (a speaker is named when their first name is one of them). */
+  queryWords?: ReadonlySet<string>;
 }
 
 /**
  * Fuses the recall lists (normalised scores), ranks superseded fact versions below
  * current ones, expands along the item graph, then favours the items whose time
  * overlaps the query's intended interval (TSM-style semantic-time reranking; a factor,
- * not a hard tier, so a misread time expression costs little). Best first; ties by kind then id.
+ * not a hard tier, so a misread time expression costs little) and the mentions whose
+ * speaker the query names. Best first; ties by kind then id.
  */
 export function rankItems(items: CutItems, recall: RecallResult, context: RankingContext, options: RankingOptions = DEFAULT_RANKING): ScoredCandidate[] {
   // A backend may only name items of the cut: others are dropped before they could set a list's scale.
   const inCut = (hits: readonly RecallHit[]) => hits.filter((hit) => items.has(hit.key));
   const fused = scoreFusion([
     { hits: inCut(recall.bm25), weight: options.bm25Weight },
-    { hits: inCut(recall.vector), weight: options.vectorWeight },
+    { hits: inCut(recall.vector), weight: options.vectorWeight, floor: recall.vectorFloor ?? 0 },
   ]);
   for (const [key, score] of fused) if (isSuperseded(items.candidate(key)!, context.reference)) fused.set(key, score * options.supersededFactor);
   const scores = fused.size > 0 ? expand(fused, items, options.expansion) : fused;
@@ -48,7 +53,8 @@ export function rankItems(items: CutItems, recall: RecallResult, context: Rankin
   };
   const ranked = [...scores].map(([key, score]) => {
     const c = items.candidate(key)!;
-    return { ...c, score: inIntent(c) ? score * options.intentFactor : score };
+    const named = c.speaker !== undefined && context.queryWords?.has(c.speaker.toLowerCase().split(/\s+/)[0]!) === true;
+    return { ...c, score: (inIntent(c) ? score * options.intentFactor : score) * (named ? options.speakerFactor : 1) };
   });
   return ranked.sort((a, b) => b.score - a.score || a.kind.localeCompare(b.kind) || compareIds(a.id, b.id));
 }

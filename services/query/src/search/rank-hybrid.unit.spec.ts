@@ -37,6 +37,18 @@ describe('rankItems', () => {
     expect(far.map((c) => c.id)).toEqual(['april', 'may']);
   });
 
+  it("favours a mention whose speaker the query names (their own words), by a factor", () => {
+    const said = (id: string, speaker?: string): Candidate => ({ ...mention(id), ...(speaker ? { speaker } : {}) });
+    const candidates = [said('caroline', 'Caroline'), said('melanie', 'Melanie Brown'), said('anonymous')];
+    const recall = { bm25: hits('caroline', 'anonymous', 'melanie'), vector: [] };
+    const asked = (query: string) => rankItems(candidates, recall, { reference: REFERENCE, intent: null, queryWords: new Set(query.toLowerCase().split(/\W+/)) }, noExpansion);
+    const melanieFirst = asked('What does Melanie do to destress?');
+    expect(melanieFirst.map((c) => c.id)).toEqual(['melanie', 'caroline', 'anonymous']);
+    expect(melanieFirst[0]!.score).toBeCloseTo(0.8 * DEFAULT_RANKING.speakerFactor, 12);
+    // No speaker named (or only part of a word): the fused order stands.
+    expect(asked('What does Mel do to destress?').map((c) => c.id)).toEqual(['caroline', 'anonymous', 'melanie']);
+  });
+
   it('ranks a superseded fact version below the current one', () => {
     const old = fact('f-old', '2023-01-01T00:00:00.000Z', '2024-05-01T00:00:00.000Z');
     const current = fact('f-new', '2024-05-01T00:00:00.000Z', null);

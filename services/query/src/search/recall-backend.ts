@@ -19,6 +19,8 @@ export interface RecallHit {
 export interface RecallResult {
   bm25: RecallHit[];
   vector: RecallHit[];
+  /** The vector model's cosine floor (default 0; see `EmbeddingProvider.cosineFloor`). */
+  vectorFloor?: number;
 }
 
 export interface RecallBackend {

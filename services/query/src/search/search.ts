@@ -41,7 +41,7 @@ export async function searchMemory(items: CutItems, input: SearchInput, counter:
   const recall = await (deps.recall ?? BM25_ONLY).recall({ query: input.query, items });
   const reference = referenceTime(cut);
   const intent = resolveIntent(parseTemporalIntent(input.query, new Date(reference)), items);
-  const ranked = rankItems(items, recall, { reference, intent }, deps.ranking);
+  const ranked = rankItems(items, recall, { reference, intent, queryWords: new Set(input.query.toLowerCase().match(/\p{L}+/gu) ?? []) }, deps.ranking);
   const packed = packEvidence(ranked, { k: input.k, tokenBudget: input.tokenBudget }, counter);
   return { cut, ...packed };
 }

@@ -97,6 +97,20 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
     expect(ids(any)).toEqual(['ev-join', 'alice-acme', 'alice-age', 'alice-beta', 'm-mon', 'm-thu', 'ep-onboarding']);
   });
 
+  it("a query that names a speaker ranks that speaker's own words first", async () => {
+    const chat = new StoryLog();
+    chat.apply(
+      [
+        { op: 'RECORD_MENTION', mentionId: 't1', docId: 'gig', text: 'Alice, how was the concert? The concert hall looked huge', speaker: 'Bob', occurredAt: MON, recordedAt: MON },
+        { op: 'RECORD_MENTION', mentionId: 't2', docId: 'gig', text: 'Loud, the concert was great', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
+      ],
+      MON,
+    );
+    const asked = async (query: string) => ids(await searchMemory(chat, MEMORY, { validAt: '*', recordedAt: LATER }, { query, k: 2 }));
+    expect(await asked('How was the concert for Alice?')).toEqual(['t2', 't1']);
+    expect(await asked('How was the concert?')).toEqual(['t1', 't2']); // nobody named: BM25's order
+  });
+
   it('links evidence: event -> facts, fact -> mentions, episode -> events; mentions have none', async () => {
     const result = await searchMemory(story(), MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Acme', k: 10 });
     const byId = new Map(result.items.map((i) => [i.id, i]));

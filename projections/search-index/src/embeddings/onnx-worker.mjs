@@ -1,0 +1,48 @@
+// Worker thread of onnxEmbeddingProvider (plain JavaScript so it runs the same under tsx, jest
+// and node; a module because the tokenizer library is ESM only). One ONNX Runtime session on
+// one thread, the service keeps the other cores.
+import { readFileSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Tokenizer } from '@huggingface/tokenizers';
+import ort from 'onnxruntime-node';
+
+const { onnx, tokenizer: tokenizerFile, pooling, maxTokens } = workerData;
+const tokenizer = new Tokenizer(JSON.parse(readFileSync(tokenizerFile, 'utf8')), {});
+const session = ort.InferenceSession.create(onnx, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+
+/**
+ * One text's inputs: token ids, attention mask and (all-zero) token types, each [1, length].
+ * Texts run one at a time, never padded into a batch: the int8 model quantizes activations
+ * over the whole input, so padding would shift a text's vector with its batch-mates.
+ */
+function encode(text) {
+  const all = tokenizer.encode(text).ids;
+  // Too long: keep the head and the closing [SEP].
+  const ids = all.length <= maxTokens ? all : [...all.slice(0, maxTokens - 1), all[all.length - 1]];
+  const dims = [1, ids.length];
+  return {
+    input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), dims),
+    attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), dims),
+    token_type_ids: new ort.Tensor('int64', new BigInt64Array(ids.length), dims),
+  };
+}
+
+/** The text's vector from its token states [1, length, width]: the [CLS] token's, or the mean. */
+function pool(states) {
+  const [, length, width] = states.dims;
+  const tokens = pooling === 'cls' ? 1 : length;
+  const vector = new Array(width).fill(0);
+  for (let t = 0; t < tokens; t++) for (let d = 0; d < width; d++) vector[d] += states.data[t * width + d] / tokens;
+  return vector;
+}
+
+parentPort.on('message', async ({ id, texts }) => {
+  try {
+    const ready = await session;
+    const vectors = [];
+    for (const text of texts) vectors.push(pool((await ready.run(encode(text)))[ready.outputNames[0]]));
+    parentPort.postMessage({ id, vectors });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.stack) || error) });
+  }
+});
