@@ -1,9 +1,10 @@
 import { type Cut, factText } from '@memotrace/domain';
 import { MergeForest } from '@memotrace/read-models';
+import { dot, textHash } from '@memotrace/search-index';
 import { analyze } from './analyze';
 import { BM25 } from './bm25';
 import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions } from './corpus';
-import type { CutItems } from './cut-items';
+import type { CutItems, NearestOptions, VectorStore } from './cut-items';
 import { type Candidate, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
 import { type RecallHit, itemKey } from './recall-backend';
 
@@ -46,6 +47,10 @@ export class CorpusCut implements CutItems {
 
   bm25(query: string, options: { limit: number; timedOnly?: boolean }): RecallHit[] {
     return this.view.bm25(query, options);
+  }
+
+  nearest(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
+    return this.view.nearest(store, query, options);
   }
 
   neighbours(key: string, fanOut: number): string[] {
@@ -195,6 +200,45 @@ export class CutView {
         }
       }
       return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
+    } finally {
+      for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
+    }
+  }
+
+  /**
+   * Cosine kNN over the visible versions: vectors the corpus lacks are asked of the store in
+   * one call (a fact rendered at the cut by its text at the cut), then one scan scores them.
+   */
+  async nearest(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
+    const table = this.corpus.vectorsOf(store.model);
+    const { versions } = this.corpus;
+    const size = this.visible.length;
+    const atCut = new Map<number, string>();
+    const lacking: number[] = [];
+    for (let i = 0; i < size; i++) {
+      if (!this.visible[i]) continue;
+      if (this.renderedFlags?.[i]) atCut.set(i, textHash(this.rendered.get(i)!.text));
+      else if (table.vector(i) === undefined) lacking.push(i);
+    }
+    const wanted = [...atCut.values(), ...lacking.map((i) => table.hash(i, versions[i]!.text))];
+    const found = wanted.length > 0 ? await store.vectors(wanted) : new Map<string, Float32Array>();
+    for (const i of lacking) {
+      const vector = found.get(table.hash(i, versions[i]!.text));
+      if (vector !== undefined) table.set(i, vector);
+    }
+    const { scores, touched } = scratch.take(size);
+    let hits = 0;
+    try {
+      for (let i = 0; i < size; i++) {
+        if (!this.visible[i]) continue;
+        const vector = this.renderedFlags?.[i] ? found.get(atCut.get(i)!) : table.vector(i);
+        if (vector === undefined) continue;
+        const score = dot(query, vector);
+        if (score < options.minCosine) continue;
+        scores[i] = score;
+        touched[hits++] = i;
+      }
+      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
     }

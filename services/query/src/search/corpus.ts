@@ -11,6 +11,7 @@ import {
   mentionText,
 } from '@memotrace/domain';
 import { analyze } from './analyze';
+import { CorpusVectors } from './corpus-vectors';
 import { NATURAL } from './expand';
 import type { ItemKind } from './items';
 import { itemKey } from './recall-backend';
@@ -54,6 +55,13 @@ export const KIND_RANK: Readonly<Record<ItemKind, number>> = { event: 0, fact: 1
 
 export function compareVersions(a: ItemVersion, b: ItemVersion): number {
   return KIND_RANK[a.kind] - KIND_RANK[b.kind] || compareIds(a.id, b.id);
+}
+
+/** Answer order of two item keys (`itemKey`). */
+export function compareItemKeys(a: string, b: string): number {
+  const [kindA, idA] = a.split('\u0000') as [ItemKind, string];
+  const [kindB, idB] = b.split('\u0000') as [ItemKind, string];
+  return KIND_RANK[kindA] - KIND_RANK[kindB] || compareIds(idA, idB);
 }
 
 /** One term's postings: the versions whose text has it, and how often. */
@@ -114,9 +122,17 @@ export class MemoryCorpus {
   private readonly byEntityRefs = new RefLists();
   private readonly evidenceRefs = new RefLists();
   private readonly docTurns = new Map<string, { refs: number[]; sorted: boolean }>();
+  private readonly vectorTables = new Map<string, CorpusVectors>();
 
   get size(): number {
     return this.versions.length;
+  }
+
+  /** The versions' vectors of one model, as far as searches have found them. */
+  vectorsOf(model: string): CorpusVectors {
+    let table = this.vectorTables.get(model);
+    if (table === undefined) this.vectorTables.set(model, (table = new CorpusVectors()));
+    return table;
   }
 
   apply(delta: SearchDelta): void {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
 import { MemoryCorpus } from './corpus';
 import { bestFirst, kthLargest } from './corpus-cut';
+import { type VectorSource, embeddedRecall, nearestByTexts } from './embedded-recall';
 import { referenceCut } from './reference-cut';
 import { searchMemory } from './search';
 import { LogSearchFeed } from './testing/log-feed';
@@ -23,6 +24,19 @@ const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES, ...LATER];
 const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'event 0,1', 'hi before Name 2', 'knows one 1 true', 'works after event'];
 const M = 'prop-mem';
 
+/**
+ * Vectors made from the text hash itself (4-d, so equal texts tie), none for a quarter of the
+ * hashes (not projected yet): the corpus's vector scan must answer as scoring every text does.
+ */
+const hashVector = (hash: string) => Float32Array.from([0, 1, 2, 3], (d) => (hash.charCodeAt(d) % 7) - 3);
+const vectorSource: VectorSource = {
+  model: 'hash-4',
+  cosineFloor: 0.1,
+  queryVector: async (query) => hashVector(query.padEnd(4, 'x')),
+  vectors: async (hashes) => new Map(hashes.filter((h) => h.charCodeAt(5) % 4 !== 0).map((h) => [h, hashVector(h)])),
+};
+const withVectors = { recall: embeddedRecall(vectorSource, { vectorHits: 3, minCosine: -0.5 }) };
+
 describe('the search corpus answers exactly like the reference', () => {
   it('over random histories, refreshed batch by batch, at cuts around every record time', async () => {
     await fc.assert(
@@ -38,9 +52,15 @@ describe('the search corpus answers exactly like the reference', () => {
           // A short hit list too: only the best are kept when there are more.
           const hits = (items: typeof corpusCut | typeof referenceItems) => JSON.stringify(items.bm25(query, { limit: 2 }));
           if (hits(corpusCut) !== hits(referenceItems)) throw new Error(`bm25 ${JSON.stringify({ cut, query })}: ${hits(corpusCut)} != ${hits(referenceItems)}`);
-          const fast = JSON.stringify(await searchMemory(corpusCut, input));
-          const reference = JSON.stringify(await searchMemory(referenceItems, input));
-          if (fast !== reference) throw new Error(`${JSON.stringify({ cut, query, k, tokenBudget })}\ncorpus    ${fast}\nreference ${reference}`);
+          const q = (await vectorSource.queryVector(query))!;
+          const nearest = JSON.stringify(await corpusCut.nearest(vectorSource, q, { limit: 2, minCosine: -0.5 }));
+          const scored = JSON.stringify(await nearestByTexts(corpusCut, vectorSource, q, { limit: 2, minCosine: -0.5 }));
+          if (nearest !== scored) throw new Error(`nearest ${JSON.stringify({ cut, query })}: ${nearest} != ${scored}`);
+          for (const deps of [undefined, withVectors]) {
+            const fast = JSON.stringify(await searchMemory(corpusCut, input, undefined, deps));
+            const reference = JSON.stringify(await searchMemory(referenceItems, input, undefined, deps));
+            if (fast !== reference) throw new Error(`${JSON.stringify({ cut, query, k, tokenBudget, vectors: deps !== undefined })}\ncorpus    ${fast}\nreference ${reference}`);
+          }
         };
         let pick = seed;
         const next = <T>(list: readonly T[]) => list[(pick = (pick * 1103515245 + 12345) % 2147483648) % list.length]!;

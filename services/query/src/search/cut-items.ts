@@ -22,8 +22,25 @@ export interface CutItems {
   bm25(query: string, options: { limit: number; timedOnly?: boolean }): RecallHit[];
   /** Key and text of every visible item. */
   texts(): Iterable<{ key: string; text: string }>;
+  /**
+   * Cosine kNN over the visible items' vectors, where the cut can do it faster than scoring
+   * `texts()` one by one (`nearestByTexts`), with the same answer: hits with cosine >=
+   * `minCosine`, best first, ties in answer order (kind, then id), at most `limit`.
+   */
+  nearest?(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]>;
   /** Neighbours by link kind (evidence, evidenced-by, neighbouring turns, same entity), each list capped at `fanOut`. */
   neighbours(key: string, fanOut: number): string[];
+}
+
+/** Item vectors by text hash (the search projection's store), for one model. */
+export interface VectorStore {
+  readonly model: string;
+  vectors(hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+}
+
+export interface NearestOptions {
+  limit: number;
+  minCosine: number;
 }
 
 /** Most BM25 hits a search ranks (as the OpenSearch backend asks of its index). */

@@ -1,16 +1,15 @@
 import { memoize } from '@memotrace/domain';
 import { dot, textHash } from '@memotrace/search-index';
-import { BM25_HITS } from './cut-items';
+import { compareItemKeys } from './corpus';
+import { BM25_HITS, type CutItems, type NearestOptions, type VectorStore } from './cut-items';
 import type { RecallBackend, RecallHit } from './recall-backend';
 
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
-export interface VectorSource {
-  readonly model: string;
+export interface VectorSource extends VectorStore {
   /** See `EmbeddingProvider.cosineFloor`. */
   readonly cosineFloor?: number;
   /** Null when no vector can be had now (model not loaded): search goes on with BM25. */
   queryVector(query: string): Promise<Float32Array | null>;
-  vectors(hashes: readonly string[]): Promise<Map<string, Float32Array>>;
 }
 
 export interface EmbeddedRecallOptions {
@@ -36,17 +35,23 @@ export function embeddedRecall(source: VectorSource | undefined, options: Embedd
       if (source === undefined) return { bm25, vector: [] };
       const queryVector = await source.queryVector(query);
       if (queryVector === null) return { bm25, vector: [] };
-      const texts = [...items.texts()].map(({ key, text }) => ({ key, hash: hashOf(text) }));
-      const vectors = await source.vectors(texts.map((t) => t.hash));
-      const vector: RecallHit[] = [];
-      for (const { key, hash } of texts) {
-        const v = vectors.get(hash);
-        if (v === undefined) continue;
-        const score = dot(queryVector, v);
-        if (score >= options.minCosine) vector.push({ key, score });
-      }
-      vector.sort((a, b) => b.score - a.score);
-      return { bm25, vector: vector.slice(0, options.vectorHits), vectorFloor: source.cosineFloor ?? 0 };
+      const nearest = { limit: options.vectorHits, minCosine: options.minCosine };
+      const vector = items.nearest ? await items.nearest(source, queryVector, nearest) : await nearestByTexts(items, source, queryVector, nearest);
+      return { bm25, vector, vectorFloor: source.cosineFloor ?? 0 };
     },
   };
+}
+
+/** Cosine kNN by scoring every visible item's text's vector: what `CutItems.nearest` must equal. */
+export async function nearestByTexts(items: CutItems, store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
+  const texts = [...items.texts()].map(({ key, text }) => ({ key, hash: hashOf(text) }));
+  const vectors = await store.vectors(texts.map((t) => t.hash));
+  const hits: RecallHit[] = [];
+  for (const { key, hash } of texts) {
+    const v = vectors.get(hash);
+    if (v === undefined) continue;
+    const score = dot(query, v);
+    if (score >= options.minCosine) hits.push({ key, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || compareItemKeys(a.key, b.key)).slice(0, options.limit);
 }
