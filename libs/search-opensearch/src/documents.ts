@@ -52,22 +52,26 @@ export interface SearchCut {
   recordedAt: Instant;
 }
 
+/** The default model's (USE lite's) vector length, the default index's `knn_vector` dimension. */
 export const VECTOR_DIMENSION = 512;
 
+/** The index of the default vector space (USE lite's vectors, or none). */
+export const DEFAULT_ITEM_INDEX = 'memotrace-items';
+
 /**
- * Refuses an embedding model whose vectors the index's `knn_vector` field cannot hold: the
- * index would silently keep such items without a vector and kNN would find nothing.
+ * The index for an embedding model's vectors: the default one for USE lite (`defaultModel`) or
+ * BM25 only, else one of its own (`memotrace-items-<model>`), so vectors of two models (or two
+ * dimensions) never share a `knn_vector` field and changing the model re-projects into a new index.
  */
-export function assertIndexableVectors(model: { model: string; dimension?: number } | undefined): void {
-  if (model?.dimension !== undefined && model.dimension !== VECTOR_DIMENSION)
-    throw new Error(`the OpenSearch index holds ${VECTOR_DIMENSION}-d vectors, the embedding model ${model.model} gives ${model.dimension}-d: use EMBEDDINGS=use-lite (or off) with OPENSEARCH_URL`);
+export function itemIndexFor(model: string | undefined, defaultModel: string): string {
+  return model === undefined || model === defaultModel ? DEFAULT_ITEM_INDEX : `${DEFAULT_ITEM_INDEX}-${model.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`;
 }
 
 /** BM25 with the embedded backend's parameters (services/query/src/search/bm25.ts: b 0.3 suits short dialog turns). */
 export const ITEM_SIMILARITY = { memotrace_bm25: { type: 'BM25', k1: 1.2, b: 0.3 } } as const;
 
-/** Field mapping: BM25 on text, lucene HNSW cosine on vector, date ranges for the cut. */
-export const ITEM_MAPPINGS = {
+/** Field mapping: BM25 on text, lucene HNSW cosine on vector (of `dimension`), date ranges for the cut. */
+export const itemMappings = (dimension: number) => ({
   dynamic: 'strict',
   properties: {
     memoryId: { type: 'keyword' },
@@ -77,7 +81,7 @@ export const ITEM_MAPPINGS = {
     text: { type: 'text', analyzer: 'english', similarity: 'memotrace_bm25' },
     vector: {
       type: 'knn_vector',
-      dimension: VECTOR_DIMENSION,
+      dimension,
       method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 100 } },
     },
     recorded: { type: 'date_range', format: 'strict_date_optional_time' },
@@ -92,4 +96,4 @@ export const ITEM_MAPPINGS = {
     evidence: { type: 'keyword' },
     payload: { type: 'object', enabled: false },
   },
-} as const;
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { SearchDoc } from './documents';
-import type { OpenSearchItemIndex } from './opensearch-item-index';
+import { OpenSearchItemIndex } from './opensearch-item-index';
 import { describeWithOpenSearch, freshIndex, hashedEmbedding } from './testing/opensearch-test-env';
 
 const T = (n: number) => new Date(Date.UTC(2024, 4, 1) + n * 3_600_000).toISOString();
@@ -138,5 +138,28 @@ describeWithOpenSearch('OpenSearchItemIndex against a real node', (url) => {
       ),
       { numRuns: 15 },
     );
+  });
+});
+
+describeWithOpenSearch('an OpenSearch index for another vector space', (url) => {
+  let index: OpenSearchItemIndex;
+  beforeAll(async () => {
+    index = new OpenSearchItemIndex({ url, index: `memotrace-test-384-${Date.now()}` });
+  });
+  afterAll(async () => {
+    await index?.dropIndex();
+    await index?.close();
+  });
+
+  it("is made for the model's dimension, holds and finds its vectors, and refuses a model of another dimension", async () => {
+    await index.ensureIndex(384);
+    await index.ensureIndex(384); // idempotent
+    expect(await index.vectorDimension()).toBe(384);
+    const at = T(0);
+    const item = (id: string, text: string): SearchDoc => ({ memoryId: 'm', itemKey: `mention:${id}`, kind: 'mention', itemId: id, text, vector: hashedEmbedding(text, 384), recorded: [{ from: at, to: null }], valid: null, recordedFrom: at, recordedTo: null, position: 1 });
+    await index.upsert([item('hike', 'hiking in the Alps'), item('city', 'a flat in Berlin')]);
+    const hits = await index.knn('m', hashedEmbedding('Alps hiking', 384), { validAt: '*', recordedAt: T(5) }, 2);
+    expect(hits.map((h) => h.itemId)).toEqual(['hike', 'city']);
+    await expect(index.ensureIndex(512)).rejects.toThrow(`OpenSearch index ${index.index} holds 384-d vectors, the embedding model gives 512-d`);
   });
 });

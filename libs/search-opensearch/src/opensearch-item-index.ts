@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Instant } from '@memotrace/domain';
 import { Client } from '@opensearch-project/opensearch';
 import { cutFilter } from './cut-filter';
-import { ITEM_MAPPINGS, ITEM_SIMILARITY, type IndexedKind, type ScoredItem, type SearchCut, type SearchDoc, type SearchableKind } from './documents';
+import { DEFAULT_ITEM_INDEX, ITEM_SIMILARITY, VECTOR_DIMENSION, type IndexedKind, type ScoredItem, type SearchCut, type SearchDoc, type SearchableKind, itemMappings } from './documents';
 import { type Interval } from './intervals';
 
 export interface OpenSearchItemIndexOptions {
   /** e.g. `http://127.0.0.1:9200` (OPENSEARCH_URL). */
   url: string;
-  /** One index per deployment (default `memotrace-items`). */
+  /** One index per deployment and vector space (default `memotrace-items`; `itemIndexFor`). */
   index?: string;
   shards?: number;
 }
@@ -27,25 +27,39 @@ export class OpenSearchItemIndex {
 
   constructor(options: OpenSearchItemIndexOptions) {
     this.client = new Client({ node: options.url });
-    this.index = options.index ?? 'memotrace-items';
+    this.index = options.index ?? DEFAULT_ITEM_INDEX;
     this.shards = options.shards ?? 1;
   }
 
-  /** Creates the index if it is missing (idempotent). */
-  async ensureIndex(): Promise<void> {
+  /**
+   * Creates the index, for vectors of `dimension`, if it is missing (idempotent); refuses an
+   * existing index made for another dimension (its vectors could never be written or searched).
+   */
+  async ensureIndex(dimension = VECTOR_DIMENSION): Promise<void> {
     const exists = await this.client.indices.exists({ index: this.index });
-    if (exists.body === true) return;
+    if (exists.body === true) {
+      const held = await this.vectorDimension();
+      if (held !== undefined && held !== dimension) throw new Error(`OpenSearch index ${this.index} holds ${held}-d vectors, the embedding model gives ${dimension}-d: drop it or name another index`);
+      return;
+    }
     try {
       await this.client.indices.create({
         index: this.index,
         body: {
           settings: { index: { knn: true, number_of_shards: this.shards, number_of_replicas: 0, similarity: ITEM_SIMILARITY as unknown as Record<string, never> } },
-          mappings: ITEM_MAPPINGS as unknown as Record<string, never>,
+          mappings: itemMappings(dimension) as unknown as Record<string, never>,
         },
       });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
     }
+  }
+
+  /** The `knn_vector` dimension of the existing index. */
+  async vectorDimension(): Promise<number | undefined> {
+    const { body } = await this.client.indices.getMapping({ index: this.index });
+    const mapping = Object.values(body as Record<string, { mappings?: { properties?: { vector?: { dimension?: number } } } }>)[0];
+    return mapping?.mappings?.properties?.vector?.dimension;
   }
 
   async dropIndex(): Promise<void> {

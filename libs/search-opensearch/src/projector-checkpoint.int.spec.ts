@@ -1,7 +1,7 @@
 import { projectedPosition } from '../../../projections/read-models/src/projector';
 import { type Harness, MemoryWriter, openHarness } from '../../../projections/read-models/src/testing/pg-harness';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
-import { OPENSEARCH_PROJECTION, openSearchProjection } from './search-projection';
+import { openSearchProjection, openSearchProjectionName } from './search-projection';
 import { describeWithOpenSearch, freshIndex, hashedEmbedding } from './testing/opensearch-test-env';
 
 const embedder = { embed: async (texts: readonly string[]) => texts.map((t) => hashedEmbedding(t)) };
@@ -35,7 +35,7 @@ describeWithOpenSearch('openSearchProjection run by the projector (checkpoint in
     const projection = openSearchProjection(index, { embedder });
     let projector = await harness.startProjector({ projections: [projection] });
     expect(await projector.waitForPosition(head, 20_000)).toBe(true);
-    expect(await projectedPosition(harness.db.pool, OPENSEARCH_PROJECTION)).toBe(head);
+    expect(await projectedPosition(harness.db.pool, openSearchProjectionName(index.index))).toBe(head);
     expect(await visibleAt('2024-05-07T00:00:00.000Z')).toEqual(['fact:f1', 'mention:m1']);
     expect(await visibleAt('2024-05-09T10:00:00.000Z')).toEqual(['mention:m1']);
     expect((await index.bm25('acme', 'Alice works at Acme', { validAt: '*', recordedAt: '2024-05-07T00:00:00.000Z' }, 5))[0]?.itemId).toBe('f1');
@@ -45,7 +45,7 @@ describeWithOpenSearch('openSearchProjection run by the projector (checkpoint in
     const before = await index.find('acme', { kind: 'fact', field: 'itemId', values: ['f1'] });
     await index.dropIndex();
     await index.ensureIndex();
-    await harness.db.pool.query('UPDATE rm_checkpoints SET position = 0 WHERE projection = $1', [OPENSEARCH_PROJECTION]);
+    await harness.db.pool.query('UPDATE rm_checkpoints SET position = 0 WHERE projection = $1', [openSearchProjectionName(index.index)]);
     projector = await harness.startProjector({ projections: [projection] });
     expect(await projector.waitForPosition(head, 20_000)).toBe(true);
     await projector.stop();

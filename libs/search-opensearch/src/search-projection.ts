@@ -1,6 +1,6 @@
 import { type DomainEventType, type Instant, type MemoryEvent, factText, mentionText } from '@memotrace/domain';
 import type { LoggedMemoryEvent } from '@memotrace/memory-log';
-import { type SearchDoc, VECTOR_DIMENSION } from './documents';
+import { DEFAULT_ITEM_INDEX, type SearchDoc, VECTOR_DIMENSION } from './documents';
 import { type Interval, type IntervalSet, intersect, normalize, union } from './intervals';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
 
@@ -20,9 +20,9 @@ export const OPENSEARCH_PROJECTION = 'search-opensearch';
  * already holds; re-running a batch (a crash before the checkpoint commit, a rebuild
  * from 0) rewrites the same documents.
  */
-export function openSearchProjection(index: OpenSearchItemIndex, options: { embedder?: Embedder } = {}) {
+export function openSearchProjection(index: OpenSearchItemIndex, options: { embedder?: Embedder; dimension?: number } = {}) {
   return {
-    name: OPENSEARCH_PROJECTION,
+    name: openSearchProjectionName(index.index),
     version: 1,
     canHandle: HANDLED,
     async handle(events: readonly LoggedMemoryEvent[], _tx?: unknown): Promise<void> {
@@ -32,7 +32,7 @@ export function openSearchProjection(index: OpenSearchItemIndex, options: { embe
         const batch = new MemoryBatch(index, memoryId);
         await batch.load(memoryEvents);
         for (const e of memoryEvents) batch.apply(e.event, e.position);
-        await batch.write(options.embedder);
+        await batch.write(options.embedder, options.dimension ?? VECTOR_DIMENSION);
       }
     },
   };
@@ -50,8 +50,13 @@ const HANDLED: readonly DomainEventType[] = [
 ];
 
 /** Lucene's cosine rejects zero vectors and a wrong dimension fails the whole bulk: such a doc is indexed without one. */
-const usable = (vector: number[] | undefined): number[] | null =>
-  vector && vector.length === VECTOR_DIMENSION && vector.some((v) => v !== 0) ? vector : null;
+const usable = (vector: number[] | undefined, dimension: number): number[] | null =>
+  vector && vector.length === dimension && vector.some((v) => v !== 0) ? vector : null;
+
+/** The projection's checkpoint name for an index: each index (vector space) is projected on its own. */
+export function openSearchProjectionName(index: string): string {
+  return index === DEFAULT_ITEM_INDEX ? OPENSEARCH_PROJECTION : `${OPENSEARCH_PROJECTION}:${index}`;
+}
 const own = (doc: SearchDoc): Interval[] => normalize([{ from: doc.recordedFrom, to: doc.recordedTo }]);
 const latestPosition = (docs: readonly SearchDoc[]): number => Math.max(0, ...docs.flatMap((d) => [d.position, d.closedPosition ?? 0]));
 
@@ -176,7 +181,7 @@ class MemoryBatch {
   }
 
   /** Recomputes event and episode visibility (SPEC 3.2), embeds new texts, writes every changed document. */
-  async write(embedder?: Embedder): Promise<void> {
+  async write(embedder: Embedder | undefined, dimension: number): Promise<void> {
     const believed = (factId: string): IntervalSet => union(...this.versions('fact', factId).map(own));
     for (const event of this.all('event')) {
       const recorded = (event.includesFacts ?? []).reduce<IntervalSet>((set, factId) => intersect(set, believed(factId)), own(event));
@@ -189,7 +194,7 @@ class MemoryBatch {
     const toEmbed = changed.filter((d) => this.fresh.has(d.itemKey) && d.kind !== 'entity' && !d.vector);
     if (embedder && toEmbed.length > 0) {
       const vectors = await embedder.embed(toEmbed.map((d) => d.text));
-      toEmbed.forEach((d, i) => (d.vector = usable(vectors[i])));
+      toEmbed.forEach((d, i) => (d.vector = usable(vectors[i], dimension)));
     }
     await this.index.upsert(changed);
   }

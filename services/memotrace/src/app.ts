@@ -6,8 +6,8 @@ import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-serv
 import { registerMcpRoute } from '@memotrace/mcp-service';
 import { RebuildJob, registerAdminRoutes, runOpenSearchProjector, runReadModelProjector, runSearchIndexProjector } from '@memotrace/projector-service';
 import { EMBEDDING_PROVIDER, OPENSEARCH_INDEX, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule, registerQueryRoutes } from '@memotrace/query-service';
-import { type EmbeddingProvider, embeddingsFromEnv } from '@memotrace/search-index';
-import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
+import { type EmbeddingProvider, USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import { type RuntimeConfig, TOKENS, databaseReadiness, infraModule, openDatabase } from '@memotrace/runtime';
 import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
@@ -44,7 +44,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     ? await runSearchIndexProjector(database.store, database.pool, embeddings, (error) => logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'))
     : undefined;
   // OpenSearch (OPENSEARCH_URL): a projector of its own feeds the index; search recall asks it, the cut stays the read models'.
-  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl, ...(options.openSearchIndex ? { index: options.openSearchIndex } : {}) }) : undefined;
+  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: options.openSearchIndex ?? itemIndexFor(embeddings?.model, USE_LITE_MODEL) }) : undefined;
   if (openSearch) container.bind(OPENSEARCH_INDEX).toConstantValue(openSearch);
   const openSearchProjector = openSearch
     ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { projectedPosition } from '@memotrace/read-models';
 import type { EmbeddingProvider } from '@memotrace/search-index';
-import { OPENSEARCH_PROJECTION, OpenSearchItemIndex } from '@memotrace/search-opensearch';
+import { OpenSearchItemIndex, openSearchProjectionName } from '@memotrace/search-opensearch';
 import { Pool } from 'pg';
 import { describeWithOpenSearch, hashedEmbedding } from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
 import { type TestService, startTestService } from './testing/test-service';
@@ -30,7 +30,7 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
   };
   const waitForOpenSearch = async (position: number) => {
     const deadline = Date.now() + 30_000;
-    while ((await projectedPosition(pool, OPENSEARCH_PROJECTION)) < position) {
+    while ((await projectedPosition(pool, openSearchProjectionName(indexName))) < position) {
       if (Date.now() > deadline) throw new Error(`OpenSearch projection did not reach ${position}`);
       await new Promise((r) => setTimeout(r, 100));
     }

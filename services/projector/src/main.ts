@@ -1,6 +1,6 @@
 import { onShutdown, openDatabase, readConfig, runMain } from '@memotrace/runtime';
-import { embeddingsFromEnv } from '@memotrace/search-index';
-import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
+import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import pino from 'pino';
 import { runOpenSearchProjector, runReadModelProjector } from './run-projector';
 import { startWorkSharingProjector } from './work-sharing';
@@ -35,9 +35,10 @@ async function main(): Promise<void> {
   }
   // OPENSEARCH_URL: also feed the OpenSearch index (whole log, own checkpoint row; replicas
   // running it too are safe: the checkpoint row is locked per batch and the projection is idempotent).
-  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl }) : undefined;
+  const embeddings = embeddingsFromEnv();
+  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }) : undefined;
   const openSearchProjector = openSearch
-    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddingsFromEnv(), (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))
     : undefined;
   onShutdown(async () => {
     await openSearchProjector?.stop();

@@ -1,7 +1,7 @@
 import type { EventStore } from '@memotrace/event-store';
 import { readModelsProjection, startProjector } from '@memotrace/read-models';
 import { type EmbeddingProvider, searchIndexProjection } from '@memotrace/search-index';
-import { type OpenSearchItemIndex, assertIndexableVectors, openSearchProjection } from '@memotrace/search-opensearch';
+import { type OpenSearchItemIndex, VECTOR_DIMENSION, openSearchProjection } from '@memotrace/search-opensearch';
 import type { Pool } from 'pg';
 
 export type RunningProjector = Awaited<ReturnType<typeof startProjector>>;
@@ -23,12 +23,23 @@ export function runSearchIndexProjector(store: EventStore, pool: Pool, provider:
 /**
  * Starts the OpenSearch projector (OPENSEARCH_URL): the log into the OpenSearch index,
  * with its own checkpoint row, embedding with the same provider as the embedded search
- * index (none: BM25 only in OpenSearch; one of another dimension: refused). Creates the index
- * if it is missing.
+ * index (none: BM25 only in OpenSearch). Creates the index, for the model's vector length, if
+ * it is missing; a model that does not state its length (an endpoint without
+ * `EMBEDDINGS_DIMENSION`) embeds one text to learn it.
  */
 export async function runOpenSearchProjector(store: EventStore, pool: Pool, index: OpenSearchItemIndex, provider: EmbeddingProvider | undefined, onError: (error: Error) => void): Promise<RunningProjector> {
-  assertIndexableVectors(provider);
-  await index.ensureIndex();
+  const dimension = provider ? await vectorLength(provider) : VECTOR_DIMENSION;
+  await index.ensureIndex(dimension);
   const embedder = provider ? { embed: async (texts: readonly string[]) => (await provider.embed(texts)).map((v) => Array.from(v)) } : undefined;
-  return startProjector({ store, pool, projections: [openSearchProjection(index, embedder ? { embedder } : {})], batchSize: 64, retryMs: 5000, onError });
+  return startProjector({ store, pool, projections: [openSearchProjection(index, { ...(embedder ? { embedder } : {}), dimension })], batchSize: 64, retryMs: 5000, onError });
+}
+
+async function vectorLength(provider: EmbeddingProvider): Promise<number> {
+  if (provider.dimension !== undefined) return provider.dimension;
+  try {
+    const [vector] = await provider.embed(['vector length probe']);
+    return vector!.length;
+  } catch (error) {
+    throw new Error(`the OpenSearch index needs the length of ${provider.model}'s vectors and embedding a probe failed (${(error as Error).message}): set EMBEDDINGS_DIMENSION`);
+  }
 }

@@ -5,8 +5,8 @@ import { TOKENS, databaseReadiness, infraModule, openDatabase, readConfig, runMa
 import { Container } from 'inversify';
 import pino from 'pino';
 import { registerQueryRoutes } from './http-routes';
-import { embeddingsFromEnv } from '@memotrace/search-index';
-import { OpenSearchItemIndex, assertIndexableVectors } from '@memotrace/search-opensearch';
+import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import { EMBEDDING_PROVIDER, OPENSEARCH_INDEX, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
 import { PollingProjectionProgress } from './polling-progress';
 
@@ -23,10 +23,7 @@ async function main(): Promise<void> {
   const embeddings = embeddingsFromEnv();
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
   // OPENSEARCH_URL: recall from OpenSearch (the projector service feeds it); the cut stays the read models'.
-  if (config.openSearchUrl) {
-    assertIndexableVectors(embeddings);
-    container.bind(OPENSEARCH_INDEX).toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl }));
-  }
+  if (config.openSearchUrl) container.bind(OPENSEARCH_INDEX).toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }));
   const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, access: new AccessControl(config.apiKeys), readiness: [databaseReadiness(database.readPool)] });
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   logger.info(accessMode);

@@ -6,6 +6,8 @@ export interface OpenAiEmbeddingsOptions {
   model: string;
   apiKey?: string | undefined;
   batchSize?: number;
+  /** The vectors' length, when known (`EMBEDDINGS_DIMENSION`): an OpenSearch index is made for it. */
+  dimension?: number | undefined;
   fetch?: typeof fetch;
 }
 
@@ -15,6 +17,7 @@ export function openAiEmbeddingProvider(options: OpenAiEmbeddingsOptions): Embed
   const doFetch = options.fetch ?? fetch;
   return {
     model: `openai:${options.model}`,
+    ...(options.dimension !== undefined ? { dimension: options.dimension } : {}),
     embed: (texts) =>
       inBatches(texts, options.batchSize ?? 128, async (batch) => {
         const response = await doFetch(endpoint, {
