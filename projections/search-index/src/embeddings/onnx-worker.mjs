@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
 
-const { onnx, tokenizer: tokenizerFile, pooling, maxTokens } = workerData;
+const { onnx, tokenizer: tokenizerFile, maxTokens } = workerData;
 const tokenizer = new Tokenizer(JSON.parse(readFileSync(tokenizerFile, 'utf8')), {});
 const session = ort.InferenceSession.create(onnx, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
 
@@ -27,20 +27,16 @@ function encode(text) {
   };
 }
 
-/** The text's vector from its token states [1, length, width]: the [CLS] token's, or the mean. */
-function pool(states) {
-  const [, length, width] = states.dims;
-  const tokens = pooling === 'cls' ? 1 : length;
-  const vector = new Array(width).fill(0);
-  for (let t = 0; t < tokens; t++) for (let d = 0; d < width; d++) vector[d] += states.data[t * width + d] / tokens;
-  return vector;
+/** The text's vector: the [CLS] token's state, the first row of [1, length, width]. */
+function cls(states) {
+  return Array.from(states.data.subarray(0, states.dims[2]));
 }
 
 parentPort.on('message', async ({ id, texts }) => {
   try {
     const ready = await session;
     const vectors = [];
-    for (const text of texts) vectors.push(pool((await ready.run(encode(text)))[ready.outputNames[0]]));
+    for (const text of texts) vectors.push(cls((await ready.run(encode(text)))[ready.outputNames[0]]));
     parentPort.postMessage({ id, vectors });
   } catch (error) {
     parentPort.postMessage({ id, error: String((error && error.stack) || error) });

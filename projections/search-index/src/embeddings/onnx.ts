@@ -18,7 +18,7 @@ export function onnxEmbeddingProvider(model: OnnxModel, dir: string, mavenRepo?:
     batch: 32,
     prepare: async () => ({
       file: join(__dirname, 'onnx-worker.mjs'),
-      workerData: { ...(await onnxModelFiles(model, dir, mavenRepo)), pooling: model.pooling, maxTokens: MAX_TOKENS },
+      workerData: { ...(await onnxModelFiles(model, dir, mavenRepo)), maxTokens: MAX_TOKENS },
     }),
   });
 }
