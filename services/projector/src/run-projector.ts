@@ -31,7 +31,7 @@ export async function runOpenSearchProjector(store: EventStore, pool: Pool, inde
   const dimension = provider ? await vectorLength(provider) : VECTOR_DIMENSION;
   await index.ensureIndex(dimension);
   const embedder = provider ? { embed: async (texts: readonly string[]) => (await provider.embed(texts)).map((v) => Array.from(v)) } : undefined;
-  return startProjector({ store, pool, projections: [openSearchProjection(index, { ...(embedder ? { embedder } : {}), dimension })], batchSize: 64, retryMs: 5000, onError });
+  return startProjector({ store, pool, projections: [openSearchProjection(index, { embedder, dimension })], batchSize: 64, retryMs: 5000, onError });
 }
 
 async function vectorLength(provider: EmbeddingProvider): Promise<number> {

@@ -28,8 +28,8 @@ export function cachedEmbeddings(provider: EmbeddingProvider, options: Embedding
   };
   return {
     model: provider.model,
-    ...(provider.cosineFloor !== undefined ? { cosineFloor: provider.cosineFloor } : {}),
-    ...(provider.dimension !== undefined ? { dimension: provider.dimension } : {}),
+    cosineFloor: provider.cosineFloor,
+    dimension: provider.dimension,
     async embed(texts) {
       const hashes = texts.map(textHash);
       const missing = [...new Set(hashes.map((h, i) => (memory.has(h) ? -1 : i)).filter((i) => i >= 0).map((i) => texts[i]!))];

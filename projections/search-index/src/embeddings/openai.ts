@@ -17,7 +17,7 @@ export function openAiEmbeddingProvider(options: OpenAiEmbeddingsOptions): Embed
   const doFetch = options.fetch ?? fetch;
   return {
     model: `openai:${options.model}`,
-    ...(options.dimension !== undefined ? { dimension: options.dimension } : {}),
+    dimension: options.dimension,
     embed: (texts) =>
       inBatches(texts, options.batchSize ?? 128, async (batch) => {
         const response = await doFetch(endpoint, {

@@ -13,7 +13,7 @@ export function projectedVectors(provider: EmbeddingProvider, lookup: VectorLook
   let failedAt = Number.NEGATIVE_INFINITY;
   return {
     model: provider.model,
-    cosineFloor: provider.cosineFloor ?? 0,
+    cosineFloor: provider.cosineFloor,
     async queryVector(query) {
       if (Date.now() - failedAt < RETRY_AFTER_FAILURE_MS) return null;
       try {
