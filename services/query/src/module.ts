@@ -27,7 +27,9 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const clock = ctx.get(TOKENS.clock);
       const provider: EmbeddingProvider | undefined = ctx.get<EmbeddingProvider>(EMBEDDING_PROVIDER, { optional: true });
       const warn = (message: string) => console.warn(`memotrace search: ${message}`);
-      const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool)), warn) : undefined;
+      // The search corpora keep their versions' vectors themselves (CorpusVectors): the lookup's
+      // own cache only serves texts they do not hold (facts rendered at a cut), so it stays small.
+      const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool), { maxEntries: 20_000 }), warn) : undefined;
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
       const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
       const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), { maxVersions: ctx.get(TOKENS.config).searchCacheVersions });

@@ -4,7 +4,9 @@ import { dot, textHash } from '@memotrace/search-index';
 import { analyze } from './analyze';
 import { BM25 } from './bm25';
 import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions } from './corpus';
+import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, VectorStore } from './cut-items';
+import { innerProductError, innerProductTop } from './inner-product-top';
 import { type Candidate, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
 import { type RecallHit, itemKey } from './recall-backend';
 
@@ -207,7 +209,8 @@ export class CutView {
 
   /**
    * Cosine kNN over the visible versions: vectors the corpus lacks are asked of the store in
-   * one call (a fact rendered at the cut by its text at the cut), then one scan scores them.
+   * one call (a fact rendered at the cut by its text at the cut), then the versions that can
+   * be among the nearest (`ownVectorCandidates`) are scored exactly.
    */
   async nearest(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
     const table = this.corpus.vectorsOf(store.model);
@@ -215,32 +218,64 @@ export class CutView {
     const size = this.visible.length;
     const atCut = new Map<number, string>();
     const lacking: number[] = [];
+    let ownVectors = 0;
     for (let i = 0; i < size; i++) {
       if (!this.visible[i]) continue;
       if (this.renderedFlags?.[i]) atCut.set(i, textHash(this.rendered.get(i)!.text));
-      else if (table.vector(i) === undefined) lacking.push(i);
+      else if (table.has(i)) ownVectors += 1;
+      else lacking.push(i);
     }
     const wanted = [...atCut.values(), ...lacking.map((i) => table.hash(i, versions[i]!.text))];
     const found = wanted.length > 0 ? await store.vectors(wanted) : new Map<string, Float32Array>();
-    for (const i of lacking) {
-      const vector = found.get(table.hash(i, versions[i]!.text));
-      if (vector !== undefined) table.set(i, vector);
-    }
+    const fetched = lacking.map((i) => [i, found.get(table.hash(i, versions[i]!.text))] as const);
+    ownVectors += table.setAll(
+      fetched.filter((entry): entry is readonly [number, Float32Array] => entry[1] !== undefined),
+      size,
+    );
     const { scores, touched } = scratch.take(size);
     let hits = 0;
+    const score = (i: number, vector: Float32Array | undefined): void => {
+      if (vector === undefined) return;
+      const s = dot(query, vector);
+      if (s < options.minCosine) return;
+      scores[i] = s;
+      touched[hits++] = i;
+    };
     try {
-      for (let i = 0; i < size; i++) {
-        if (!this.visible[i]) continue;
-        const vector = this.renderedFlags?.[i] ? found.get(atCut.get(i)!) : table.vector(i);
-        if (vector === undefined) continue;
-        const score = dot(query, vector);
-        if (score < options.minCosine) continue;
-        scores[i] = score;
-        touched[hits++] = i;
-      }
+      for (const [i, hash] of atCut) score(i, found.get(hash));
+      for (const i of this.ownVectorCandidates(table, query, options, ownVectors)) score(i, table.vector(i));
       return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
+    }
+  }
+
+  /**
+   * The visible versions scored by their own vector that can be among the `limit` nearest.
+   * When they are most of the corpus's rows, a SIMD scan of its matrix picks the rows it ranks
+   * first, widened until every row it left out provably scores (exactly) below the
+   * `limit`-th best visible one or below `minCosine`; when few are visible, all of them (a
+   * scan of them alone costs less than of every row), as for a query the matrix cannot take.
+   */
+  private *ownVectorCandidates(table: CorpusVectors, query: Float32Array, { limit, minCosine }: NearestOptions, visible: number): Iterable<number> {
+    const own = (i: number) => this.visible[i] === 1 && !this.renderedFlags?.[i] && table.has(i);
+    if (visible * 4 < table.rows || visible <= limit || query.length !== table.dimension) {
+      for (let i = 0; i < this.visible.length; i++) if (own(i)) yield i;
+      return;
+    }
+    const error = innerProductError(table.dimension, table.maxNorm * Math.sqrt(dot(query, query)));
+    let count = Math.ceil((limit * table.rows) / visible) * 2 + 64;
+    for (;;) {
+      const top = innerProductTop(table.matrix, table.rows, table.dimension, query, count);
+      const kept = Array.from(top.rows).filter(own);
+      const exact = new Float64Array(kept.map((i) => dot(query, table.vector(i)!))).sort().reverse();
+      // No row left out scores above the last one taken, give or take the kernel's rounding.
+      const ceiling = top.scores.length > 0 ? top.scores[top.scores.length - 1]! + error : -Infinity;
+      if (top.rows.length >= table.rows || ceiling < minCosine || (exact.length >= limit && exact[limit - 1]! > ceiling)) {
+        yield* kept;
+        return;
+      }
+      count *= 4;
     }
   }
 
