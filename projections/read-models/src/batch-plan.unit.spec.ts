@@ -13,7 +13,7 @@ class VersionTable<C> {
     const heads = new Map<string, StoredHead<C>>();
     for (const [key, rows] of this.rows) {
       const last = rows[rows.length - 1]!;
-      heads.set(key, { versionNo: last.versionNo, open: last.recordedTo === null, ...(withContent ? { content: last.content } : {}) });
+      heads.set(key, { versionNo: last.versionNo, recordedTo: last.recordedTo, ...(withContent ? { content: last.content } : {}) });
     }
     return heads;
   }
@@ -152,7 +152,7 @@ describe('planBatch', () => {
 
   it('closes a stored open version once and continues its numbering', () => {
     const content: FactContent = { src: 'a', rel: 'knows', dst: 'b', validFrom: '2024-05-06T00:00:00.000Z', validTo: null, confidence: null, evidence: ['m1'], source: null };
-    const ledger = new VersionLedger<FactContent>(new Map([[headKey('m', 'f'), { versionNo: 3, open: true, content }]]));
+    const ledger = new VersionLedger<FactContent>(new Map([[headKey('m', 'f'), { versionNo: 3, recordedTo: null, content }]]));
     expect(ledger.openContent('m', 'f')).toEqual(content);
     ledger.push('m', 'f', { ...content, confidence: 0.5 }, '2024-05-07T00:00:00.000Z');
     ledger.close('m', 'f', '2024-05-08T00:00:00.000Z');

@@ -71,6 +71,7 @@ async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spe
     ['version_no', 'number'],
     ['recorded_from', 'text'],
     ['recorded_to', 'text'],
+    ['prev_recorded_to', 'text'],
     ...spec.columns.map(([name, type]): Column => [name, kindOfType(type)]),
   ];
   await copyRows(
@@ -79,7 +80,7 @@ async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spe
     columns,
     (function* () {
       for (const row of ledger.rows) {
-        yield { memory_id: row.memoryId, [spec.idColumn]: row.id, version_no: row.versionNo, recorded_from: pgInstant(row.recordedFrom), recorded_to: pgInstantOrNull(row.recordedTo), ...spec.encode(row.content) };
+        yield { memory_id: row.memoryId, [spec.idColumn]: row.id, version_no: row.versionNo, recorded_from: pgInstant(row.recordedFrom), recorded_to: pgInstantOrNull(row.recordedTo), prev_recorded_to: pgInstantOrNull(row.prevRecordedTo), ...spec.encode(row.content) };
       }
     })(),
   );

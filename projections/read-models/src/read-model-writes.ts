@@ -12,11 +12,7 @@ import { type StoredHead, type VersionClose, type VersionLedger, type VersionRow
  */
 type Queryable = Pick<PoolClient, 'query'>;
 
-interface FactHeadRow {
-  memory_id: string;
-  id: string;
-  version_no: number;
-  open: boolean;
+interface FactHeadRow extends HeadRow {
   src: string;
   rel: string;
   dst_entity: string | null;
@@ -32,7 +28,7 @@ interface HeadRow {
   memory_id: string;
   id: string;
   version_no: number;
-  open: boolean;
+  recorded_to: string | null;
 }
 
 export async function loadHeads(tx: Queryable, keys: { facts: VersionedKey[]; events: VersionedKey[]; episodes: VersionedKey[] }): Promise<StoredHeads> {
@@ -53,7 +49,7 @@ async function loadHeadsByPrimaryKey(tx: Queryable, keys: { facts: VersionedKey[
       `SELECT k.memory_id, k.id, h.*
          FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
          CROSS JOIN LATERAL (
-           SELECT v.version_no, v.recorded_to IS NULL AS open, v.src, v.rel, v.dst_entity, v.dst_literal,
+           SELECT v.version_no, ${epochMs('v.recorded_to')} AS recorded_to, v.src, v.rel, v.dst_entity, v.dst_literal,
                   ${epochMs('v.valid_from')} AS valid_from, ${epochMs('v.valid_to')} AS valid_to, v.confidence, v.evidence, v.source
              FROM rm_fact_versions v
             WHERE v.memory_id = k.memory_id AND v.fact_id = k.id
@@ -64,7 +60,7 @@ async function loadHeadsByPrimaryKey(tx: Queryable, keys: { facts: VersionedKey[
     for (const row of rows) {
       facts.set(headKey(row.memory_id, row.id), {
         versionNo: Number(row.version_no),
-        open: row.open,
+        recordedTo: instantOrNullOfEpochMs(row.recorded_to),
         content: {
           src: row.src,
           rel: row.rel,
@@ -90,16 +86,16 @@ async function loadBareHeads<C>(tx: Queryable, table: string, idColumn: string, 
   const heads = new Map<string, StoredHead<C>>();
   if (keys.length === 0) return heads;
   const { rows } = await tx.query<HeadRow>(
-    `SELECT k.memory_id, k.id, h.version_no, h.open
+    `SELECT k.memory_id, k.id, h.version_no, h.recorded_to
        FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
        CROSS JOIN LATERAL (
-         SELECT v.version_no, v.recorded_to IS NULL AS open FROM ${table} v
+         SELECT v.version_no, ${epochMs('v.recorded_to')} AS recorded_to FROM ${table} v
           WHERE v.memory_id = k.memory_id AND v.${idColumn} = k.id
           ORDER BY v.version_no DESC
           LIMIT 1) AS h`,
     [keys.map((k) => k.memoryId), keys.map((k) => k.id)],
   );
-  for (const row of rows) heads.set(headKey(row.memory_id, row.id), { versionNo: Number(row.version_no), open: row.open });
+  for (const row of rows) heads.set(headKey(row.memory_id, row.id), { versionNo: Number(row.version_no), recordedTo: instantOrNullOfEpochMs(row.recorded_to) });
   return heads;
 }
 
@@ -252,15 +248,15 @@ export const EPISODES: VersionTable<EpisodeContent> = {
   encode: (c) => ({ title: c.title, window_from: pgInstant(c.window.from), window_to: pgInstantOrNull(c.window.to), events: c.events }),
 };
 
-/** Closes first, so the inserted versions never meet an open stored one (exclusion constraint, open index). */
+/** Closes first, so the inserted versions never meet an open stored one (open index) and find their predecessor ended (version chain). */
 async function writeVersions<C>(tx: Queryable, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<void> {
   await closeVersions(tx, spec, ledger.closes);
   const names = spec.columns.map(([name]) => name);
   await insertJson(
     tx,
-    `INSERT INTO ${spec.table} (memory_id, ${spec.idColumn}, version_no, recorded_from, recorded_to, ${names.join(', ')})
-     SELECT memory_id, id, version_no, recorded_from, recorded_to, ${names.join(', ')}
-       FROM json_to_recordset($1::json) AS r(memory_id text, id text, version_no integer, recorded_from timestamptz, recorded_to timestamptz,
+    `INSERT INTO ${spec.table} (memory_id, ${spec.idColumn}, version_no, recorded_from, recorded_to, prev_recorded_to, ${names.join(', ')})
+     SELECT memory_id, id, version_no, recorded_from, recorded_to, prev_recorded_to, ${names.join(', ')}
+       FROM json_to_recordset($1::json) AS r(memory_id text, id text, version_no integer, recorded_from timestamptz, recorded_to timestamptz, prev_recorded_to timestamptz,
             ${spec.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`,
     ledger.rows.map((row: VersionRow<C>) => ({
       memory_id: row.memoryId,
@@ -268,6 +264,7 @@ async function writeVersions<C>(tx: Queryable, ledger: VersionLedger<C>, spec: V
       version_no: row.versionNo,
       recorded_from: pgInstant(row.recordedFrom),
       recorded_to: pgInstantOrNull(row.recordedTo),
+      prev_recorded_to: pgInstantOrNull(row.prevRecordedTo),
       ...spec.encode(row.content),
     })),
   );

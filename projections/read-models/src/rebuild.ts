@@ -118,7 +118,7 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
       await bulkLoadPlan(client, plan);
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, position]);
     });
-    // ... and build those after (the GiST exclusion constraints are checked here, once, over the whole build).
+    // ... and build those after (the version chains are checked here, once, over the whole build).
     report('indexing');
     await inSchema(pool, schema, live, async (client) => {
       await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);

@@ -1,13 +1,14 @@
-import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
+import { MIGRATIONS_TABLE, type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { DatabaseError } from 'pg';
-import { readModelMigrations } from './schema';
+import type { QueryRunner } from 'typeorm';
+import { ReadModelsVersionChain1795600000000, readModelMigrations } from './schema';
 
 /** The version invariants are database guarantees, whoever writes. */
 let db: TestDatabase;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  expect(await migrate(db.pool, readModelMigrations)).toEqual(['ReadModelsSchema1763856000000']);
+  expect(await migrate(db.pool, readModelMigrations)).toEqual(['ReadModelsSchema1763856000000', 'ReadModelsVersionChain1795600000000']);
 });
 
 afterAll(async () => {
@@ -16,11 +17,12 @@ afterAll(async () => {
 
 const T = (h: number) => new Date(Date.UTC(2024, 4, 6, h)).toISOString();
 
-async function insertFact(factId: string, versionNo: number, recordedFrom: string, recordedTo: string | null, valid: [string, string | null] = [T(0), null]) {
+/** A fact version; `prev` is its predecessor's end as the projector writes it (by default: none for version 1, else `recordedFrom`). */
+async function insertFact(factId: string, versionNo: number, recordedFrom: string, recordedTo: string | null, valid: [string, string | null] = [T(0), null], prev = versionNo === 1 ? null : recordedFrom) {
   await db.pool.query(
-    `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, valid_from, valid_to, recorded_from, recorded_to, evidence)
-     VALUES ('m', $1, $2, 'a', 'knows', 'b', $3, $4, $5, $6, '{}')`,
-    [factId, versionNo, valid[0], valid[1], recordedFrom, recordedTo],
+    `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, valid_from, valid_to, recorded_from, recorded_to, prev_recorded_to, evidence)
+     VALUES ('m', $1, $2, 'a', 'knows', 'b', $3, $4, $5, $6, $7, '{}')`,
+    [factId, versionNo, valid[0], valid[1], recordedFrom, recordedTo, prev],
   );
 }
 
@@ -38,23 +40,38 @@ describe('read-model schema', () => {
     expect(await migrate(db.pool, readModelMigrations)).toEqual([]);
   });
 
-  it('rejects a fact version whose record interval overlaps another of the same fact (exclusion constraint)', async () => {
+  it('rejects a fact version whose record interval overlaps its predecessor (version chain)', async () => {
     await insertFact('f1', 1, T(1), T(3));
-    const error = await pgError(insertFact('f1', 2, T(2), T(4)));
-    expect(error).toMatchObject({ code: '23P01', constraint: 'rm_fact_versions_no_overlap' });
-    // Adjacent half-open intervals do not overlap; another fact may overlap freely.
+    // Starting before the predecessor's end, whatever end it claims for it.
+    expect(await pgError(insertFact('f1', 2, T(2), T(4)))).toMatchObject({ code: '23503', constraint: 'rm_fact_versions_previous_ended' });
+    expect(await pgError(insertFact('f1', 2, T(2), T(4), undefined, T(3)))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_follows_previous' });
+    // Version 2 without a version 1, version 1 claiming a predecessor, a gap in the numbering.
+    expect(await pgError(insertFact('f5', 2, T(3), null))).toMatchObject({ code: '23503' });
+    expect(await pgError(insertFact('f5', 1, T(3), null, undefined, T(2)))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_follows_previous' });
+    expect(await pgError(insertFact('f1', 3, T(3), null, undefined, T(3)))).toMatchObject({ code: '23503' });
+    // Adjacent half-open intervals do not overlap; a later start leaves a gap (an archive); another fact may overlap freely.
     await insertFact('f1', 2, T(3), T(4));
+    await insertFact('f1', 3, T(6), null, undefined, T(4));
     await insertFact('f2', 1, T(1), T(3));
   });
 
-  it('allows at most one open version per fact, and empty [r, r) versions next to it', async () => {
-    await insertFact('f3', 1, T(1), null);
-    const error = await pgError(insertFact('f3', 2, T(2), null));
-    expect(['23P01', '23505']).toContain(error.code);
-    await insertFact('f3', 2, T(1), T(1));
+  it('allows at most one open version per fact, and empty [r, r) versions', async () => {
+    await insertFact('f3', 1, T(1), T(1));
+    await insertFact('f3', 2, T(1), null);
+    // A version after an open one: its predecessor has no end to point at.
+    expect(['23503', '23505']).toContain((await pgError(insertFact('f3', 3, T(2), null))).code);
+    // ... nor can it claim to have none.
+    expect(await pgError(insertFact('f3', 3, T(2), null, undefined, null))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_follows_previous' });
+    await db.pool.query(`UPDATE rm_fact_versions SET recorded_to = $1 WHERE fact_id = 'f3' AND version_no = 2`, [T(5)]);
     await insertFact('f3', 3, T(5), T(5));
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM rm_fact_versions WHERE fact_id = 'f3'`);
     expect(rows[0].n).toBe(3);
+  });
+
+  it('keeps a closed version closed where its successor points at its end', async () => {
+    await insertFact('f6', 1, T(1), T(2));
+    await insertFact('f6', 2, T(2), null);
+    expect(await pgError(db.pool.query(`UPDATE rm_fact_versions SET recorded_to = $1 WHERE fact_id = 'f6' AND version_no = 1`, [T(3)]))).toMatchObject({ code: '23503' });
   });
 
   it('rejects validity intervals with validTo <= validFrom, and record intervals running backwards', async () => {
@@ -65,19 +82,53 @@ describe('read-model schema', () => {
   it('guards event and episode versions the same way', async () => {
     const insertEvent = (no: number, from: string, to: string | null) =>
       db.pool.query(
-        `INSERT INTO rm_event_versions (memory_id, event_id, version_no, summary, participants, includes_facts, span_from, recorded_from, recorded_to)
-         VALUES ('m', 'ev', $1, 's', '[]', '{}', $2, $2, $3)`,
+        `INSERT INTO rm_event_versions (memory_id, event_id, version_no, summary, participants, includes_facts, span_from, recorded_from, recorded_to, prev_recorded_to)
+         VALUES ('m', 'ev', $1, 's', '[]', '{}', $2, $2, $3, CASE WHEN $1::int > 1 THEN $2::timestamptz END)`,
         [no, from, to],
       );
     await insertEvent(1, T(1), T(3));
-    expect(await pgError(insertEvent(2, T(2), null))).toMatchObject({ code: '23P01', constraint: 'rm_event_versions_no_overlap' });
+    expect(await pgError(insertEvent(2, T(2), null))).toMatchObject({ code: '23503', constraint: 'rm_event_versions_previous_ended' });
     const insertEpisode = (no: number, from: string, to: string | null) =>
       db.pool.query(
-        `INSERT INTO rm_episode_versions (memory_id, episode_id, version_no, title, window_from, events, recorded_from, recorded_to)
-         VALUES ('m', 'ep', $1, 't', $2, '{}', $2, $3)`,
+        `INSERT INTO rm_episode_versions (memory_id, episode_id, version_no, title, window_from, events, recorded_from, recorded_to, prev_recorded_to)
+         VALUES ('m', 'ep', $1, 't', $2, '{}', $2, $3, CASE WHEN $1::int > 1 THEN $2::timestamptz END)`,
         [no, from, to],
       );
     await insertEpisode(1, T(1), null);
-    expect(await pgError(insertEpisode(2, T(2), null))).toMatchObject({ code: expect.stringMatching(/^(23P01|23505)$/) });
+    expect(await pgError(insertEpisode(2, T(2), null))).toMatchObject({ code: expect.stringMatching(/^(23503|23505)$/) });
+  });
+
+  it('migrates a database made before the version chain: fills each version\'s predecessor end and swaps the constraints', async () => {
+    const old = await createTestDatabase();
+    try {
+      await migrate(old.pool, readModelMigrations);
+      // Back to the schema as it was (GiST exclusion, no chain columns), with versions written then.
+      const chain = new ReadModelsVersionChain1795600000000();
+      await chain.down({ query: async (sql: string, params?: unknown[]) => (await old.pool.query(sql, params)).rows } as unknown as QueryRunner);
+      await old.pool.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [chain.name]);
+      const write = (fact: string, no: number, from: string, to: string | null) =>
+        old.pool.query(
+          `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, valid_from, recorded_from, recorded_to, evidence)
+           VALUES ('m', $1, $2, 'a', 'knows', 'b', $3, $3, $4, '{}')`,
+          [fact, no, from, to],
+        );
+      await write('g', 1, T(1), T(2));
+      await write('g', 2, T(2), T(3));
+      await write('g', 3, T(5), null);
+      await write('h', 1, T(1), null);
+      expect(await migrate(old.pool, readModelMigrations)).toEqual([chain.name]);
+      const { rows } = await old.pool.query(`SELECT fact_id, version_no, prev_recorded_to FROM rm_fact_versions ORDER BY fact_id, version_no`);
+      expect(rows.map((r) => [r.fact_id, r.version_no, r.prev_recorded_to?.toISOString() ?? null])).toEqual([
+        ['g', 1, null],
+        ['g', 2, T(2)],
+        ['g', 3, T(3)],
+        ['h', 1, null],
+      ]);
+      const { rows: constraints } = await old.pool.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'rm_fact_versions'::regclass ORDER BY conname`);
+      expect(constraints.map((c) => c.conname)).toEqual(expect.arrayContaining(['rm_fact_versions_follows_previous', 'rm_fact_versions_previous_ended']));
+      expect(constraints.map((c) => c.conname)).not.toContain('rm_fact_versions_no_overlap');
+    } finally {
+      await old.drop();
+    }
   });
 });

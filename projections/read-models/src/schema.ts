@@ -3,17 +3,40 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Read-model schema. Every table is keyed by memory_id first (no query crosses
  * memories). Instants are timestamptz; record intervals are half-open [from, to),
- * NULL meaning open. Versioned tables (facts, events, episodes) carry a GiST
- * exclusion constraint so "one fact's record intervals never overlap, at most one
- * is open" holds in the database, not just in the projector. Empty intervals
- * [r, r) are legal: two commands at the same recordedAt can open and close a version.
+ * NULL meaning open. Versioned tables (facts, events, episodes) hold "one record's
+ * intervals never overlap, at most one is open" in the database, not just in the
+ * projector, as a chain: version n > 1 carries its predecessor's end
+ * (`prev_recorded_to`), a foreign key says version n - 1 exists and ended exactly
+ * there, and a CHECK says version n starts at or after it. With each interval's
+ * start <= end, the versions are ordered and disjoint, only the last can be open.
+ * (This replaced a GiST exclusion constraint: its probe, ~60 µs a version with
+ * btree_gist text keys, cost more than everything else the projector writes; a
+ * foreign key is a btree lookup, and a rebuild validates it in one join.) Empty
+ * intervals [r, r) are legal: two commands at the same recordedAt can open and
+ * close a version.
  */
+const CHAIN_COLUMNS = ['prev_recorded_to timestamptz NULL', 'prev_version_no integer GENERATED ALWAYS AS (version_no - 1) STORED'];
+const VERSION_CHAIN_COLUMNS = CHAIN_COLUMNS.join(',\n     ');
+
 const versionedConstraints = (table: string, id: string) => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_recorded_interval CHECK (recorded_to IS NULL OR recorded_from <= recorded_to)`,
-  `ALTER TABLE ${table} ADD CONSTRAINT ${table}_no_overlap
-     EXCLUDE USING gist (memory_id WITH =, ${id} WITH =, tstzrange(recorded_from, recorded_to, '[)') WITH &&)`,
+  ...versionChain(table, id),
   `CREATE UNIQUE INDEX ${table}_open ON ${table} (memory_id, ${id}) WHERE recorded_to IS NULL`,
 ];
+
+const versionChain = (table: string, id: string) => [
+  `ALTER TABLE ${table} ADD CONSTRAINT ${table}_follows_previous
+     CHECK ((version_no = 1) = (prev_recorded_to IS NULL) AND (prev_recorded_to IS NULL OR prev_recorded_to <= recorded_from))`,
+  `CREATE UNIQUE INDEX ${table}_ends ON ${table} (memory_id, ${id}, version_no, recorded_to)`,
+  `ALTER TABLE ${table} ADD CONSTRAINT ${table}_previous_ended FOREIGN KEY (memory_id, ${id}, prev_version_no, prev_recorded_to)
+     REFERENCES ${table} (memory_id, ${id}, version_no, recorded_to)`,
+];
+
+const VERSIONED_TABLES = [
+  ['rm_fact_versions', 'fact_id'],
+  ['rm_event_versions', 'event_id'],
+  ['rm_episode_versions', 'episode_id'],
+] as const;
 
 /** Ids compare bytewise (answers are sorted in JS anyway): "C" keeps btree/GiST comparisons at memcmp speed. */
 const ID = 'text COLLATE "C"';
@@ -40,6 +63,7 @@ export const readModelStatements: string[] = [
      valid_to timestamptz NULL,
      recorded_from timestamptz NOT NULL,
      recorded_to timestamptz NULL,
+     ${VERSION_CHAIN_COLUMNS},
      confidence double precision NULL,
      evidence text[] NOT NULL,
      source text NULL,
@@ -108,6 +132,7 @@ export const readModelStatements: string[] = [
      span_to timestamptz NULL,
      recorded_from timestamptz NOT NULL,
      recorded_to timestamptz NULL,
+     ${VERSION_CHAIN_COLUMNS},
      PRIMARY KEY (memory_id, event_id, version_no)
    )`,
   ...versionedConstraints('rm_event_versions', 'event_id'),
@@ -133,6 +158,7 @@ export const readModelStatements: string[] = [
      events text[] NOT NULL,
      recorded_from timestamptz NOT NULL,
      recorded_to timestamptz NULL,
+     ${VERSION_CHAIN_COLUMNS},
      PRIMARY KEY (memory_id, episode_id, version_no)
    )`,
   ...versionedConstraints('rm_episode_versions', 'episode_id'),
@@ -177,4 +203,40 @@ export class ReadModelsSchema1763856000000 implements MigrationInterface {
   }
 }
 
-export const readModelMigrations: MigrationInterface[] = [new ReadModelsSchema1763856000000()];
+/**
+ * Databases created before the version chain (with GiST exclusion constraints): adds its
+ * columns, fills them from each version's predecessor, and swaps the constraints. Tables
+ * created by the statements above already have it (nothing to do).
+ */
+export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
+  readonly name = 'ReadModelsVersionChain1795600000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const [table, id] of VERSIONED_TABLES) {
+      const chained = await queryRunner.query(
+        `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'prev_recorded_to'`,
+        [table],
+      );
+      if (chained.length > 0) continue;
+      await queryRunner.query(`ALTER TABLE ${table} ${CHAIN_COLUMNS.map((column) => `ADD COLUMN ${column}`).join(', ')}`);
+      await queryRunner.query(
+        `UPDATE ${table} v SET prev_recorded_to = p.recorded_to FROM ${table} p
+          WHERE p.memory_id = v.memory_id AND p.${id} = v.${id} AND p.version_no = v.version_no - 1`,
+      );
+      for (const sql of versionChain(table, id)) await queryRunner.query(sql);
+      await queryRunner.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_no_overlap`);
+    }
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    for (const [table, id] of VERSIONED_TABLES) {
+      await queryRunner.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_no_overlap
+        EXCLUDE USING gist (memory_id WITH =, ${id} WITH =, tstzrange(recorded_from, recorded_to, '[)') WITH &&)`);
+      await queryRunner.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_previous_ended, DROP CONSTRAINT ${table}_follows_previous`);
+      await queryRunner.query(`DROP INDEX ${table}_ends`);
+      await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN prev_version_no, DROP COLUMN prev_recorded_to`);
+    }
+  }
+}
+
+export const readModelMigrations: MigrationInterface[] = [new ReadModelsSchema1763856000000(), new ReadModelsVersionChain1795600000000()];

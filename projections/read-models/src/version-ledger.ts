@@ -11,7 +11,8 @@ import type { Instant } from '@memotrace/domain';
 export interface StoredHead<C> {
   /** The latest stored version (the only one that can be open). */
   versionNo: number;
-  open: boolean;
+  /** Its record end: null while it is open. */
+  recordedTo: Instant | null;
   /** Its content, when the caller needs it (facts: identity and retro-corrections). */
   content?: C;
 }
@@ -22,6 +23,8 @@ export interface VersionRow<C> {
   versionNo: number;
   recordedFrom: Instant;
   recordedTo: Instant | null;
+  /** The previous version's record end (null for version 1): the schema's version chain. */
+  prevRecordedTo: Instant | null;
   content: C;
 }
 
@@ -39,6 +42,8 @@ interface Slot<C> {
   latest: C | undefined;
   /** The open version: a stored one (by number) or a row planned in this batch. */
   open: { stored: number } | { row: VersionRow<C> } | null;
+  /** The latest version's record end, once it is closed. */
+  latestEnd: Instant | null;
 }
 
 export function headKey(memoryId: string, id: string): string {
@@ -69,6 +74,7 @@ export class VersionLedger<C> {
     if ('row' in slot.open) slot.open.row.recordedTo = at;
     else this.closes.push({ memoryId, id, versionNo: slot.open.stored, recordedTo: at });
     slot.open = null;
+    slot.latestEnd = at;
   }
 
   /** Closes the open version (if any) at `at` and opens `content` there. */
@@ -76,14 +82,15 @@ export class VersionLedger<C> {
     this.close(memoryId, id, at);
     let slot = this.slot(memoryId, id);
     if (!slot) {
-      slot = { memoryId, id, nextVersionNo: 1, latest: content, open: null };
+      slot = { memoryId, id, nextVersionNo: 1, latest: content, open: null, latestEnd: null };
       this.slots.set(headKey(memoryId, id), slot);
     }
-    const row: VersionRow<C> = { memoryId, id, versionNo: slot.nextVersionNo, recordedFrom: at, recordedTo: null, content };
+    const row: VersionRow<C> = { memoryId, id, versionNo: slot.nextVersionNo, recordedFrom: at, recordedTo: null, prevRecordedTo: slot.latestEnd, content };
     this.rows.push(row);
     slot.nextVersionNo += 1;
     slot.latest = content;
     slot.open = { row };
+    slot.latestEnd = null;
   }
 
   private slot(memoryId: string, id: string): Slot<C> | undefined {
@@ -92,7 +99,7 @@ export class VersionLedger<C> {
     if (!slot) {
       const head = this.stored.get(key);
       if (!head) return undefined;
-      slot = { memoryId, id, nextVersionNo: head.versionNo + 1, latest: head.content, open: head.open ? { stored: head.versionNo } : null };
+      slot = { memoryId, id, nextVersionNo: head.versionNo + 1, latest: head.content, open: head.recordedTo === null ? { stored: head.versionNo } : null, latestEnd: head.recordedTo };
       this.slots.set(key, slot);
     }
     return slot;
