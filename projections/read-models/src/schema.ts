@@ -27,7 +27,9 @@ const versionedConstraints = (table: string, id: string) => [
 const versionChain = (table: string, id: string) => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_follows_previous
      CHECK ((version_no = 1) = (prev_recorded_to IS NULL) AND (prev_recorded_to IS NULL OR prev_recorded_to <= recorded_from))`,
-  `CREATE UNIQUE INDEX ${table}_ends ON ${table} (memory_id, ${id}, version_no, recorded_to)`,
+  // The foreign key's target, recorded_to second: it also serves changes() (versions closed in a
+  // record-time window) in place of a (memory_id, recorded_to) index.
+  `CREATE UNIQUE INDEX ${table}_ends ON ${table} (memory_id, recorded_to, ${id}, version_no)`,
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_previous_ended FOREIGN KEY (memory_id, ${id}, prev_version_no, prev_recorded_to)
      REFERENCES ${table} (memory_id, ${id}, version_no, recorded_to)`,
 ];
@@ -76,9 +78,8 @@ export const readModelStatements: string[] = [
      USING gist (memory_id, tstzrange(recorded_from, recorded_to, '[)'), tstzrange(valid_from, valid_to, '[)'))`,
   'CREATE INDEX rm_fact_versions_src ON rm_fact_versions (memory_id, src, rel)',
   'CREATE INDEX rm_fact_versions_rel ON rm_fact_versions (memory_id, rel)',
-  // changes(from, to): versions opened or closed in a record-time window.
+  // changes(from, to): versions opened (closed: rm_fact_versions_ends) in a record-time window.
   'CREATE INDEX rm_fact_versions_opened ON rm_fact_versions (memory_id, recorded_from)',
-  'CREATE INDEX rm_fact_versions_closed ON rm_fact_versions (memory_id, recorded_to) WHERE recorded_to IS NOT NULL',
 
   `CREATE TABLE rm_entities (
      memory_id ${ID} NOT NULL,
@@ -225,6 +226,7 @@ export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
       );
       for (const sql of versionChain(table, id)) await queryRunner.query(sql);
       await queryRunner.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_no_overlap`);
+      await queryRunner.query(`DROP INDEX IF EXISTS ${table}_closed`);
     }
   }
 
@@ -234,6 +236,7 @@ export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
         EXCLUDE USING gist (memory_id WITH =, ${id} WITH =, tstzrange(recorded_from, recorded_to, '[)') WITH &&)`);
       await queryRunner.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_previous_ended, DROP CONSTRAINT ${table}_follows_previous`);
       await queryRunner.query(`DROP INDEX ${table}_ends`);
+      if (table === 'rm_fact_versions') await queryRunner.query(`CREATE INDEX ${table}_closed ON ${table} (memory_id, recorded_to) WHERE recorded_to IS NOT NULL`);
       await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN prev_version_no, DROP COLUMN prev_recorded_to`);
     }
   }
