@@ -34,7 +34,7 @@ interface HeadRow {
 export async function loadHeads(tx: Queryable, keys: { facts: VersionedKey[]; events: VersionedKey[]; episodes: VersionedKey[] }): Promise<StoredHeads> {
   if (keys.facts.length + keys.events.length + keys.episodes.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map() };
   // The latest version is a backward walk of the primary key (~1 µs a key). Left alone, the planner
-  // (stale statistics during catch-up) probes the GiST exclusion index and sorts: ~50 µs a key.
+  // (stale statistics during catch-up) probed a GiST index by memory_id and sorted: ~50 µs a key.
   const { rows: setting } = await tx.query<{ previous: string }>(`SELECT current_setting('enable_sort') AS previous, set_config('enable_sort', 'off', true)`);
   const heads = await loadHeadsByPrimaryKey(tx, keys);
   // Not in a finally: after an error the transaction is aborted, and its rollback drops the setting anyway.

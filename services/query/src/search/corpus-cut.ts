@@ -234,16 +234,17 @@ export class CutView {
     );
     const { scores, touched } = scratch.take(size);
     let hits = 0;
-    const score = (i: number, vector: Float32Array | undefined): void => {
-      if (vector === undefined) return;
-      const s = dot(query, vector);
-      if (s < options.minCosine) return;
-      scores[i] = s;
+    const keep = (i: number, score: number): void => {
+      if (score < options.minCosine) return;
+      scores[i] = score;
       touched[hits++] = i;
     };
     try {
-      for (const [i, hash] of atCut) score(i, found.get(hash));
-      for (const i of this.ownVectorCandidates(table, query, options, ownVectors)) score(i, table.vector(i));
+      for (const [i, hash] of atCut) {
+        const vector = found.get(hash);
+        if (vector !== undefined) keep(i, dot(query, vector));
+      }
+      for (const [i, score] of this.ownVectorCandidates(table, query, options, ownVectors)) keep(i, score);
       return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
@@ -251,16 +252,17 @@ export class CutView {
   }
 
   /**
-   * The visible versions scored by their own vector that can be among the `limit` nearest.
-   * When they are most of the corpus's rows, a SIMD scan of its matrix picks the rows it ranks
-   * first, widened until every row it left out provably scores (exactly) below the
-   * `limit`-th best visible one or below `minCosine`; when few are visible, all of them (a
-   * scan of them alone costs less than of every row), as for a query the matrix cannot take.
+   * The visible versions scored by their own vector that can be among the `limit` nearest,
+   * with their exact scores. When they are most of the corpus's rows, a SIMD scan of its
+   * matrix picks the rows it ranks first, widened until every row it left out provably scores
+   * (exactly) below the `limit`-th best visible one or below `minCosine`; when few are
+   * visible, all of them (a scan of them alone costs less than of every row), as for a query
+   * the matrix cannot take.
    */
-  private *ownVectorCandidates(table: CorpusVectors, query: Float32Array, { limit, minCosine }: NearestOptions, visible: number): Iterable<number> {
+  private *ownVectorCandidates(table: CorpusVectors, query: Float32Array, { limit, minCosine }: NearestOptions, visible: number): Iterable<[number, number]> {
     const own = (i: number) => this.visible[i] === 1 && !this.renderedFlags?.[i] && table.has(i);
     if (visible * 4 < table.rows || visible <= limit || query.length !== table.dimension) {
-      for (let i = 0; i < this.visible.length; i++) if (own(i)) yield i;
+      for (let i = 0; i < this.visible.length; i++) if (own(i)) yield [i, dot(query, table.vector(i)!)];
       return;
     }
     const error = innerProductError(table.dimension, table.maxNorm * Math.sqrt(dot(query, query)));
@@ -268,11 +270,11 @@ export class CutView {
     for (;;) {
       const top = innerProductTop(table.matrix, table.rows, table.dimension, query, count);
       const kept = Array.from(top.rows).filter(own);
-      const exact = new Float64Array(kept.map((i) => dot(query, table.vector(i)!))).sort().reverse();
+      const exact = new Float64Array(kept.map((i) => dot(query, table.vector(i)!)));
       // No row left out scores above the last one taken, give or take the kernel's rounding.
       const ceiling = top.scores.length > 0 ? top.scores[top.scores.length - 1]! + error : -Infinity;
-      if (top.rows.length >= table.rows || ceiling < minCosine || (exact.length >= limit && exact[limit - 1]! > ceiling)) {
-        yield* kept;
+      if (top.rows.length >= table.rows || ceiling < minCosine || (exact.length >= limit && kthLargest(Float64Array.from(exact), limit) > ceiling)) {
+        for (let j = 0; j < kept.length; j++) yield [kept[j]!, exact[j]!];
         return;
       }
       count *= 4;

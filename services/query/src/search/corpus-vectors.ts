@@ -1,4 +1,4 @@
-import { textHash } from '@memotrace/search-index';
+import { dot, textHash } from '@memotrace/search-index';
 
 /**
  * The vectors of one memory corpus's versions for one model, by version index, found once
@@ -44,9 +44,7 @@ export class CorpusVectors {
       this.data.set(vector, i * this.dimension);
       this.present[i] = 1;
       this.rows = Math.max(this.rows, i + 1);
-      let norm = 0;
-      for (const x of vector) norm += x * x;
-      this.maxNorm = Math.max(this.maxNorm, Math.sqrt(norm));
+      this.maxNorm = Math.max(this.maxNorm, Math.sqrt(dot(vector, vector)));
       kept += 1;
     }
     return kept;
