@@ -89,7 +89,7 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
       state.relations.set(event.data.rel, event.data.cardinality);
       return;
     case 'FactAsserted': {
-      const { factId, src, rel, dst, ...fields } = event.data;
+      const { factId, src, rel, dst, validFrom, validTo, confidence, evidence, source } = event.data;
       let fact = state.facts.get(factId);
       if (!fact) {
         fact = { factId, src, rel, dst, versions: [] };
@@ -97,7 +97,7 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
         indexSubject(state, fact);
       }
       closeOpen(fact.versions, at);
-      fact.versions.push({ ...fields, evidence: [...fields.evidence], recordedFrom: at, recordedTo: null });
+      fact.versions.push({ validFrom, validTo, confidence, evidence: evidence.slice(), source, recordedFrom: at, recordedTo: null });
       return;
     }
     case 'FactArchived': {

@@ -161,20 +161,20 @@ export function emptyPlan(heads: StoredHeads = { facts: new Map(), events: new M
 
 export function applyToPlan(plan: BatchPlan, { memoryId, position, event }: LoggedMemoryEvent): void {
   const at = event.meta.recordedAt;
-  const labels = (entityId: string, kind: LabelRow['kind'], values: readonly string[]) =>
-    values.forEach((value, idx) => plan.labels.push({ memoryId, entityId, kind, value, recordedFrom: at, position, idx }));
   switch (event.type) {
     case 'EntityRegistered': {
       const { entityId, name, aliases, types } = event.data;
       plan.entities.push({ memoryId, entityId, name, recordedFrom: at, position });
-      labels(entityId, 'alias', aliases);
-      labels(entityId, 'type', types);
+      pushLabels(plan.labels, { memoryId, entityId, kind: 'alias', recordedFrom: at, position }, aliases);
+      pushLabels(plan.labels, { memoryId, entityId, kind: 'type', recordedFrom: at, position }, types);
       return;
     }
-    case 'EntityAliasesAdded':
-      labels(event.data.entityId, 'alias', event.data.aliases);
-      labels(event.data.entityId, 'type', event.data.types);
+    case 'EntityAliasesAdded': {
+      const { entityId, aliases, types } = event.data;
+      pushLabels(plan.labels, { memoryId, entityId, kind: 'alias', recordedFrom: at, position }, aliases);
+      pushLabels(plan.labels, { memoryId, entityId, kind: 'type', recordedFrom: at, position }, types);
       return;
+    }
     case 'EntitiesMerged':
       plan.merges.push({ memoryId, seq: position, ...event.data, recordedAt: at });
       return;
@@ -184,9 +184,8 @@ export function applyToPlan(plan: BatchPlan, { memoryId, position, event }: Logg
     case 'FactAsserted': {
       const { factId, src, rel, dst, validFrom, validTo, confidence, evidence, source } = event.data;
       // A known fact keeps the src/rel/dst of its first assertion (evolve creates the record once).
-      const known = plan.facts.latest(memoryId, factId);
-      const identity = known ? { src: known.src, rel: known.rel, dst: known.dst } : { src, rel, dst };
-      plan.facts.push(memoryId, factId, { ...identity, validFrom, validTo, confidence, evidence: [...evidence], source }, at);
+      const known = plan.facts.latest(memoryId, factId) ?? { src, rel, dst };
+      plan.facts.push(memoryId, factId, { src: known.src, rel: known.rel, dst: known.dst, validFrom, validTo, confidence, evidence: evidence.slice(), source }, at);
       return;
     }
     case 'FactArchived':
@@ -217,4 +216,9 @@ export function applyToPlan(plan: BatchPlan, { memoryId, position, event }: Logg
       plan.mentions.push({ memoryId, ...event.data, recordedFrom: at });
       return;
   }
+}
+
+/** One label row per value, numbered in order (a module function: this runs per log event). */
+function pushLabels(rows: LabelRow[], label: Omit<LabelRow, 'value' | 'idx'>, values: readonly string[]): void {
+  for (let idx = 0; idx < values.length; idx++) rows.push({ ...label, value: values[idx]!, idx });
 }

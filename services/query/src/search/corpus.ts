@@ -254,17 +254,14 @@ export class MemoryCorpus {
       postings.frequencies.push(frequency);
     }
     const entities: string[] = [];
-    const evidence = (kind: ItemKind, ids: readonly string[] | undefined) => {
-      for (const [n, id] of (ids ?? []).entries()) if (ids!.indexOf(id) === n) this.evidenceRefs.add(itemKey({ kind, id }), index);
-    };
     if (version.fact) {
       entities.push(version.fact.src);
       if (typeof version.fact.dst === 'string' && version.fact.dst !== version.fact.src) entities.push(version.fact.dst);
-      evidence('mention', version.fact.evidence);
+      this.addEvidence(index, 'mention', version.fact.evidence);
     }
     for (const p of version.participants ?? []) if (!entities.includes(p.entityId)) entities.push(p.entityId);
-    evidence('fact', version.includesFacts);
-    evidence('event', version.episodeEvents);
+    this.addEvidence(index, 'fact', version.includesFacts);
+    this.addEvidence(index, 'event', version.episodeEvents);
     for (const entity of entities) this.byEntityRefs.add(entity, index);
     if (version.docId !== undefined) {
       const turns = this.docTurns.get(version.docId);
@@ -273,6 +270,11 @@ export class MemoryCorpus {
         turns.sorted = false;
       } else this.docTurns.set(version.docId, { refs: [index], sorted: true });
     }
+  }
+
+  /** Each distinct id a version cites as evidence points back at it. */
+  private addEvidence(index: number, kind: ItemKind, ids: readonly string[] | undefined): void {
+    for (const [n, id] of (ids ?? []).entries()) if (ids!.indexOf(id) === n) this.evidenceRefs.add(itemKey({ kind, id }), index);
   }
 
   /** Counts a record time of a row new to the corpus (each row's opening, closing, recording once). */
