@@ -15,6 +15,20 @@ const defaultInt8Array = (pg.types.getTypeParser as TextParser)(INT8_ARRAY_OID, 
 const parseInt8Array = (value: string): (number | null)[] =>
   (defaultInt8Array(value) as (string | null)[]).map((v) => (v === null ? null : parseInt8(v)));
 
+const TEXT_ARRAY_OID = 1009;
+const defaultTextArray = (pg.types.getTypeParser as TextParser)(TEXT_ARRAY_OID, 'text');
+/** text[] text whose elements are all unquoted and non-empty (what pg sends for e.g. the log's tags). */
+const PLAIN_TEXT_ARRAY = /^\{[^",\\{}\s]+(?:,[^",\\{}\s]+)*\}$/;
+/**
+ * Plain text[] split directly, ~2x faster than the general parser on a log read; an unquoted
+ * NULL is the null element. Anything else goes to pg's parser.
+ */
+const parseTextArray = (value: string): unknown => {
+  if (value === '{}') return [];
+  if (!PLAIN_TEXT_ARRAY.test(value)) return defaultTextArray(value);
+  return value.slice(1, -1).split(',').map((element) => (element === 'NULL' ? null : element));
+};
+
 /**
  * Per-pool type parsers (instead of mutating the global `pg.types`) so other
  * libraries in the process (e.g. TypeORM) keep their default bigint-as-string.
@@ -24,6 +38,7 @@ export const memotraceTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (format !== 'binary' && oid === INT8_OID) return parseInt8;
     if (format !== 'binary' && oid === INT8_ARRAY_OID) return parseInt8Array;
+    if (format !== 'binary' && oid === TEXT_ARRAY_OID) return parseTextArray;
     return pg.types.getTypeParser(oid, format ?? 'text');
   }) as pg.CustomTypesConfig['getTypeParser'],
 };

@@ -118,13 +118,20 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
       await bulkLoadPlan(client, plan);
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, position]);
     });
-    // ... and build those after (the version chains are checked here, once, over the whole build).
+    // ... and build those after: the GiST cut indexes and the btrees on two connections at once
+    // (CREATE INDEX locks share; nothing else uses the build schema, so each part commits on its
+    // own and a failure drops the schema below), then the constraints, which lock exclusively
+    // (the version chains are checked here, once, over the whole build).
     report('indexing');
-    await inSchema(pool, schema, live, async (client) => {
-      await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
-      for (const sql of readModelStatements) if (isDeferred(sql)) await client.query(sql);
-      await client.query('ANALYZE');
-    });
+    const deferred = readModelStatements.filter(isDeferred);
+    const run = (statements: readonly string[]) =>
+      inSchema(pool, schema, live, async (client) => {
+        await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
+        for (const sql of statements) await client.query(sql);
+      });
+    const indexes = deferred.filter((sql) => !isConstraint(sql));
+    await Promise.all([run(indexes.filter(isGist)), run(indexes.filter((sql) => !isGist(sql)))]);
+    await run([...deferred.filter(isConstraint), `ANALYZE ${READ_MODEL_TABLES.join(', ')}`]);
     if (to !== undefined) {
       report('done');
       return { schema, mode: 'snapshot', position, applied, ...rate() };
@@ -161,6 +168,14 @@ export async function dropSchema(pool: Pick<Pool, 'query'>, schema: string): Pro
 /** Secondary indexes and table constraints: created after the bulk load. */
 function isDeferred(sql: string): boolean {
   return /^(CREATE (UNIQUE )?INDEX|ALTER TABLE)/.test(sql.trimStart());
+}
+
+function isConstraint(sql: string): boolean {
+  return /^ALTER TABLE/.test(sql.trimStart());
+}
+
+function isGist(sql: string): boolean {
+  return /\bUSING gist\b/i.test(sql);
 }
 
 function assertSchemaName(schema: string): void {
