@@ -5,7 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { BatchPlan } from './batch-plan';
 import { pgInstant, pgInstantOrNull } from './instants';
 import { EPISODES, EVENTS, FACTS, type VersionTable } from './read-model-writes';
-import type { VersionLedger } from './version-ledger';
+import type { VersionRow } from './version-ledger';
 
 /**
  * Bulk load of a whole-log plan into empty tables (the rebuild's build schema) with
@@ -40,14 +40,17 @@ function field(value: unknown, kind: Kind): string {
   }
 }
 
-/** Streams `rows` (objects keyed by column name) into `table` with one COPY. */
-export async function copyRows(client: PoolClient, table: string, columns: readonly Column[], rows: Iterable<Record<string, unknown>>): Promise<number> {
+/** Streams `rows` (values in `columns` order) into `table` with one COPY. */
+export async function copyRows(client: PoolClient, table: string, columns: readonly Column[], rows: Iterable<readonly unknown[]>): Promise<number> {
+  const kinds = columns.map(([, kind]) => kind);
   let count = 0;
   function* lines(): Generator<string> {
     let chunk = '';
     for (const row of rows) {
       count += 1;
-      chunk += columns.map(([name, kind]) => field(row[name], kind)).join('\t') + '\n';
+      let line = field(row[0], kinds[0]!);
+      for (let i = 1; i < kinds.length; i++) line += '\t' + field(row[i], kinds[i]!);
+      chunk += line + '\n';
       if (chunk.length > 1 << 20) {
         yield chunk;
         chunk = '';
@@ -62,9 +65,7 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
 
 const kindOfType = (type: string): Kind => (type === 'jsonb' ? 'json' : type === 'text[]' ? 'text[]' : type === 'double precision' || type === 'integer' || type === 'bigint' ? 'number' : 'text');
 
-async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<void> {
-  // Built from empty tables: every close landed on a row of the plan itself.
-  if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
+async function copyVersions<C>(client: PoolClient, rows: readonly VersionRow<C>[], spec: VersionTable<C>): Promise<void> {
   const columns: Column[] = [
     ['memory_id', 'text'],
     [spec.idColumn, 'text'],
@@ -74,13 +75,15 @@ async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spe
     ['prev_recorded_to', 'text'],
     ...spec.columns.map(([name, type]): Column => [name, kindOfType(type)]),
   ];
+  const names = spec.columns.map(([name]) => name);
   await copyRows(
     client,
     spec.table,
     columns,
     (function* () {
-      for (const row of ledger.rows) {
-        yield { memory_id: row.memoryId, [spec.idColumn]: row.id, version_no: row.versionNo, recorded_from: pgInstant(row.recordedFrom), recorded_to: pgInstantOrNull(row.recordedTo), prev_recorded_to: pgInstantOrNull(row.prevRecordedTo), ...spec.encode(row.content) };
+      for (const row of rows) {
+        const encoded = spec.encode(row.content);
+        yield [row.memoryId, row.id, row.versionNo, pgInstant(row.recordedFrom), pgInstantOrNull(row.recordedTo), pgInstantOrNull(row.prevRecordedTo), ...names.map((name) => encoded[name])];
       }
     })(),
   );
@@ -95,52 +98,48 @@ function firstPerKey<T>(rows: readonly T[], key: (row: T) => string): T[] {
 
 /** Writes a plan folded from the whole log (no stored heads) into empty read-model tables. */
 export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise<void> {
-  await copyVersions(client, plan.facts, FACTS);
-  await copyVersions(client, plan.events, EVENTS);
-  await copyVersions(client, plan.episodes, EPISODES);
+  for (const [spec, ledger] of [[FACTS, plan.facts], [EVENTS, plan.events], [EPISODES, plan.episodes]] as const) {
+    // Built from empty tables: every close landed on a row of the plan itself.
+    if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
+  }
+  await copyVersions(client, plan.facts.rows, FACTS);
+  await copyVersions(client, plan.events.rows, EVENTS);
+  await copyVersions(client, plan.episodes.rows, EPISODES);
   const at = pgInstant;
   await copyRows(
     client,
     'rm_entities',
     [['memory_id', 'text'], ['entity_id', 'text'], ['name', 'text'], ['recorded_from', 'text'], ['position', 'number']],
-    firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => ({ memory_id: e.memoryId, entity_id: e.entityId, name: e.name, recorded_from: at(e.recordedFrom), position: e.position })),
+    firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => [e.memoryId, e.entityId, e.name, at(e.recordedFrom), e.position]),
   );
   await copyRows(
     client,
     'rm_entity_labels',
     [['memory_id', 'text'], ['entity_id', 'text'], ['kind', 'text'], ['value', 'text'], ['recorded_from', 'text'], ['position', 'number'], ['idx', 'number']],
-    plan.labels.map((l) => ({ memory_id: l.memoryId, entity_id: l.entityId, kind: l.kind, value: l.value, recorded_from: at(l.recordedFrom), position: l.position, idx: l.idx })),
+    plan.labels.map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx]),
   );
   await copyRows(
     client,
     'rm_entity_merges',
     [['memory_id', 'text'], ['seq', 'number'], ['src_id', 'text'], ['dst_id', 'text'], ['src_root', 'text'], ['dst_root', 'text'], ['recorded_at', 'text']],
-    plan.merges.map((m) => ({ memory_id: m.memoryId, seq: m.seq, src_id: m.srcId, dst_id: m.dstId, src_root: m.srcRoot, dst_root: m.dstRoot, recorded_at: at(m.recordedAt) })),
+    plan.merges.map((m) => [m.memoryId, m.seq, m.srcId, m.dstId, m.srcRoot, m.dstRoot, at(m.recordedAt)]),
   );
   await copyRows(
     client,
     'rm_relations',
     [['memory_id', 'text'], ['rel', 'text'], ['cardinality', 'text'], ['recorded_from', 'text']],
-    [...plan.relations.values()].map((r) => ({ memory_id: r.memoryId, rel: r.rel, cardinality: r.cardinality, recorded_from: at(r.recordedFrom) })),
+    [...plan.relations.values()].map((r) => [r.memoryId, r.rel, r.cardinality, at(r.recordedFrom)]),
   );
   await copyRows(
     client,
     'rm_event_links',
     [['memory_id', 'text'], ['kind', 'text'], ['from_event', 'text'], ['to_event', 'text'], ['qualifier', 'text'], ['recorded_from', 'text']],
-    [...plan.links.values()].map((l) => ({ memory_id: l.memoryId, kind: l.kind, from_event: l.from, to_event: l.to, qualifier: l.qualifier, recorded_from: at(l.recordedFrom) })),
+    [...plan.links.values()].map((l) => [l.memoryId, l.kind, l.from, l.to, l.qualifier, at(l.recordedFrom)]),
   );
   await copyRows(
     client,
     'rm_mentions',
     [['memory_id', 'text'], ['mention_id', 'text'], ['doc_id', 'text'], ['text', 'text'], ['speaker', 'text'], ['occurred_at', 'text'], ['recorded_from', 'text']],
-    firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => ({
-      memory_id: m.memoryId,
-      mention_id: m.mentionId,
-      doc_id: m.docId,
-      text: m.text,
-      speaker: m.speaker,
-      occurred_at: pgInstantOrNull(m.occurredAt),
-      recorded_from: at(m.recordedFrom),
-    })),
+    firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => [m.memoryId, m.mentionId, m.docId, m.text, m.speaker, pgInstantOrNull(m.occurredAt), at(m.recordedFrom)]),
   );
 }
