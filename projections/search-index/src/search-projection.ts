@@ -73,11 +73,10 @@ export async function searchableTexts(events: readonly LoggedMemoryEvent[], tx: 
       case 'EpisodeRecorded':
         texts.push({ ...at, kind: 'episode', itemId: event.data.episodeId, text: event.data.title });
         break;
-      case 'FactAsserted': {
-        const nameOf = (id: string) => names.get(`${memoryId}\u0000${id}`) ?? id;
-        texts.push({ ...at, kind: 'fact', itemId: event.data.factId, text: factText(event.data, nameOf) });
+      case 'FactAsserted':
+        // An inline callback: a named closure per event would cost ~1 µs under tsx (keepNames).
+        texts.push({ ...at, kind: 'fact', itemId: event.data.factId, text: factText(event.data, (id) => names.get(`${memoryId}\u0000${id}`) ?? id) });
         break;
-      }
       default:
         break;
     }
