@@ -21,8 +21,9 @@ const VERSION_CHAIN_COLUMNS = CHAIN_COLUMNS.join(',\n     ');
 const versionedConstraints = (table: string, id: string) => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_recorded_interval CHECK (recorded_to IS NULL OR recorded_from <= recorded_to)`,
   ...versionChain(table, id),
-  `CREATE UNIQUE INDEX ${table}_open ON ${table} (memory_id, ${id}) WHERE recorded_to IS NULL`,
 ];
+
+const openIndex = (table: string, id: string) => `CREATE UNIQUE INDEX IF NOT EXISTS ${table}_open ON ${table} (memory_id, ${id}) WHERE recorded_to IS NULL`;
 
 const versionChain = (table: string, id: string) => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_follows_previous
@@ -242,4 +243,21 @@ export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
   }
 }
 
-export const readModelMigrations: MigrationInterface[] = [new ReadModelsSchema1763856000000(), new ReadModelsVersionChain1795600000000()];
+/**
+ * The unique index on open versions is implied by the version chain (a successor points at a
+ * closed end, so only the last version can be open), read by no query, and cost a btree
+ * insert per version written: dropped.
+ */
+export class ReadModelsNoOpenIndex1795700000000 implements MigrationInterface {
+  readonly name = 'ReadModelsNoOpenIndex1795700000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const [table] of VERSIONED_TABLES) await queryRunner.query(`DROP INDEX IF EXISTS ${table}_open`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    for (const [table, id] of VERSIONED_TABLES) await queryRunner.query(openIndex(table, id));
+  }
+}
+
+export const readModelMigrations: MigrationInterface[] = [new ReadModelsSchema1763856000000(), new ReadModelsVersionChain1795600000000(), new ReadModelsNoOpenIndex1795700000000()];
