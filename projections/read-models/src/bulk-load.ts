@@ -5,7 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { BatchPlan } from './batch-plan';
 import { pgInstant, pgInstantOrNull } from './instants';
 import { EPISODES, EVENTS, FACTS, type VersionTable } from './read-model-writes';
-import type { VersionRow } from './version-ledger';
+import type { VersionLedger } from './version-ledger';
 
 /**
  * Bulk load of a whole-log plan into empty tables (the rebuild's build schema) with
@@ -65,7 +65,9 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
 
 const kindOfType = (type: string): Kind => (type === 'jsonb' ? 'json' : type === 'text[]' ? 'text[]' : type === 'double precision' || type === 'integer' || type === 'bigint' ? 'number' : 'text');
 
-async function copyVersions<C>(client: PoolClient, rows: readonly VersionRow<C>[], spec: VersionTable<C>): Promise<void> {
+async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<void> {
+  // Built from empty tables: every close landed on a row of the plan itself.
+  if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
   const columns: Column[] = [
     ['memory_id', 'text'],
     [spec.idColumn, 'text'],
@@ -81,7 +83,7 @@ async function copyVersions<C>(client: PoolClient, rows: readonly VersionRow<C>[
     spec.table,
     columns,
     (function* () {
-      for (const row of rows) {
+      for (const row of ledger.rows) {
         const encoded = spec.encode(row.content);
         yield [row.memoryId, row.id, row.versionNo, pgInstant(row.recordedFrom), pgInstantOrNull(row.recordedTo), pgInstantOrNull(row.prevRecordedTo), ...names.map((name) => encoded[name])];
       }
@@ -98,13 +100,9 @@ function firstPerKey<T>(rows: readonly T[], key: (row: T) => string): T[] {
 
 /** Writes a plan folded from the whole log (no stored heads) into empty read-model tables. */
 export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise<void> {
-  for (const [spec, ledger] of [[FACTS, plan.facts], [EVENTS, plan.events], [EPISODES, plan.episodes]] as const) {
-    // Built from empty tables: every close landed on a row of the plan itself.
-    if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
-  }
-  await copyVersions(client, plan.facts.rows, FACTS);
-  await copyVersions(client, plan.events.rows, EVENTS);
-  await copyVersions(client, plan.episodes.rows, EPISODES);
+  await copyVersions(client, plan.facts, FACTS);
+  await copyVersions(client, plan.events, EVENTS);
+  await copyVersions(client, plan.episodes, EPISODES);
   const at = pgInstant;
   await copyRows(
     client,
