@@ -2,6 +2,7 @@ import { DomainError } from '@memotrace/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { type AccessControl, registerAccessControl } from './auth';
+import { registerBodyParsers } from './body-parsers';
 import { HttpError } from './http-error';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 import { ServiceMetrics } from './metrics';
@@ -37,7 +38,7 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     onConstructorPoisoning: 'error',
     routerOptions: { maxParamLength: 600, ignoreTrailingSlash: true },
   });
-  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  registerBodyParsers(app);
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const { status, body } = toErrorResponse(error);
@@ -91,7 +92,7 @@ function toErrorResponse(error: FastifyError | Error): { status: number; body: R
   const statusCode = (error as FastifyError).statusCode;
   if (statusCode === 413) return { status: 413, body: new HttpError('PAYLOAD_TOO_LARGE', 'request body exceeds 8 MiB').body() };
   // Fastify's own 4xx (bad JSON, bad content type, poisoned keys...) are bad input.
-  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: new HttpError('INVALID_REQUEST', error.message).body() };
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: new HttpError('INVALID_REQUEST', error.message, [{ path: '', message: error.message }]).body() };
   return { status: 500, body: new HttpError('INTERNAL', 'internal error').body() };
 }
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { commandsRequest, type ErrorCode, type ErrorDetail, memoryParams, toDomainCommand, zodIssuesToDetails } from '@memotrace/contracts';
 import type { Command } from '@memotrace/domain';
 import { type AccessControl, HttpError } from '@memotrace/http-kit';
@@ -59,6 +60,8 @@ export function readCommandMessage(message: CommandMessage, access: AccessContro
   });
 
   if (message.value === null || message.value.length === 0) return refuse('INVALID_REQUEST', 'empty message: the value must be a JSON object');
+  // Decoding would turn a bad byte into U+FFFD and store it (SPEC §4: text is valid Unicode).
+  if (!isUtf8(message.value)) return refuse('INVALID_REQUEST', 'the value is not valid UTF-8');
   let json: unknown;
   try {
     json = JSON.parse(message.value.toString('utf8'));

@@ -35,6 +35,7 @@ describe('reading a command message (same contract as POST .../commands)', () =>
   it.each([
     ['no value', message('mem-1', null), /empty message/],
     ['bad JSON', message('mem-1', '{"commands": ['), /not valid JSON/],
+    ['bad UTF-8', { ...message('mem-1', null), value: Buffer.from([...Buffer.from('{"op":"UPSERT_ENTITY","name":"Ren'), 0xe9, ...Buffer.from('e"}')]) }, /not valid UTF-8/],
     ['an array', message('mem-1', [entity]), /must be a JSON object/],
     ['neither commands nor op', message('mem-1', { hello: 1 }), /"commands".*"op"/],
     ['no memory id', message(null, entity), /no memory id/],

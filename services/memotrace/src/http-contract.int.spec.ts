@@ -58,8 +58,25 @@ describe('HTTP contract', () => {
     const garbage = await t.post('/v1/memories/contract/commands', '{"commands": [', 'application/json');
     expect(garbage.status).toBe(400);
     expect(garbage.body.error.code).toBe('INVALID_REQUEST');
+    expect(garbage.body.error.details).toEqual([{ path: '', message: expect.any(String) }]);
     const poisoned = await t.post('/v1/memories/contract/commands', '{"commands":[{"op":"UPSERT_ENTITY","name":"x","__proto__":{"admin":true}}]}');
     expect(poisoned.status).toBe(400);
+    expect(poisoned.body.error.message).toMatch(/forbidden key/);
+  });
+
+  it('refuses a body that is not valid UTF-8 (a command, an import) and writes nothing', async () => {
+    const before = await logLength('contract');
+    const latin1 = Buffer.concat([Buffer.from('{"commands":[{"op":"UPSERT_ENTITY","name":"Ren'), Buffer.from([0xe9]), Buffer.from('e"}]}')]);
+    const response = await t.post('/v1/memories/contract/commands', latin1);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'INVALID_REQUEST', message: 'request body is not valid UTF-8' });
+    expect(await logLength('contract')).toBe(before);
+    const line = Buffer.concat([Buffer.from(`{"op":"UPSERT_ENTITY","name":"Ren`), Buffer.from([0xe9]), Buffer.from(`e","recordedAt":"${T0}","commandId":"c1"}\n`)]);
+    const imported = await t.post('/v1/memories/contract-utf8/import', line, 'application/x-ndjson');
+    expect(imported.status).toBe(400);
+    expect(await logLength('contract-utf8')).toBe(0);
+    // The same text well encoded is accepted.
+    expect((await t.commands('contract', [{ op: 'UPSERT_ENTITY', name: 'Renée' }])).status).toBe(200);
   });
 
   it('answers 413 above 8 MiB', async () => {

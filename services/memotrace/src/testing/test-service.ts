@@ -41,7 +41,7 @@ export function apiAt(url: string): Api {
       const response = await fetch(url + path, {
         method: 'POST',
         headers: { 'content-type': contentType },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
+        body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
       });
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : null };
