@@ -11,7 +11,7 @@ import type {
   SubscribeOptions,
 } from '../port';
 import { appendEvents } from './append';
-import { EVENT_COLUMNS, HEAD_POSITION, READ_ALL_PAGE, toStoredEvent, type EventRow } from './rows';
+import { EVENT_COLUMNS, HEAD_POSITION, READ_ALL_PAGE, STREAM_EVENT_COLUMNS, toStoredEvent, type EventTuple } from './rows';
 import { subscribeToAll } from './subscription';
 
 export interface PostgresEventStoreOptions {
@@ -57,11 +57,12 @@ export class PostgresEventStore implements EventStore {
     let fromRevision = Math.max(options.fromRevision ?? 0, 0);
     while (events.length < limit) {
       const pageSize = Math.min(this.streamPageSize, limit - events.length);
-      const { rows } = await this.pool.query<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
-        [streamId, fromRevision, pageSize],
-      );
-      events.push(...rows.map(toStoredEvent));
+      const { rows } = await this.pool.query<EventTuple>({
+        text: `SELECT ${STREAM_EVENT_COLUMNS} FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
+        values: [streamId, fromRevision, pageSize],
+        rowMode: 'array',
+      });
+      for (const row of rows) events.push(toStoredEvent(row, streamId));
       if (rows.length < pageSize) break;
       fromRevision = events[events.length - 1]!.revision + 1;
     }
@@ -73,11 +74,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readByTag(tag: string): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM mt_event_tags t JOIN mt_events e ON e.position = t.position WHERE t.tag = $1 ORDER BY t.position`,
-      [tag],
-    );
-    return rows.map(toStoredEvent);
+    const { rows } = await this.pool.query<EventTuple>({
+      text: `SELECT ${EVENT_COLUMNS} FROM mt_event_tags t JOIN mt_events e ON e.position = t.position WHERE t.tag = $1 ORDER BY t.position`,
+      values: [tag],
+      rowMode: 'array',
+    });
+    return rows.map((row) => toStoredEvent(row));
   }
 
   async headPosition(): Promise<number> {
@@ -126,11 +128,9 @@ export class PostgresEventStore implements EventStore {
 
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
     if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
-    const { rows } = await this.pool.query<EventRow & { head: number | string; visible_head: number | string }>(READ_ALL_PAGE, [fromPosition, maxCount, streamPrefix ?? null]);
-    return {
-      head: Number(rows[0]?.head ?? 0),
-      visibleHead: Number(rows[0]?.visible_head ?? 0),
-      events: rows.filter((row) => row.position !== null).map(toStoredEvent),
-    };
+    const { rows } = await this.pool.query<EventTuple>({ text: READ_ALL_PAGE, values: [fromPosition, maxCount, streamPrefix ?? null], rowMode: 'array' });
+    const events: StoredEvent[] = [];
+    for (const row of rows) if (row[0] !== null) events.push(toStoredEvent(row));
+    return { head: Number(rows[0]?.[8] ?? 0), visibleHead: Number(rows[0]?.[9] ?? 0), events };
   }
 }

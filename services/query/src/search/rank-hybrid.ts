@@ -1,4 +1,4 @@
-import { compareIds } from '@memotrace/domain';
+import { compareIds, memoize } from '@memotrace/domain';
 import type { CutItems } from './cut-items';
 import { type ExpansionOptions, DEFAULT_EXPANSION, expand } from './expand';
 import { scoreFusion } from './fusion';
@@ -46,18 +46,23 @@ export function rankItems(items: CutItems, recall: RecallResult, context: Rankin
   ]);
   for (const [key, score] of fused) if (isSuperseded(items.candidate(key)!, context.reference)) fused.set(key, score * options.supersededFactor);
   const scores = fused.size > 0 ? expand(fused, items, options.expansion) : fused;
-  const inIntent = (c: Candidate) => {
-    if (context.intent === null) return false;
-    const interval = itemInterval(c);
-    return interval !== null && overlaps(interval, context.intent);
-  };
-  const ranked = [...scores].map(([key, score]) => {
+  const ranked: ScoredCandidate[] = [];
+  for (const [key, score] of scores) {
     const c = items.candidate(key)!;
-    const named = c.speaker !== undefined && context.queryWords?.has(c.speaker.toLowerCase().split(/\s+/)[0]!) === true;
-    return { ...c, score: (inIntent(c) ? score * options.intentFactor : score) * (named ? options.speakerFactor : 1) };
-  });
+    const named = c.speaker !== undefined && context.queryWords?.has(firstName(c.speaker)) === true;
+    ranked.push({ ...c, score: (inIntent(c, context.intent) ? score * options.intentFactor : score) * (named ? options.speakerFactor : 1) });
+  }
   return ranked.sort((a, b) => b.score - a.score || a.kind.localeCompare(b.kind) || compareIds(a.id, b.id));
 }
+
+function inIntent(c: Candidate, intent: TimeInterval | null): boolean {
+  if (intent === null) return false;
+  const interval = itemInterval(c);
+  return interval !== null && overlaps(interval, intent);
+}
+
+/** A speaker's first name, lower case (speakers repeat from turn to turn). */
+const firstName = memoize((speaker) => speaker.toLowerCase().split(/\s+/)[0]!, 10_000);
 
 /** A fact version whose validity ended at or before the reference time (a later version or an end replaced it). */
 export function isSuperseded(c: Candidate, reference: number): boolean {
