@@ -50,8 +50,9 @@ export const searchRequest = z.strictObject({
   query: nonBlankText,
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
-  k: z.number().int().min(1).max(100).default(10),
-  tokenBudget: z.number().int().min(1).max(100_000).optional(),
+  // 0 is a cap like any other (nothing fits): an agent's budget left over can be 0.
+  k: z.number().int().min(0).max(1000).default(10),
+  tokenBudget: z.number().int().min(0).optional(),
 });
 
 export const exportQuery = z.strictObject({});

@@ -42,7 +42,9 @@ describe('generated JSON Schemas', () => {
   it.each([
     [{ query: 'q' }, true],
     [{ query: 'q', k: 5, validAt: '*', tokenBudget: 600 }, true],
-    [{ query: 'q', k: 0 }, false],
+    [{ query: 'q', k: 0, tokenBudget: 0 }, true],
+    [{ query: 'q', k: -1 }, false],
+    [{ query: 'q', k: 1001 }, false],
     [{ query: 'q', other: 1 }, false],
     [{}, false],
   ])('SearchRequest agrees with zod on %j', (input, valid) => {

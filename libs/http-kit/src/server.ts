@@ -1,5 +1,5 @@
 import { DomainError } from '@memotrace/domain';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { type AccessControl, registerAccessControl } from './auth';
 import { registerBodyParsers } from './body-parsers';
@@ -30,6 +30,12 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(options: HttpServerOptions = {}): { app: FastifyInstance; metrics: ServiceMetrics } {
   const metrics = options.metrics ?? new ServiceMetrics();
+  const sendError = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body } = toErrorResponse(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    metrics.errors.inc({ code: body.error.code });
+    void reply.status(status).send(body);
+  };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     genReqId: () => randomUUID(),
@@ -37,15 +43,12 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     routerOptions: { maxParamLength: 600, ignoreTrailingSlash: true },
+    // Errors found before routing (a path with a malformed percent-encoding) get the envelope too.
+    frameworkErrors: sendError,
   });
   registerBodyParsers(app);
 
-  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
-    const { status, body } = toErrorResponse(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    metrics.errors.inc({ code: body.error.code });
-    void reply.status(status).send(body);
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`).body());
   });

@@ -79,6 +79,14 @@ describe('HTTP contract', () => {
     expect((await t.commands('contract', [{ op: 'UPSERT_ENTITY', name: 'Renée' }])).status).toBe(200);
   });
 
+  it('answers a path with a malformed percent-encoding with the error envelope', async () => {
+    for (const path of ['/v1/memories/contract/entities/%ZZ', '/v1/memories/%ZZ/facts', '/v1/memories/contract/facts/%E0%A4%A/audit']) {
+      const response = await t.get(path);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.any(String), details: [{ path: '', message: expect.any(String) }] } });
+    }
+  });
+
   it('answers 413 above 8 MiB', async () => {
     const huge = JSON.stringify({ commands: [{ op: 'UPSERT_ENTITY', name: 'x'.repeat(9 * 1024 * 1024) }] });
     const response = await t.post('/v1/memories/contract/commands', huge);
