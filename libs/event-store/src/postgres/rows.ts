@@ -1,9 +1,9 @@
 import type { EventMetadata, StoredEvent } from '../port';
 
 /**
- * Log reads fetch rows as arrays (pg's rowMode 'array'): on a 100,000-event replay that is ~20%
- * less client time than row objects. The stream id comes last so readStream, which already
- * knows it, can leave it out.
+ * Log reads fetch rows as arrays (pg's rowMode 'array'), 10-15% faster than row objects on a
+ * long read (docs/benchmarks.md). The stream id comes last so readStream, which already knows
+ * it, can leave it out.
  */
 export const STREAM_EVENT_COLUMNS = 'e.position, e.revision, e.event_id, e.type, e.data, e.metadata, e.tags';
 export const EVENT_COLUMNS = `${STREAM_EVENT_COLUMNS}, e.stream_id`;
@@ -43,7 +43,8 @@ export const SAFE_ROW = 'e.tx_id < pg_snapshot_xmin(pg_current_snapshot())';
 
 /**
  * One page of the log after $1 (at most $2 rows, optional stream prefix $3) plus the safe head,
- * both from the same snapshot, as columns 9 and 10 after EVENT_COLUMNS. Always returns at least one row (event columns null when empty).
+ * both from the same snapshot, as the two columns after EVENT_COLUMNS. Always returns at least
+ * one row (event columns null when empty).
  * visible_head is the last committed position, safe or not: above the safe head it means a
  * still-running transaction (of any kind, in any database of the server) holds events back.
  */
