@@ -9,7 +9,7 @@ import { type DecideContext, type Decision, requireEntity, sameList, unchanged }
 export function decideUpsertEdge(command: UpsertEdge, { memoryId, recordedAt, state }: DecideContext): Decision {
   const src = requireEntity(state, command.src, 'src');
   const dst: EdgeTarget = typeof command.dst === 'string' ? requireEntity(state, command.dst, 'dst') : command.dst;
-  const factId = command.factId ?? deriveFactId(memoryId, src, command.rel, dst);
+  const factId = command.factId ?? defaultFactId(state, memoryId, src, command.rel, dst);
   const fact = state.facts.get(factId);
   if (fact) assertSameTriple(state, fact, src, command.rel, dst);
 
@@ -62,6 +62,26 @@ function assertInterval(validFrom: Instant, validTo: Instant | null, bothGiven: 
   if (isNonEmpty(validFrom, validTo)) return;
   if (bothGiven) throw new DomainError('INVALID_REQUEST', 'validTo must be later than validFrom', { field: 'validTo' });
   throw new DomainError('INVALID_INTERVAL', `the resulting version would have validTo ${validTo} <= validFrom ${validFrom}`, { validFrom, validTo });
+}
+
+/**
+ * The id derived from the canonical ids, unless merges made an existing fact of the same
+ * entities carry an id derived from other members of their classes (asserted before the merge):
+ * then that fact (members in merge order), so a triple asserted again through any alias updates
+ * its fact instead of opening a twin.
+ */
+function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: string, dst: EdgeTarget): string {
+  const derived = deriveFactId(memoryId, src, rel, dst);
+  const srcIds = state.members.get(src) ?? [src];
+  const dstIds = typeof dst === 'string' ? (state.members.get(dst) ?? [dst]) : [dst];
+  if (state.facts.has(derived) || srcIds.length * dstIds.length === 1) return derived;
+  for (const s of srcIds) {
+    for (const d of dstIds) {
+      const earlier = deriveFactId(memoryId, s, rel, d);
+      if (state.facts.has(earlier)) return earlier;
+    }
+  }
+  return derived;
 }
 
 function assertSameTriple(state: MemoryState, fact: FactRecord, src: string, rel: string, dst: EdgeTarget): void {

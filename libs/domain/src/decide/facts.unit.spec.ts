@@ -218,6 +218,22 @@ describe('UPSERT_EDGE', () => {
       expect(bare(events)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: 'f1', src: 'alice', confidence: 1 }) })]);
     });
 
+    it('without a factId, a triple asserted before a merge is found again through the merged ids (no twin fact)', () => {
+      const before = given([...people, entity('ally', 'Ally', { recordedAt: at('MON') }), edge('ally', 'works_at', 'acme', { recordedAt: at('MON') })]);
+      const earlier = deriveFactId(MEMORY, 'ally', 'works_at', 'acme');
+      before.when(merge('ally', 'alice', at('TUE')));
+      for (const src of ['alice', 'ally']) {
+        const { events, results } = before.when(edge(src, 'works_at', 'acme', { recordedAt: at('WED') }));
+        expect(events).toEqual([]);
+        expect(results[0]).toMatchObject({ status: 'unchanged', ids: { factId: earlier } });
+      }
+      const { events } = before.when(edge('alice', 'works_at', 'acme', { confidence: 0.9, recordedAt: at('WED') }));
+      expect(bare(events)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: earlier, src: 'ally', confidence: 0.9 }) })]);
+      // A triple no fact has yet gets the id derived from the canonical ids.
+      const { results } = before.when(edge('ally', 'works_at', 'beta', { recordedAt: at('WED') }));
+      expect(results[0]!.ids).toEqual({ factId: deriveFactId(MEMORY, 'alice', 'works_at', 'beta') });
+    });
+
     it('an archived fact keeps its triple too', () => {
       const s = given([...seed, archive('f1', at('TUE'))]);
       expect(s.rejects(edge('bob', 'works_at', 'acme', { factId: 'f1', recordedAt: at('WED') }))).toMatchObject({ code: 'FACT_CONFLICT' });
