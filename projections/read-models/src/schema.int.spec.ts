@@ -1,14 +1,19 @@
 import { MIGRATIONS_TABLE, type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { DatabaseError } from 'pg';
 import type { QueryRunner } from 'typeorm';
-import { ReadModelsNoOpenIndex1795700000000, ReadModelsVersionChain1795600000000, readModelMigrations } from './schema';
+import { ReadModelsNoFactCutIndex1795800000000, ReadModelsNoOpenIndex1795700000000, ReadModelsVersionChain1795600000000, readModelMigrations } from './schema';
 
 /** The version invariants are database guarantees, whoever writes. */
 let db: TestDatabase;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  expect(await migrate(db.pool, readModelMigrations)).toEqual(['ReadModelsSchema1763856000000', 'ReadModelsVersionChain1795600000000', 'ReadModelsNoOpenIndex1795700000000']);
+  expect(await migrate(db.pool, readModelMigrations)).toEqual([
+    'ReadModelsSchema1763856000000',
+    'ReadModelsVersionChain1795600000000',
+    'ReadModelsNoOpenIndex1795700000000',
+    'ReadModelsNoFactCutIndex1795800000000',
+  ]);
 });
 
 afterAll(async () => {
@@ -46,6 +51,18 @@ describe('read-model schema', () => {
     expect(await openIndexes()).toEqual(['rm_episode_versions_open', 'rm_event_versions_open', 'rm_fact_versions_open']);
     await migration.up(runner);
     expect(await openIndexes()).toEqual([]);
+  });
+
+  it('has no GiST index on the fact versions (the cut filters by src or rel); taking the migration back restores it', async () => {
+    const gistOnFacts = async () =>
+      (await db.pool.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'rm_fact_versions' AND indexdef ILIKE '%USING gist%'`)).rows.map((r) => r.name);
+    expect(await gistOnFacts()).toEqual([]);
+    const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
+    const migration = new ReadModelsNoFactCutIndex1795800000000();
+    await migration.down(runner);
+    expect(await gistOnFacts()).toEqual(['rm_fact_versions_cut']);
+    await migration.up(runner);
+    expect(await gistOnFacts()).toEqual([]);
   });
 
   it('migrating again runs nothing', async () => {
