@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from './http-error';
+import { invalidBody } from './http-error';
 
 type Done = (error: Error | null, body?: unknown) => void;
 
@@ -33,12 +33,5 @@ function isPlainJson(text: string): boolean {
   }
 }
 
-function notUtf8(): HttpError {
-  const message = 'request body is not valid UTF-8';
-  return new HttpError('INVALID_REQUEST', message, [{ path: '', message }]);
-}
-
-function forbiddenKey(): HttpError {
-  const message = 'request body uses a forbidden key (__proto__ or constructor.prototype)';
-  return new HttpError('INVALID_REQUEST', message, [{ path: '', message }]);
-}
+const notUtf8 = () => invalidBody('request body is not valid UTF-8');
+const forbiddenKey = () => invalidBody('request body uses a forbidden key (__proto__ or constructor.prototype)');

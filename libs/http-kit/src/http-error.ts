@@ -18,6 +18,11 @@ export class HttpError extends Error {
   }
 }
 
+/** Bad input that is the body as a whole (not JSON, not UTF-8...): its detail has the empty path. */
+export function invalidBody(message: string): HttpError {
+  return new HttpError('INVALID_REQUEST', message, [{ path: '', message }]);
+}
+
 /** Parses with a zod schema at the edge; bad input is 400 INVALID_REQUEST with per-field details. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);

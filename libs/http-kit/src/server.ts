@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import { randomUUID } from 'node:crypto';
 import { type AccessControl, registerAccessControl } from './auth';
 import { registerBodyParsers } from './body-parsers';
-import { HttpError } from './http-error';
+import { HttpError, invalidBody } from './http-error';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 import { ServiceMetrics } from './metrics';
 
@@ -95,7 +95,7 @@ function toErrorResponse(error: FastifyError | Error): { status: number; body: R
   const statusCode = (error as FastifyError).statusCode;
   if (statusCode === 413) return { status: 413, body: new HttpError('PAYLOAD_TOO_LARGE', 'request body exceeds 8 MiB').body() };
   // Fastify's own 4xx (bad JSON, bad content type, poisoned keys...) are bad input.
-  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: new HttpError('INVALID_REQUEST', error.message, [{ path: '', message: error.message }]).body() };
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: invalidBody(error.message).body() };
   return { status: 500, body: new HttpError('INTERNAL', 'internal error').body() };
 }
 
