@@ -4,6 +4,15 @@ import { invalidRequest, type ErrorResponse } from './errors';
 
 export type { Command as DomainCommand } from '@memotrace/domain';
 
+/** Whether `undefined` appears anywhere inside (checked first: copying every command is what costs). */
+function holdsUndefined(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsUndefined);
+  for (const key in value) if (Object.hasOwn(value, key) && holdsUndefined((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** Removes `undefined`-valued keys, recursively through plain objects and arrays. */
 function dropUndefined<T>(value: T): T {
   if (Array.isArray(value)) return value.map(dropUndefined) as T;
@@ -20,7 +29,7 @@ function dropUndefined<T>(value: T): T {
  */
 export function toDomainCommand(wire: WireCommand, assignedCommandId: string): Command {
   const command: Command = { ...wire, commandId: wire.commandId ?? assignedCommandId };
-  return dropUndefined(command);
+  return holdsUndefined(command) ? dropUndefined(command) : command;
 }
 
 export type ParsedCommands = { ok: true; commands: Command[] } | { ok: false; error: ErrorResponse };

@@ -28,6 +28,14 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
+function utcEpochMs(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  const date = new Date(0); // Date.UTC shifts years 0..99 to 19xx; setUTCFullYear does not
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  return date.getTime();
+}
+
 export type InstantResult = { ok: true; value: string } | { ok: false; message: string };
 
 /**
@@ -65,11 +73,10 @@ export function parseInstant(input: string): InstantResult {
     if (oh > 23 || om > 59) return { ok: false, message: 'has an invalid UTC offset' };
     offsetMinutes = (offset!.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }
+  // Already canonical (UTC, milliseconds): every 4-digit year is in range, nothing to convert.
+  if (offset === 'Z' && frac !== undefined && frac.length === 3) return { ok: true, value: input };
   const ms = frac === undefined ? 0 : Number(frac.padEnd(3, '0'));
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day); // setUTCFullYear: years 0..99 are not shifted to 19xx
-  date.setUTCHours(hour, minute, second, ms);
-  const epoch = date.getTime() - offsetMinutes * 60_000;
+  const epoch = utcEpochMs(year, month, day, hour, minute, second, ms) - offsetMinutes * 60_000;
   if (epoch < MIN_MS || epoch > MAX_MS) {
     return { ok: false, message: 'must lie between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z' };
   }

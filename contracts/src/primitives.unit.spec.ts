@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   codePointLength,
   id,
@@ -58,6 +59,36 @@ describe('instant', () => {
 
   it.each([[1714555800000], [null], [{}], [undefined]])('rejects non-string %p', (input) => {
     expect(instant.safeParse(input).success).toBe(false);
+  });
+
+  it('agrees with Date on every instant written with any offset and 0..3 fraction digits', () => {
+    const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -62167219200000, max: 253402300799999 }),
+        fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
+        fc.integer({ min: 0, max: 3 }),
+        (epoch, offsetMinutes, digits) => {
+          const ms = ((epoch % 1000) + 1000) % 1000;
+          const step = 10 ** (3 - digits);
+          const truncated = epoch - ms + Math.floor(ms / step) * step; // what `digits` fraction digits can say
+          const local = new Date(truncated + offsetMinutes * 60_000).toISOString(); // wall clock at that offset
+          fc.pre(/^\d{4}-/.test(local));
+          const offset = offsetMinutes === 0 && digits % 2 === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+          const written = local.slice(0, 19) + (digits > 0 ? local.slice(19, 20 + digits) : '') + offset;
+          const parsed = parseInstant(written);
+          if (truncated < -62167219200000 || truncated > 253402300799999) expect(parsed.ok).toBe(false);
+          else expect(parsed).toEqual({ ok: true, value: new Date(truncated).toISOString() });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('checks the calendar of input that is already canonical', () => {
+    expect(parseInstant('2024-02-30T00:00:00.000Z').ok).toBe(false);
+    expect(parseInstant('2023-02-29T23:59:59.999Z').ok).toBe(false);
+    expect(parseInstant('0050-06-01T12:00:00.000+01:00')).toEqual({ ok: true, value: '0050-06-01T11:00:00.000Z' });
   });
 
   it('explains why it rejects', () => {

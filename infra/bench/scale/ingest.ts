@@ -9,6 +9,9 @@ export interface IngestResult {
   /** Last position returned by a command response. */
   headPosition: number;
   appendSeconds: number;
+  /** CPU time of the service process while the clients appended, and until the read models caught up. */
+  appendCpuSeconds: number;
+  projectedCpuSeconds: number;
   /** From the first command until the read models had every appended event. */
   projectedSeconds: number;
   /** Time from a command's response until the read models had its position. */
@@ -25,7 +28,14 @@ const LAG_POLL_MS = 50;
  * writers in parallel (each owns every clients-th memory), while a sampler polls the
  * projected checkpoint to measure projection lag.
  */
-export async function ingest(url: string, pool: Pool, shape: ScaleShape, clients: number, rss: () => number, onProgress: (done: number) => void): Promise<IngestResult> {
+export async function ingest(
+  url: string,
+  pool: Pool,
+  shape: ScaleShape,
+  clients: number,
+  server: { rssBytes(): number; cpuSeconds(): number },
+  onProgress: (done: number) => void,
+): Promise<IngestResult> {
   const samples = Array.from({ length: shape.memories }, (_, m) => emptySample(`scale-${String(m).padStart(3, '0')}`));
   const pending: Array<{ position: number; at: number }> = [];
   const lagMs: number[] = [];
@@ -35,6 +45,8 @@ export async function ingest(url: string, pool: Pool, shape: ScaleShape, clients
   let peakRss = 0;
   let writing = true;
   const t0 = performance.now();
+  const cpu0 = server.cpuSeconds();
+  let appendCpu = cpu0;
 
   const sampler = (async () => {
     while (writing || pending.length > 0) {
@@ -43,7 +55,7 @@ export async function ingest(url: string, pool: Pool, shape: ScaleShape, clients
       if (writing) lagEvents.push(Math.max(0, head - projected));
       pending.sort((a, b) => a.position - b.position);
       while (pending.length > 0 && pending[0]!.position <= projected) lagMs.push(now - pending.shift()!.at);
-      peakRss = Math.max(peakRss, rss());
+      peakRss = Math.max(peakRss, server.rssBytes());
       if (!writing && pending.length === 0) break;
       await new Promise((r) => setTimeout(r, LAG_POLL_MS));
     }
@@ -76,6 +88,7 @@ export async function ingest(url: string, pool: Pool, shape: ScaleShape, clients
   try {
     await Promise.all(Array.from({ length: Math.min(clients, shape.memories) }, (_, c) => writer(c)));
     appendEnd = performance.now();
+    appendCpu = server.cpuSeconds();
   } catch (error) {
     pending.length = 0; // nothing to wait for: stop the sampler and report the error
     throw error;
@@ -84,6 +97,7 @@ export async function ingest(url: string, pool: Pool, shape: ScaleShape, clients
     if (pending.length === 0) await sampler.catch(() => undefined);
   }
   const projectedEnd = await sampler;
+  const projectedCpu = server.cpuSeconds();
   return {
     samples,
     commands,
@@ -91,6 +105,8 @@ export async function ingest(url: string, pool: Pool, shape: ScaleShape, clients
     headPosition: head,
     appendSeconds: (appendEnd - t0) / 1000,
     projectedSeconds: (projectedEnd - t0) / 1000,
+    appendCpuSeconds: appendCpu - cpu0,
+    projectedCpuSeconds: projectedCpu - cpu0,
     lagMs,
     lagEvents,
     peakRssBytes: peakRss,

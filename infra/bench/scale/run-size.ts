@@ -29,6 +29,11 @@ export interface SizeFigures {
   commands: number;
   appendedPerSecond: number;
   projectedPerSecond: number;
+  /** Service CPU per command (µs) while appending, and until projected. */
+  appendCpuMicros: number;
+  projectedCpuMicros: number;
+  /** Share of one core the service used while appending. */
+  appendCpuShare: number;
   lagMs: number[];
   lagEvents: number[];
   reads: Map<string, Latencies>;
@@ -50,7 +55,7 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
   const pool = createPool(server.databaseUrl);
   try {
     let lastLog = Date.now();
-    const result = await ingest(server.url, pool, shape, options.clients, () => server.rssBytes(), (done) => {
+    const result = await ingest(server.url, pool, shape, options.clients, server, (done) => {
       if (Date.now() - lastLog < 10_000) return;
       lastLog = Date.now();
       log(`   ingest: ${done.toLocaleString('en')} commands, server RSS ${mb(server.rssBytes())}`);
@@ -106,6 +111,9 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
       commands: result.commands,
       appendedPerSecond: result.commands / result.appendSeconds,
       projectedPerSecond: result.commands / result.projectedSeconds,
+      appendCpuMicros: (result.appendCpuSeconds / result.commands) * 1e6,
+      projectedCpuMicros: (result.projectedCpuSeconds / result.commands) * 1e6,
+      appendCpuShare: result.appendCpuSeconds / result.appendSeconds,
       lagMs: result.lagMs,
       lagEvents: result.lagEvents,
       reads: runner.latencies,

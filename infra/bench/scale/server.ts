@@ -17,6 +17,8 @@ export interface ServerUnderTest {
   /** Resident set size of the service process alone (PostgreSQL runs in its own processes). */
   rssBytes(): number;
   peakRssBytes(): number;
+  /** CPU time (user + system) the service process has used so far. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     pid: child.pid!,
     rssBytes: () => statusKb(child.pid!, 'VmRSS') * 1024,
     peakRssBytes: () => statusKb(child.pid!, 'VmHWM') * 1024,
+    cpuSeconds: () => cpuSeconds(child.pid!),
     async stop() {
       child.kill('SIGTERM');
       const code = await exited;
@@ -106,6 +109,18 @@ function statusKb(pid: number, field: string): number {
     return line ? Number(line.split(/\s+/)[1]) : 0;
   } catch {
     return 0; // not Linux, or the process is gone
+  }
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux architecture we run on
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15; the command name before them may hold spaces). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN; // not Linux, or the process is gone
   }
 }
 

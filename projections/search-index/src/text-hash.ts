@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Content address of a searchable text: vectors are stored and found by it. */
 export function textHash(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 32);
+  return hash('sha256', text, 'base64url').slice(0, 32);
 }
