@@ -1,6 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openAiEmbeddingProvider } from './openai';
+import { EMBEDDED_CHARS } from './port';
 
 /** The OpenAI-compatible provider against a tiny local fake `/v1/embeddings`. */
 describe('openAiEmbeddingProvider', () => {
@@ -44,6 +45,12 @@ describe('openAiEmbeddingProvider', () => {
     expect(requests.every((r) => r.auth === 'Bearer sk-test')).toBe(true);
     const expected = (n: number) => [n / Math.hypot(n, 1), 1 / Math.hypot(n, 1), 0];
     vectors.forEach((v, i) => expected([1, 3, 2][i]!).forEach((x, j) => expect(v[j]).toBeCloseTo(x, 5)));
+  });
+
+  it('sends a long text by its first EMBEDDED_CHARS characters (endpoints limit their input)', async () => {
+    requests.length = 0;
+    await openAiEmbeddingProvider({ url, model: 'm' }).embed(['y'.repeat(70_000), 'short']);
+    expect(requests[0]!.body.input).toEqual(['y'.repeat(EMBEDDED_CHARS), 'short']);
   });
 
   it('accepts the full endpoint URL too, and reports a failing endpoint with its status', async () => {

@@ -1,4 +1,4 @@
-import { type EmbeddingProvider, inBatches, normalize } from './port';
+import { type EmbeddingProvider, embeddedPart, inBatches, normalize } from './port';
 
 export interface OpenAiEmbeddingsOptions {
   /** Base URL of an OpenAI-compatible API, e.g. `http://localhost:11434/v1` (`/embeddings` is appended) or the full `.../v1/embeddings`. */
@@ -23,7 +23,7 @@ export function openAiEmbeddingProvider(options: OpenAiEmbeddingsOptions): Embed
         const response = await doFetch(endpoint, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-          body: JSON.stringify({ model: options.model, input: batch }),
+          body: JSON.stringify({ model: options.model, input: batch.map(embeddedPart) }),
         });
         if (!response.ok) throw new Error(`embeddings endpoint ${endpoint} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
         const body = (await response.json()) as { data?: { index?: number; embedding?: number[] }[] };

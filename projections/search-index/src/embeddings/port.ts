@@ -14,6 +14,21 @@ export interface EmbeddingProvider {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
+/**
+ * Texts are embedded by their first 2,000 characters (~500 tokens), enough for a dialog turn
+ * (LoCoMo's longest is 454). A 64 KiB mention would otherwise hold USE lite's worker for
+ * seconds (its cost grows with the text), or exceed an endpoint's input limit: the batch would
+ * fail, and the projector retries a failed batch until it succeeds.
+ */
+export const EMBEDDED_CHARS = 2000;
+
+/** The part of `text` that is embedded (never ending inside a surrogate pair). */
+export function embeddedPart(text: string): string {
+  if (text.length <= EMBEDDED_CHARS) return text;
+  const last = text.charCodeAt(EMBEDDED_CHARS - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? EMBEDDED_CHARS - 1 : EMBEDDED_CHARS);
+}
+
 /** Scales to unit length (cosine = dot product); a zero vector stays zero. */
 export function normalize(vector: ArrayLike<number>): Float32Array {
   let norm = 0;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { type EmbeddingProvider, inBatches, normalize } from './port';
+import { type EmbeddingProvider, embeddedPart, inBatches, normalize } from './port';
 
 type Reply = { id: number; vectors: number[][] } | { id: number; error: string };
 
@@ -66,7 +66,7 @@ export function workerEmbeddingProvider({ model, cosineFloor, dimension, prepare
     dimension,
     async embed(texts) {
       if (texts.length === 0) return [];
-      return inBatches(texts, batch, async (part) => (await embedBatch(part)).map(normalize));
+      return inBatches(texts.map(embeddedPart), batch, async (part) => (await embedBatch(part)).map(normalize));
     },
   };
 }
