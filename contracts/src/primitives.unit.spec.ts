@@ -53,6 +53,15 @@ describe('instant', () => {
     ['garbage', 'yesterday'],
     ['empty', ''],
     ['epoch millis as string', '1714555800000'],
+    ['a dot without fraction digits', '2024-05-01T09:30:00.Z'],
+    ['offset minutes cut short', '2024-05-01T09:30:00+02:0'],
+    ['offset minutes too long', '2024-05-01T09:30:00+02:000'],
+    ['text after Z', '2024-05-01T09:30:00Zx'],
+    ['text after the offset', '2024-05-01T09:30:00+02:00Z'],
+    ['non-ASCII digits', '٢٠٢٤-05-01T09:30:00Z'],
+    ['a letter in the minutes', '2024-05-01T09:3a:00Z'],
+    ['a sign in the year', '-024-05-01T09:30:00Z'],
+    ['a slash for a dash', '2024/05-01T09:30:00Z'],
   ])('rejects %s', (_label, input) => {
     expect(instant.safeParse(input).success).toBe(false);
   });
