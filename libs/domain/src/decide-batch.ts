@@ -40,7 +40,7 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
       const decision = decide(command, { memoryId, recordedAt, state });
       const meta: EventMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
       for (const event of decision.events) {
-        const stamped = { ...event, meta } as MemoryEvent;
+        const stamped = { type: event.type, data: event.data, meta } as MemoryEvent;
         evolve(state, stamped);
         events.push(stamped);
       }

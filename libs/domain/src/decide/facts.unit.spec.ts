@@ -389,6 +389,30 @@ describe('UPSERT_EDGE', () => {
       expect(results[0]!.ids).toEqual({ factId: 'f31', supersededFactIds: ['f30'] });
     });
 
+    it('supersedes every open fact that holds at t, in factId order, across merged members', () => {
+      // Asserted while works_at was still `many`, so several hold at once when it becomes `one`.
+      const s = given([
+        ...people,
+        entity('gamma', 'Gamma', { recordedAt: at('MON') }),
+        entity('delta', 'Delta', { recordedAt: at('MON') }),
+        entity('alice2', 'Ally', { recordedAt: at('MON') }),
+        edge('alice', 'works_at', 'acme', { factId: 'f-m', validFrom: at('MON'), recordedAt: at('MON') }),
+        edge('alice', 'works_at', 'gamma', { factId: 'f-z', validFrom: at('MON'), recordedAt: at('MON') }),
+        edge('alice2', 'works_at', 'delta', { factId: 'f-a', validFrom: at('MON'), recordedAt: at('MON') }),
+        edge('alice2', 'works_at', 'beta', { factId: 'f-same', validFrom: at('MON'), recordedAt: at('MON') }),
+        merge('alice2', 'alice', at('TUE')),
+        relation('works_at', 'one', at('TUE')),
+      ]);
+      const { events, results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-new', validFrom: at('WED'), recordedAt: at('THU') }));
+      expect(bare(events).map((e) => [e.type, e.data.factId])).toEqual([
+        ['FactAsserted', 'f-new'],
+        ['FactSuperseded', 'f-a'],
+        ['FactSuperseded', 'f-m'],
+        ['FactSuperseded', 'f-z'],
+      ]);
+      expect(results[0]!.ids).toEqual({ factId: 'f-new', supersededFactIds: ['f-a', 'f-m', 'f-z'] });
+    });
+
     it('supersedes the facts of a merged alias of the subject', () => {
       const s = build();
       s.when([entity('alice2', 'Ally', { recordedAt: at('TUE') }), merge('alice2', 'alice', at('TUE'))]);
