@@ -1,7 +1,7 @@
 import type { Command } from './commands';
 import { decide } from './decide';
 import { DomainError } from './errors';
-import type { EventMeta, MemoryEvent } from './events';
+import type { DomainEvent, EventMeta, MemoryEvent } from './events';
 import { evolve } from './evolve';
 import type { MemoryState } from './state';
 import { type Instant, maxInstant } from './time';
@@ -28,31 +28,46 @@ export interface BatchDecision {
  */
 export function decideBatch(memoryId: string, state: MemoryState, commands: readonly Command[], now: Instant): BatchDecision {
   const events: MemoryEvent[] = [];
-  // An `unchanged` command writes nothing (SPEC §3.1), so only this batch remembers it.
-  const inBatch = new Map<string, CommandResult>();
   let latest = state.latestRecordedAt;
   const results = commands.map((command, index): CommandResult => {
-    const original = state.outcomes.get(command.commandId) ?? inBatch.get(command.commandId);
+    // Every accepted command evolves the state, so earlier commands of this batch are here too.
+    const original = state.outcomes.get(command.commandId);
     if (original) return { commandId: command.commandId, status: 'duplicate', recordedAt: original.recordedAt, ids: structuredClone(original.ids) };
     const recordedAt = resolveRecordedAt(latest, command, now, index);
     latest = recordedAt;
     try {
       const decision = decide(command, { memoryId, recordedAt, state });
       const meta: EventMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
-      for (const event of decision.events) {
+      const applied = decision.events.length > 0;
+      for (const event of applied ? decision.events : [unchangedEvent(command, decision.ids)]) {
         const stamped = { type: event.type, data: event.data, meta } as MemoryEvent;
         evolve(state, stamped);
         events.push(stamped);
       }
-      const result: CommandResult = { commandId: command.commandId, status: decision.events.length > 0 ? 'applied' : 'unchanged', recordedAt, ids: decision.ids };
-      inBatch.set(command.commandId, result);
-      return result;
+      return { commandId: command.commandId, status: applied ? 'applied' : 'unchanged', recordedAt, ids: decision.ids };
     } catch (error) {
       throw error instanceof DomainError ? error.at(index) : error;
     }
   });
   return { events, results };
 }
+
+/**
+ * The log's record of an `unchanged` command: the command with the ids it resolved to (an
+ * import into another memory must not derive them again), `op` first and the other keys
+ * sorted, so export -> import -> export gives the same bytes.
+ */
+function unchangedEvent(command: Command, ids: Record<string, string | string[]>): DomainEvent {
+  const resolved: Record<string, unknown> = { ...command, ...ids };
+  const keys = Object.keys(resolved)
+    .filter((key) => !ENVELOPE_KEYS.has(key) && key !== 'op')
+    .sort();
+  const body: Record<string, unknown> = { op: command.op };
+  for (const key of keys) body[key] = resolved[key];
+  return { type: 'CommandUnchanged', data: { command: body, ids } };
+}
+
+const ENVELOPE_KEYS = new Set(['commandId', 'recordedAt', 'actor', 'reason']);
 
 /** SPEC §2: the client's recordedAt, never before the latest; else max(now, latest). */
 function resolveRecordedAt(latest: Instant | null, command: Command, now: Instant, index: number): Instant {

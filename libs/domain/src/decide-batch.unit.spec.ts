@@ -3,7 +3,8 @@ import { DomainError } from './errors';
 import { fold } from './evolve';
 import { factsAt } from './cut';
 import { initialState } from './state';
-import { MEMORY, at, edge, entity, given, mention, relation } from './testing/given';
+import type { Command } from './commands';
+import { MEMORY, at, bare, edge, entity, given, mention, relation } from './testing/given';
 
 describe('decideBatch', () => {
   describe('idempotency (commandId)', () => {
@@ -156,21 +157,38 @@ describe('decideBatch', () => {
    * so across batches its commandId and recordedAt are not known; within its own
    * batch they are (a repeated commandId is a duplicate, record time stays monotone).
    */
-  describe('unchanged commands write nothing', () => {
-    it('resending the commandId of an unchanged command is unchanged again, and writes nothing', () => {
+  describe('unchanged commands write no version, and the log remembers them', () => {
+    it('records the command as it resolved (default ids filled in), op first and the other keys sorted', () => {
+      const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
+      const { events } = s.when({ op: 'UPSERT_ENTITY', name: 'Alice', types: [], entityId: 'alice', commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1' });
+      expect(bare(events)).toEqual([{ type: 'CommandUnchanged', data: { command: { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', types: [] }, ids: { entityId: 'alice' } } }]);
+      expect(Object.keys((bare(events)[0]!.data as { command: object }).command)).toEqual(['op', 'entityId', 'name', 'types']);
+      expect(events[0]!.meta).toEqual({ commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1', reason: null });
+    });
+
+    it('resending the commandId of an unchanged command is a duplicate with the original result, and writes nothing', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
       const original = s.when(entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }));
       expect(original.results[0]).toEqual({ commandId: 'k-same', status: 'unchanged', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
       const resent = s.when(entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('WED') }));
       expect(resent.events).toEqual([]);
-      expect(resent.results[0]).toEqual({ commandId: 'k-same', status: 'unchanged', recordedAt: at('WED'), ids: { entityId: 'alice' } });
+      expect(resent.results[0]).toEqual({ commandId: 'k-same', status: 'duplicate', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
+      // and after a restart (the state folded from the log)
+      expect(decideBatch(MEMORY, fold(s.log), [entity('alice', 'Alice', { commandId: 'k-same' }) as Command], at('SUN')).results[0]).toMatchObject({ status: 'duplicate', recordedAt: at('TUE') });
     });
 
     it('a commandId first used by an unchanged command in a batch is a duplicate when repeated in it', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
       const { events, results } = s.when([entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }), entity('bob', 'Bob', { commandId: 'k-same', recordedAt: at('TUE') })]);
-      expect(events).toEqual([]);
+      expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']);
       expect(results.map((r) => r.status)).toEqual(['unchanged', 'duplicate']);
+    });
+
+    it("an unchanged command's recordedAt is the memory's latest: an earlier one is then RECORD_TIME_REGRESSION", () => {
+      const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
+      s.when(entity('alice', 'Alice', { recordedAt: at('FRI') }));
+      expect(s.rejects(entity('bob', 'Bob', { recordedAt: at('WED') }))).toMatchObject({ code: 'RECORD_TIME_REGRESSION' });
+      expect(fold(s.log).latestRecordedAt).toBe(at('FRI'));
     });
 
     it('within a batch, a recordedAt earlier than an unchanged command is RECORD_TIME_REGRESSION', () => {

@@ -85,6 +85,18 @@ export interface MentionRecorded {
   data: { mentionId: string; docId: string; text: string; speaker: string | null; occurredAt: Instant | null };
 }
 
+/**
+ * A command accepted without changing anything (status `unchanged`, SPEC §3.1: no new version).
+ * The log still keeps it, so its commandId and result are remembered (a resend is a
+ * `duplicate`), its recordedAt is the memory's latest (record time stays monotone), and export
+ * lists it like every accepted command. `command` is the command as it resolved (default ids
+ * filled in), without the envelope, which is the event's meta.
+ */
+export interface CommandUnchanged {
+  type: 'CommandUnchanged';
+  data: { command: Record<string, unknown>; ids: Record<string, string | string[]> };
+}
+
 export type DomainEvent =
   | EntityRegistered
   | EntityAliasesAdded
@@ -97,7 +109,8 @@ export type DomainEvent =
   | EventRecorded
   | EventsLinked
   | EpisodeRecorded
-  | MentionRecorded;
+  | MentionRecorded
+  | CommandUnchanged;
 
 export type DomainEventType = DomainEvent['type'];
 

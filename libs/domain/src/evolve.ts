@@ -133,6 +133,8 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
     case 'MentionRecorded':
       state.mentions.set(event.data.mentionId, { ...event.data, recordedFrom: at });
       return;
+    case 'CommandUnchanged':
+      return; // only its outcome and record time count (see evolve)
   }
 }
 
@@ -192,5 +194,7 @@ export function idsOf(event: DomainEvent, current: Record<string, string | strin
       return { episodeId: event.data.episodeId };
     case 'MentionRecorded':
       return { mentionId: event.data.mentionId };
+    case 'CommandUnchanged':
+      return event.data.ids;
   }
 }

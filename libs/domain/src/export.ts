@@ -56,6 +56,8 @@ function commandOf(event: MemoryEvent, state: MemoryState): Command {
       const d = event.data;
       return { op: 'UPSERT_EPISODE', episodeId: d.episodeId, title: d.title, window: d.window, events: d.events, ...envelope };
     }
+    case 'CommandUnchanged':
+      return { ...event.data.command, ...envelope } as unknown as Command;
     case 'MentionRecorded': {
       const d = event.data;
       return {

@@ -101,8 +101,16 @@ describe('HTTP contract', () => {
     expect(again.body.results[0]).toEqual({ ...first.body.results[0], status: 'duplicate' });
     expect(again.body.position).toBe(first.body.position);
     expect(await logLength('idem')).toBe(1);
-    const same = await t.commands('idem', [{ op: 'UPSERT_ENTITY', commandId: 'c-2', entityId: 'dora', name: 'Dora' }]);
-    expect(same.body.results[0].status).toBe('unchanged');
+    const same = await t.commands('idem', [{ op: 'UPSERT_ENTITY', commandId: 'c-2', entityId: 'dora', name: 'Dora', recordedAt: T2 }]);
+    expect(same.body.results[0]).toMatchObject({ status: 'unchanged', recordedAt: T2 });
+    // An unchanged command is accepted too: remembered (a resend is a duplicate), exported, and
+    // its recordedAt is the memory's latest (an earlier one is a regression).
+    const resent = await t.commands('idem', [{ op: 'UPSERT_ENTITY', commandId: 'c-2', entityId: 'dora', name: 'Dora' }]);
+    expect(resent.body.results[0]).toEqual({ ...same.body.results[0], status: 'duplicate' });
+    expect(await logLength('idem')).toBe(2);
+    const earlier = await t.commands('idem', [{ op: 'UPSERT_ENTITY', entityId: 'eve', name: 'Eve', recordedAt: T1 }]);
+    expect(earlier.status).toBe(409);
+    expect(earlier.body.error.code).toBe('RECORD_TIME_REGRESSION');
   });
 
   it('reads an entity with its aliases and merges at a record time', async () => {
