@@ -70,6 +70,11 @@ export interface EventStore {
   readByTag(tag: string): Promise<StoredEvent[]>;
   /** Highest position a reader may safely have seen. */
   headPosition(): Promise<number>;
+  /**
+   * Highest position handed out so far, committed or still in flight: no event has a higher one.
+   * Ahead of headPosition while an older transaction is open (the safe head waits for it).
+   */
+  highestPosition(): Promise<number>;
   /** Catch-up from `fromPosition` (exclusive), then live, in position order, each event once. */
   subscribe(options: SubscribeOptions): Observable<StoredEvent>;
   close(): Promise<void>;

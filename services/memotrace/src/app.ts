@@ -59,8 +59,9 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     access,
   });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
-  metrics.trackProjectionLag('read-models', async () => (await database.store.headPosition()) - projector.position());
-  if (openSearchProjector) metrics.trackProjectionLag('search-opensearch', async () => (await database.store.headPosition()) - openSearchProjector.position());
+  // The highest position, not the safe head: a long transaction holding the safe head back is lag too.
+  metrics.trackProjectionLag('read-models', async () => (await database.store.highestPosition()) - projector.position());
+  if (openSearchProjector) metrics.trackProjectionLag('search-opensearch', async () => (await database.store.highestPosition()) - openSearchProjector.position());
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   const rebuild = new RebuildJob(database.url);
   registerAdminRoutes(app, rebuild);

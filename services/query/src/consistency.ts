@@ -34,7 +34,7 @@ export class ConsistencyGate {
       return this.projection;
     }
     if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
-    if (minPosition > (await this.store.headPosition())) {
+    if (minPosition > (await this.store.highestPosition())) {
       throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond the log head`, [{ path: 'minPosition', message: 'no such position in the log' }]);
     }
     throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} within ${this.options.minPositionTimeoutMs} ms`);

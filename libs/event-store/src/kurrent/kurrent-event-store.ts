@@ -212,6 +212,11 @@ export class KurrentEventStore implements EventStore {
     return 0;
   }
 
+  /** The server's log has no in-flight appends to wait for: its head is the highest position. */
+  highestPosition(): Promise<number> {
+    return this.headPosition();
+  }
+
   /** subscribeToAll: the server catches up from the position, then goes live, in $all order. */
   subscribe(options: SubscribeOptions): Observable<StoredEvent> {
     return new Observable<StoredEvent>((subscriber) => {

@@ -87,6 +87,14 @@ export class PostgresEventStore implements EventStore {
     return rows[0] ? Number(rows[0].position) : 0;
   }
 
+  async highestPosition(): Promise<number> {
+    // The sequence, not the rows: a reserved position's transaction may not have committed yet.
+    const { rows } = await this.pool.query<{ position: number | string }>(
+      'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS position FROM mt_events_position_seq',
+    );
+    return Number(rows[0]!.position);
+  }
+
   subscribe(options: SubscribeOptions): Observable<StoredEvent> {
     const observable = subscribeToAll(
       {

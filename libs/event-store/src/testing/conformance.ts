@@ -246,6 +246,12 @@ export function describeEventStoreConformance(name: string, factory: EventStoreF
         expect(await eventually(() => store.headPosition(), (head) => head >= result.position)).toBe(result.position);
         expect(await store.readAll({ fromPosition: result.position, maxCount: 10, streamPrefix: `${prefix}-` })).toEqual([]);
       }, TIMEOUT_MS);
+
+      it('highestPosition is at least the last appended position, right after the append', async () => {
+        const result = await store.append(stream('s'), newEvents(2), { expectedRevision: 'no_stream' });
+        expect(await store.highestPosition()).toBeGreaterThanOrEqual(result.position);
+        expect(await store.highestPosition()).toBeGreaterThanOrEqual(await store.headPosition());
+      }, TIMEOUT_MS);
     });
 
     describe('readByTag', () => {
