@@ -242,6 +242,10 @@ class RunningProjector implements Projector {
     const last = batch[batch.length - 1]!.position;
     const { index, count } = this.partition;
     const logged = batch.map(toLoggedEvent).filter((e): e is LoggedMemoryEvent => e !== null && (count === 1 || partitionOf(e.memoryId, count) === index));
+    for (const { projection, types } of this.projections) {
+      const events = projection.prepare ? logged.filter((e) => types.has(e.event.type)) : [];
+      if (events.length > 0) await projection.prepare!(events, this.pool);
+    }
     await inTransaction(this.pool, async (client) => {
       const checkpoints = await lockCheckpoints(client, this.names);
       for (const { projection, types, checkpoint } of this.projections) {

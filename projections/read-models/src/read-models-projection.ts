@@ -1,6 +1,6 @@
 import type { DomainEventType } from '@memotrace/domain';
 import type { LoggedMemoryEvent } from '@memotrace/memory-log';
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { planBatch, versionedKeys } from './batch-plan';
 import { loadHeads, writePlan } from './read-model-writes';
 
@@ -10,6 +10,11 @@ export interface PostgresProjection {
   version: number;
   canHandle: readonly DomainEventType[];
   handle(events: readonly LoggedMemoryEvent[], tx: PoolClient): Promise<void>;
+  /**
+   * Slow work that needs no lock (embedding), run before the transaction: once the transaction
+   * holds a transaction id (its checkpoint row lock), every reader's safe head waits for it.
+   */
+  prepare?(events: readonly LoggedMemoryEvent[], db: Pick<Pool, 'query'>): Promise<void>;
 }
 
 export const READ_MODELS_PROJECTION = 'read-models';

@@ -14,6 +14,7 @@ export interface SearchIndexProjection {
   version: number;
   canHandle: readonly DomainEventType[];
   handle(events: readonly LoggedMemoryEvent[], tx: PoolClient): Promise<void>;
+  prepare(events: readonly LoggedMemoryEvent[], db: Pick<PoolClient, 'query'>): Promise<void>;
 }
 
 export interface IndexedText {
@@ -38,13 +39,15 @@ export function searchIndexProjection(provider: EmbeddingProvider): SearchIndexP
     name: SEARCH_INDEX_PROJECTION,
     version: 1,
     canHandle: ['MentionRecorded', 'EventRecorded', 'EpisodeRecorded', 'FactAsserted'],
+    // Embeds before the projector's transaction (the provider is cached: `handle` then finds the
+    // vectors in memory), so a long embedding never holds back the log's safe head.
+    async prepare(events, db) {
+      await embedFresh(provider, await searchableTexts(events, db), db);
+    },
     async handle(events, tx) {
       const texts = await searchableTexts(events, tx);
       if (texts.length === 0) return;
-      const hashes = texts.map((t) => textHash(t.text));
-      const stored = await storedHashes(tx, provider.model, hashes);
-      const fresh = [...new Map(texts.map((t, i) => [hashes[i]!, t.text] as const)).entries()].filter(([hash]) => !stored.has(hash));
-      const vectors = await provider.embed(fresh.map(([, text]) => text));
+      const { hashes, fresh, vectors } = await embedFresh(provider, texts, tx);
       for (let i = 0; i < fresh.length; i += 200) {
         await storeVectors(tx, provider.model, fresh.slice(i, i + 200).map(([hash], j) => ({ hash, vector: vectors[i + j]! })));
       }
@@ -55,6 +58,15 @@ export function searchIndexProjection(provider: EmbeddingProvider): SearchIndexP
       );
     },
   };
+}
+
+/** The texts not stored yet for the provider's model, with their vectors. */
+async function embedFresh(provider: EmbeddingProvider, texts: readonly IndexedText[], db: Pick<PoolClient, 'query'>) {
+  const hashes = texts.map((t) => textHash(t.text));
+  const stored = await storedHashes(db, provider.model, hashes);
+  const fresh = [...new Map(texts.map((t, i) => [hashes[i]!, t.text] as const)).entries()].filter(([hash]) => !stored.has(hash));
+  const vectors = await provider.embed(fresh.map(([, text]) => text));
+  return { hashes, fresh, vectors };
 }
 
 /** The texts a batch makes searchable, as the search renders them. */
