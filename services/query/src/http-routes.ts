@@ -3,6 +3,7 @@ import {
   entityParams,
   entityQuery,
   eventsQuery,
+  auditQuery,
   exportQuery,
   factParams,
   factsQuery,
@@ -52,6 +53,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
 
   app.get('/v1/memories/:memoryId/facts/:factId/audit', async (request) => {
     const { memoryId, factId } = parseInput(factParams, request.params, 'path');
+    parseInput(auditQuery, request.query, 'query');
     const stored = await store.readByTag(factTag(memoryId, factId));
     if (stored.length === 0) throw unknownFact(factId);
     const events = stored.map((e) => ({ position: e.position, type: e.type, ...auditMeta(e.metadata), data: e.data }));
