@@ -34,8 +34,12 @@ export function deriveEpisodeId(memoryId: string, title: string, from: string): 
   return digest('epi_', [memoryId, title, from]);
 }
 
-export function deriveMentionId(memoryId: string, docId: string, text: string, occurredAt: string | null): string {
-  return digest('men_', [memoryId, docId, text, occurredAt ?? '']);
+/**
+ * The speaker counts (when there is one): "ok" said by each side of a dialog is two mentions, not
+ * one mention recorded twice with different speakers (a conflict). Speakerless ids are as before.
+ */
+export function deriveMentionId(memoryId: string, docId: string, text: string, occurredAt: string | null, speaker: string | null = null): string {
+  return digest('men_', speaker === null ? [memoryId, docId, text, occurredAt ?? ''] : [memoryId, docId, text, occurredAt ?? '', speaker]);
 }
 
 /** Event ids for the log: a UUID-shaped digest of the command and the event's index in it. */

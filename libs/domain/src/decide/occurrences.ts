@@ -53,8 +53,9 @@ export function decideUpsertEpisode(command: UpsertEpisode, { memoryId, state }:
 /** Mentions are surface evidence: immutable once recorded. */
 export function decideRecordMention(command: RecordMention, { memoryId, state }: DecideContext): Decision {
   const occurredAt = command.occurredAt ?? null;
-  const mentionId = command.mentionId ?? deriveMentionId(memoryId, command.docId, command.text, occurredAt);
-  const data = { mentionId, docId: command.docId, text: command.text, speaker: command.speaker ?? null, occurredAt };
+  const speaker = command.speaker ?? null;
+  const mentionId = command.mentionId ?? deriveMentionId(memoryId, command.docId, command.text, occurredAt, speaker);
+  const data = { mentionId, docId: command.docId, text: command.text, speaker, occurredAt };
   const existing = state.mentions.get(mentionId);
   if (existing) {
     const same = existing.docId === data.docId && existing.text === data.text && existing.speaker === data.speaker && existing.occurredAt === data.occurredAt;

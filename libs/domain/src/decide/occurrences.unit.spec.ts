@@ -252,8 +252,10 @@ describe('RECORD_MENTION', () => {
     expect(results[0]).toMatchObject({ status: 'applied', ids: { mentionId } });
   });
 
-  it('the derived id depends on docId, text and occurredAt', () => {
+  it('the derived id depends on docId, text, occurredAt and speaker', () => {
     const base = deriveMentionId(MEMORY, 'd', 't', null);
+    expect(deriveMentionId(MEMORY, 'd', 't', null, 'user')).not.toBe(base);
+    expect(deriveMentionId(MEMORY, 'd', 't', null, 'user')).not.toBe(deriveMentionId(MEMORY, 'd', 't', null, 'assistant'));
     expect(deriveMentionId(MEMORY, 'd', 't', at('MON'))).not.toBe(base);
     expect(deriveMentionId(MEMORY, 'd2', 't', null)).not.toBe(base);
     expect(deriveMentionId(MEMORY, 'd', 't2', null)).not.toBe(base);
@@ -269,6 +271,13 @@ describe('RECORD_MENTION', () => {
     expect(mentionsAt(s.at(before(at('TUE')))).map((m) => m.mentionId)).toEqual(['m1']);
     expect(mentionsAt(s.at(at('TUE'))).map((m) => m.mentionId)).toEqual(['m1', 'm2']);
     expect(mentionsAt(s.at(after(at('TUE')))).map((m) => m.mentionId)).toEqual(['m1', 'm2']);
+  });
+
+  it('the same words from each side of a dialog, without ids, are two mentions', () => {
+    const s = given();
+    const { results } = s.when([mention('d', 'ok', { speaker: 'user', recordedAt: at('MON') }), mention('d', 'ok', { speaker: 'assistant', recordedAt: at('MON') })]);
+    expect(results.map((r) => r.status)).toEqual(['applied', 'applied']);
+    expect(mentionsAt(s.state).map((m) => m.speaker)).toEqual(expect.arrayContaining(['user', 'assistant']));
   });
 
   it('the same content again is unchanged', () => {
