@@ -19,8 +19,8 @@ export interface PostgresProjection {
 
 export const READ_MODELS_PROJECTION = 'read-models';
 
-/** Every domain event type (the read models fold them all, as `evolve` does). */
-const ALL_TYPES: readonly DomainEventType[] = [
+/** Every domain event type that changes what a query answers (not CommandUnchanged: it changes nothing). */
+const ANSWER_CHANGING_TYPES: readonly DomainEventType[] = [
   'EntityRegistered',
   'EntityAliasesAdded',
   'EntitiesMerged',
@@ -60,7 +60,7 @@ const statistics = new StatisticsAfterGrowth();
 export const readModelsProjection: PostgresProjection = {
   name: READ_MODELS_PROJECTION,
   version: 1,
-  canHandle: ALL_TYPES,
+  canHandle: ANSWER_CHANGING_TYPES,
   async handle(events, tx) {
     if (events.length === 0) return;
     const heads = await loadHeads(tx, versionedKeys(events));
