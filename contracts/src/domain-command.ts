@@ -25,10 +25,11 @@ function dropUndefined<T>(value: T): T {
 
 /**
  * A validated wire command as a domain `Command`: the client's `commandId` if it
- * gave one, else `assignedCommandId` (the edge assigns one); absent fields stay absent.
+ * gave one, else `newCommandId()` (the edge assigns one; called only then, as drawing
+ * or deriving one costs); absent fields stay absent.
  */
-export function toDomainCommand(wire: WireCommand, assignedCommandId: string): Command {
-  const command: Command = { ...wire, commandId: wire.commandId ?? assignedCommandId };
+export function toDomainCommand(wire: WireCommand, newCommandId: () => string): Command {
+  const command: Command = { ...wire, commandId: wire.commandId ?? newCommandId() };
   return holdsUndefined(command) ? dropUndefined(command) : command;
 }
 
@@ -41,5 +42,5 @@ export type ParsedCommands = { ok: true; commands: Command[] } | { ok: false; er
 export function parseCommandsRequest(body: unknown, newCommandId: () => string): ParsedCommands {
   const parsed = commandsRequest.safeParse(body);
   if (!parsed.success) return { ok: false, error: invalidRequest(parsed.error, 'invalid commands request') };
-  return { ok: true, commands: parsed.data.commands.map((c) => toDomainCommand(c, c.commandId ?? newCommandId())) };
+  return { ok: true, commands: parsed.data.commands.map((c) => toDomainCommand(c, newCommandId)) };
 }

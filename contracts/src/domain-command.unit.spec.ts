@@ -2,7 +2,7 @@ import type { Command } from '@memotrace/domain';
 import { wireCommand } from './commands';
 import { parseCommandsRequest, toDomainCommand } from './domain-command';
 
-const toDomain = (input: unknown, assigned = 'gen-1'): Command => toDomainCommand(wireCommand.parse(input), assigned);
+const toDomain = (input: unknown, assigned = 'gen-1'): Command => toDomainCommand(wireCommand.parse(input), () => assigned);
 
 describe('toDomainCommand', () => {
   it('assigns the edge commandId when the client gave none, and keeps the client one otherwise', () => {
@@ -39,7 +39,7 @@ describe('toDomainCommand', () => {
   it('drops undefined fields, including nested ones', () => {
     const out = toDomainCommand(
       { op: 'UPSERT_EVENT', summary: 's', includesFacts: [], timeSpan: { from: '2024-05-01T09:30:00.000Z', to: undefined }, eventId: undefined },
-      'c',
+      () => 'c',
     );
     expect(out).toStrictEqual({ op: 'UPSERT_EVENT', summary: 's', includesFacts: [], timeSpan: { from: '2024-05-01T09:30:00.000Z' }, commandId: 'c' });
   });

@@ -56,9 +56,9 @@ function readInstantShape(s: string): { fracDigits: number; offsetAt: number } |
     if (offsetAt === 20) return null;
   }
   const sign = s.charCodeAt(offsetAt);
-  if (sign === Z && s.length === offsetAt + 1) return { fracDigits: Math.max(0, offsetAt - 20), offsetAt };
-  const offsetShaped = (sign === PLUS || sign === MINUS) && s.length === offsetAt + 6 && s.charCodeAt(offsetAt + 3) === COLON;
-  if (!offsetShaped || digitsAt(s, offsetAt + 1, 2) < 0 || digitsAt(s, offsetAt + 4, 2) < 0) return null;
+  const utc = sign === Z && s.length === offsetAt + 1;
+  const offset = (sign === PLUS || sign === MINUS) && s.length === offsetAt + 6 && s.charCodeAt(offsetAt + 3) === COLON;
+  if (!utc && !(offset && digitsAt(s, offsetAt + 1, 2) >= 0 && digitsAt(s, offsetAt + 4, 2) >= 0)) return null;
   return { fracDigits: Math.max(0, offsetAt - 20), offsetAt };
 }
 

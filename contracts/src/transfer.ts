@@ -16,6 +16,11 @@ export const importLine = wireCommand.superRefine((c, ctx) => {
   if (c.recordedAt === undefined) ctx.addIssue({ code: 'custom', message: 'is required in an import line', path: ['recordedAt'] });
 });
 
+/** importLine requires a commandId, so an import never assigns one. */
+const missingCommandId = (): never => {
+  throw new Error('an import line without a commandId passed validation');
+};
+
 /** `POST /v1/memories/{memoryId}/import` response. */
 export const importResponse = z.strictObject({
   position: z.number().int().nonnegative(),
@@ -52,7 +57,7 @@ export function parseImportJsonl(body: string): ImportParseResult {
       for (const d of zodIssuesToDetails(parsed.error)) details.push({ path: d.path ? `${at}.${d.path}` : at, message: d.message });
       return;
     }
-    commands.push(toDomainCommand(parsed.data, parsed.data.commandId!));
+    commands.push(toDomainCommand(parsed.data, missingCommandId));
   });
   if (details.length > MAX_IMPORT_DETAILS) {
     const more = details.length - MAX_IMPORT_DETAILS;

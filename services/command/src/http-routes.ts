@@ -11,7 +11,7 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
     const body = parseInput(commandsRequest, request.body, 'commands');
     // With access control on, the authenticated principal is the actor of every command (issue 6).
     const principal = principalOf(request);
-    const commands = body.commands.map((wire) => toDomainCommand(principal ? { ...wire, actor: principal.id } : wire, wire.commandId ?? `cmd-${randomUUID()}`));
+    const commands = body.commands.map((wire) => toDomainCommand(principal ? { ...wire, actor: principal.id } : wire, () => `cmd-${randomUUID()}`));
     const outcome = await handler.handle(memoryId, commands);
     for (const result of outcome.results) metrics.commands.inc({ status: result.status });
     return { position: outcome.position, results: outcome.results };

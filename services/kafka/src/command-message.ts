@@ -109,7 +109,7 @@ export function readCommandMessage(message: CommandMessage, access: AccessContro
   const parsed = commandsRequest.safeParse(body);
   if (!parsed.success) return refuse('INVALID_REQUEST', 'invalid commands', zodIssuesToDetails(parsed.error));
   const commands = parsed.data.commands.map((wire, index) =>
-    toDomainCommand(principal !== undefined ? { ...wire, actor: principal } : wire, assignedCommandId(message, index)),
+    toDomainCommand(principal !== undefined ? { ...wire, actor: principal } : wire, () => assignedCommandId(message, index)),
   );
   return { ok: true, memoryId, commands, principal };
 }
