@@ -52,4 +52,38 @@ describeWithOpenSearch('openSearchProjection run by the projector (checkpoint in
     expect(await index.find('acme', { kind: 'fact', field: 'itemId', values: ['f1'] })).toEqual(before);
     expect(await visibleAt('2024-05-07T00:00:00.000Z')).toEqual(['fact:f1', 'mention:m1']);
   });
+
+  it('embeds before its transaction: the log\u2019s safe head does not wait for a slow embedding', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((done) => (release = done));
+    let embedding!: () => void;
+    const started = new Promise<void>((done) => (embedding = done));
+    let calls = 0;
+    const slow = {
+      async embed(texts: readonly string[]) {
+        calls += 1;
+        embedding();
+        await released;
+        return texts.map((t) => hashedEmbedding(t));
+      },
+    };
+    const projector = await harness.startProjector({ projections: [openSearchProjection(index, { embedder: slow })] });
+    try {
+      await new MemoryWriter(harness, 'slow').when({ op: 'RECORD_MENTION', mentionId: 'm1', docId: 'chat', text: 'a long turn', recordedAt: '2024-05-06T09:00:00.000Z' });
+      await started; // the projector is now embedding that mention
+      const later = (await new MemoryWriter(harness, 'other').when({ op: 'UPSERT_ENTITY', entityId: 'e', name: 'E', recordedAt: '2024-05-06T09:00:00.000Z' }))!;
+      const deadline = Date.now() + 5_000;
+      while ((await harness.store.headPosition()) < later && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const head = await harness.store.headPosition();
+      release();
+      expect(head).toBe(later);
+      expect(await projector.waitForPosition(later, 20_000)).toBe(true);
+      expect(calls).toBe(1); // handle took the vector prepare made
+      const [mention] = await index.find('slow', { kind: 'mention', field: 'itemId', values: ['m1'] });
+      expect(mention?.vector).toHaveLength(512);
+    } finally {
+      release();
+      await projector.stop();
+    }
+  });
 });

@@ -19,23 +19,59 @@ export const OPENSEARCH_PROJECTION = 'search-opensearch';
  * created it and a fact, event or episode skips events at or below the positions it
  * already holds; re-running a batch (a crash before the checkpoint commit, a rebuild
  * from 0) rewrites the same documents.
+ *
+ * `prepare` embeds the batch's new texts before the projector's transaction and `handle`
+ * takes those vectors: a transaction holding its checkpoint row lock holds back the safe
+ * head of every reader of the log, so embedding inside it stalled the read models. `handle`
+ * folds the batch again from the index (another projector may have written in between).
  */
 export function openSearchProjection(index: OpenSearchItemIndex, options: { embedder?: Embedder; dimension?: number } = {}) {
+  const dimension = options.dimension ?? VECTOR_DIMENSION;
+  let prepared = new Map<string, number[]>();
+  const project = async (events: readonly LoggedMemoryEvent[], embed: (texts: readonly string[]) => Promise<(number[] | undefined)[]>, write: boolean) => {
+    for (const [memoryId, memoryEvents] of byMemory(events)) {
+      const batch = new MemoryBatch(index, memoryId);
+      await batch.load(memoryEvents);
+      for (const e of memoryEvents) batch.apply(e.event, e.position);
+      const changed = await batch.settle(options.embedder ? embed : undefined, dimension);
+      if (write) await index.upsert(changed);
+    }
+  };
   return {
     name: openSearchProjectionName(index.index),
     version: 1,
     canHandle: HANDLED,
+    async prepare(events: readonly LoggedMemoryEvent[], _db?: unknown): Promise<void> {
+      if (!options.embedder) return;
+      const vectors = new Map<string, number[]>();
+      await project(events, async (texts) => {
+        const embedded = await options.embedder!.embed(texts);
+        texts.forEach((text, i) => vectors.set(text, embedded[i]!));
+        return embedded;
+      }, false);
+      prepared = vectors;
+    },
     async handle(events: readonly LoggedMemoryEvent[], _tx?: unknown): Promise<void> {
-      const byMemory = new Map<string, LoggedMemoryEvent[]>();
-      for (const e of events) byMemory.set(e.memoryId, [...(byMemory.get(e.memoryId) ?? []), e]);
-      for (const [memoryId, memoryEvents] of byMemory) {
-        const batch = new MemoryBatch(index, memoryId);
-        await batch.load(memoryEvents);
-        for (const e of memoryEvents) batch.apply(e.event, e.position);
-        await batch.write(options.embedder, options.dimension ?? VECTOR_DIMENSION);
-      }
+      const ready = prepared;
+      prepared = new Map();
+      // Only texts `prepare` did not see (none, unless another projector changed the index) are embedded here.
+      await project(events, async (texts) => {
+        const missing = [...new Set(texts.filter((t) => !ready.has(t)))];
+        if (missing.length > 0) (await options.embedder!.embed(missing)).forEach((vector, i) => ready.set(missing[i]!, vector));
+        return texts.map((t) => ready.get(t));
+      }, true);
     },
   };
+}
+
+function byMemory(events: readonly LoggedMemoryEvent[]): Map<string, LoggedMemoryEvent[]> {
+  const groups = new Map<string, LoggedMemoryEvent[]>();
+  for (const e of events) {
+    const group = groups.get(e.memoryId);
+    if (group) group.push(e);
+    else groups.set(e.memoryId, [e]);
+  }
+  return groups;
 }
 
 const HANDLED: readonly DomainEventType[] = [
@@ -180,8 +216,8 @@ class MemoryBatch {
     }
   }
 
-  /** Recomputes event and episode visibility (SPEC 3.2), embeds new texts, writes every changed document. */
-  async write(embedder: Embedder | undefined, dimension: number): Promise<void> {
+  /** Recomputes event and episode visibility (SPEC 3.2), embeds new texts; returns every changed document. */
+  async settle(embed: ((texts: readonly string[]) => Promise<(number[] | undefined)[]>) | undefined, dimension: number): Promise<SearchDoc[]> {
     const believed = (factId: string): IntervalSet => union(...this.versions('fact', factId).map(own));
     for (const event of this.all('event')) {
       const recorded = (event.includesFacts ?? []).reduce<IntervalSet>((set, factId) => intersect(set, believed(factId)), own(event));
@@ -192,11 +228,11 @@ class MemoryBatch {
 
     const changed = [...this.dirty].map((key) => this.docs.get(key)!);
     const toEmbed = changed.filter((d) => this.fresh.has(d.itemKey) && d.kind !== 'entity' && !d.vector);
-    if (embedder && toEmbed.length > 0) {
-      const vectors = await embedder.embed(toEmbed.map((d) => d.text));
+    if (embed && toEmbed.length > 0) {
+      const vectors = await embed(toEmbed.map((d) => d.text));
       toEmbed.forEach((d, i) => (d.vector = usable(vectors[i], dimension)));
     }
-    await this.index.upsert(changed);
+    return changed;
   }
 
   private keep(docs: readonly SearchDoc[]): void {
