@@ -75,7 +75,16 @@ function flatten(issue: Issue, prefix: readonly PropertyKey[], out: ErrorDetail[
 export function zodIssuesToDetails(error: z.ZodError | { issues: Issue[] }): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const issue of error.issues) flatten(issue, [], out);
-  return out;
+  return capDetails(out);
+}
+
+/** Enough to fix a request; a hostile body (200,000 unknown keys) must not get a 10 MB answer. */
+export const MAX_ERROR_DETAILS = 100;
+
+function capDetails(details: ErrorDetail[]): ErrorDetail[] {
+  if (details.length <= MAX_ERROR_DETAILS) return details;
+  const more = details.length - MAX_ERROR_DETAILS;
+  return [...details.slice(0, MAX_ERROR_DETAILS), { path: '', message: `and ${more} more problem${more === 1 ? '' : 's'} not listed` }];
 }
 
 /** 400 INVALID_REQUEST body for a zod error. */

@@ -63,6 +63,14 @@ describe('zodIssuesToDetails', () => {
     ]);
   });
 
+  it('lists at most 100 problems, then how many more there are', () => {
+    const unknown = Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`k${i}`, i]));
+    const details = detailsOf(commandsRequest, { commands: [{ op: 'ARCHIVE_EDGE', factId: 'f', ...unknown }] });
+    expect(details).toHaveLength(101);
+    expect(details[99]).toEqual({ path: 'commands.0.k99', message: 'unknown field' });
+    expect(details[100]).toEqual({ path: '', message: 'and 150 more problems not listed' });
+  });
+
   it('reports several fields of one command', () => {
     const d = detailsOf(commandsRequest, { commands: [{ op: 'UPSERT_EDGE', src: '', rel: 'r\n', dst: 'x', confidence: 2 }] });
     expect(d.map((x) => x.path).sort()).toEqual(['commands.0.confidence', 'commands.0.rel', 'commands.0.src']);

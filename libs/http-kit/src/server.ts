@@ -1,6 +1,7 @@
 import { DomainError } from '@memotrace/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { type AccessControl, registerAccessControl } from './auth';
 import { registerBodyParsers } from './body-parsers';
 import { HttpError, invalidBody } from './http-error';
@@ -45,6 +46,7 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     routerOptions: { maxParamLength: 600, ignoreTrailingSlash: true },
     // Errors found before routing (a path with a malformed percent-encoding) get the envelope too.
     frameworkErrors: sendError,
+    clientErrorHandler: answerMalformedHttp,
   });
   registerBodyParsers(app);
 
@@ -54,7 +56,7 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   });
   // The contract's shapes are shallow; a deeply nested body is refused before any schema walks it.
   app.addHook('preValidation', async (request) => {
-    if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) throw new HttpError('INVALID_REQUEST', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) throw invalidBody(`request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   });
   // Server-side time of the request so far (routing, handler, serialization): benchmarks read it without network noise.
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -87,6 +89,23 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     app.get('/docs/openapi.json', async () => document);
   }
   return { app, metrics };
+}
+
+/**
+ * A request Node's HTTP parser refused (a bad header line, a wrong Content-Length): there is no
+ * request to route, so the error envelope is written to the socket by hand, then it is closed.
+ */
+function answerMalformedHttp(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'the request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'request headers are too large']
+        : [400, 'Bad Request', 'malformed HTTP request'];
+  const body = JSON.stringify(invalidBody(message).body());
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy(error);
 }
 
 function toErrorResponse(error: FastifyError | Error): { status: number; body: ReturnType<HttpError['body']> } {

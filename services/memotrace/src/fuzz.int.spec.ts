@@ -168,7 +168,7 @@ describe('fuzz: hostile requests to the running service', () => {
     const deep = (levels: number) => `{"commands":[{"op":"UPSERT_ENTITY","entityId":"deep","name":"Deep","x":${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
     for (const levels of [40, 500_000]) {
       const { status, body } = await svc.post(`/v1/memories/${MEMORY}/commands`, deep(levels));
-      expect({ status, code: body.error.code, message: body.error.message }).toEqual({ status: 400, code: 'INVALID_REQUEST', message: 'request body nests deeper than 32 levels' });
+      expect({ status, error: body.error }).toEqual({ status: 400, error: { code: 'INVALID_REQUEST', message: 'request body nests deeper than 32 levels', details: [{ path: '', message: 'request body nests deeper than 32 levels' }] } });
     }
     // Just under the limit the body gets through to the contract, which names the unknown field.
     const shallow = await svc.post(`/v1/memories/${MEMORY}/commands`, deep(28));

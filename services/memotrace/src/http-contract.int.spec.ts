@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { type TestService, startTestService } from './testing/test-service';
 
 /** SPEC §4 through HTTP: every error code, atomic batches, idempotency, edges. */
@@ -93,6 +94,27 @@ describe('HTTP contract', () => {
       const response = await t.get(path);
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.any(String), details: [{ path: '', message: expect.any(String) }] } });
+    }
+  });
+
+  it('answers a request the HTTP parser refuses with the error envelope', async () => {
+    const { host, port } = new URL(t.url);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+        socket.end(request);
+      });
+    for (const request of [
+      'POST /v1/memories/contract/commands HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nthis line has no colon\r\n\r\n',
+    ]) {
+      const answer = await raw(request);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'INVALID_REQUEST', message: 'malformed HTTP request', details: [{ path: '', message: 'malformed HTTP request' }] } });
     }
   });
 
