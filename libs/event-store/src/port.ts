@@ -70,6 +70,8 @@ export interface EventStore {
   readByTag(tag: string): Promise<StoredEvent[]>;
   /** Highest position a reader may safely have seen. */
   headPosition(): Promise<number>;
+  /** Position of the stream's last committed event; 0 for a stream with none. */
+  streamPosition(streamId: string): Promise<number>;
   /**
    * Highest position handed out so far, committed or still in flight: no event has a higher one.
    * Ahead of headPosition while an older transaction is open (the safe head waits for it).

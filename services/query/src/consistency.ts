@@ -1,6 +1,7 @@
 import type { MemoryQueries } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { HttpError } from '@memotrace/http-kit';
+import { memoryStreamId } from '@memotrace/memory-log';
 
 /** How far the read models have got; `waitFor` resolves false on timeout. */
 export interface ProjectionProgress {
@@ -10,7 +11,7 @@ export interface ProjectionProgress {
 export interface ConsistencyOptions {
   /** Bound of a `minPosition` wait (read-your-writes). */
   minPositionTimeoutMs: number;
-  /** Without minPosition, wait this long for the read models to reach the log head. */
+  /** Without minPosition, wait this long for the read models to reach the memory's last event. */
   headWaitMs: number;
 }
 
@@ -27,10 +28,11 @@ export class ConsistencyGate {
     private readonly options: ConsistencyOptions,
   ) {}
 
-  async source(consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
+  async source(memoryId: string, consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
     if (consistency === 'replay') return this.replay;
     if (minPosition === undefined) {
-      await this.progress.waitFor(await this.store.headPosition(), this.options.headWaitMs);
+      // The memory's own last event, not the log head: other memories' backlog does not delay this read.
+      await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.headWaitMs);
       return this.projection;
     }
     if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;

@@ -38,7 +38,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(factsQuery, request.query, 'query');
     const at = now();
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
-    const queries = await gate.source(q.consistency, q.minPosition);
+    const queries = await gate.source(memoryId, q.consistency, q.minPosition);
     const facts = await queries.facts(memoryId, cut, { src: q.src, rel: q.rel, dst: q.dst });
     return { cut, source: q.consistency, facts };
   });
@@ -46,7 +46,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
     const { memoryId, factId } = parseInput(factParams, request.params, 'path');
     const q = parseInput(historyQuery, request.query, 'query');
-    const versions = await (await gate.source('projection')).history(memoryId, factId, q.recordedAt);
+    const versions = await (await gate.source(memoryId, 'projection')).history(memoryId, factId, q.recordedAt);
     if (versions === null) throw unknownFact(factId);
     return { factId, versions };
   });
@@ -63,7 +63,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {
     const { memoryId, entityId } = parseInput(entityParams, request.params, 'path');
     const q = parseInput(entityQuery, request.query, 'query');
-    const entity = await (await gate.source('projection')).entity(memoryId, entityId, q.recordedAt ?? now());
+    const entity = await (await gate.source(memoryId, 'projection')).entity(memoryId, entityId, q.recordedAt ?? now());
     if (entity === null) throw new HttpError('UNKNOWN_ENTITY', `unknown entity ${JSON.stringify(entityId)} at this record time`);
     return entity;
   });
@@ -73,14 +73,14 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(eventsQuery, request.query, 'query');
     // Without validAt, events are not filtered by their time span (SPEC §3.2 "With a validAt").
     const cut = { validAt: q.validAt ?? '*', recordedAt: q.recordedAt ?? now() };
-    const events = await (await gate.source(q.consistency)).events(memoryId, cut);
+    const events = await (await gate.source(memoryId, q.consistency)).events(memoryId, cut);
     return { cut, events };
   });
 
   app.get('/v1/memories/:memoryId/changes', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(changesQuery, request.query, 'query');
-    const changes = await (await gate.source('projection')).changes(memoryId, q.from, q.to);
+    const changes = await (await gate.source(memoryId, 'projection')).changes(memoryId, q.from, q.to);
     return { from: q.from, to: q.to, changes };
   });
 
@@ -88,7 +88,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/verify', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(verifyQuery, request.query, 'query');
-    const [projection, replay] = [await gate.source('projection'), await gate.source('replay')];
+    const [projection, replay] = [await gate.source(memoryId, 'projection'), await gate.source(memoryId, 'replay')];
     return verifyMemory({ projection, replay, store }, memoryId, q.recordedAt ?? now());
   });
 

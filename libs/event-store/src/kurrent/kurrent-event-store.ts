@@ -212,6 +212,18 @@ export class KurrentEventStore implements EventStore {
     return 0;
   }
 
+  async streamPosition(streamId: string): Promise<number> {
+    this.assertOpen();
+    try {
+      for await (const resolved of this.client.readStream(streamId, { fromRevision: END, direction: 'backwards', maxCount: 1, resolveLinkTos: false })) {
+        if (resolved.event) return toPositionNumber(withPosition(resolved).position!);
+      }
+    } catch (error) {
+      if (!isStreamNotFound(error)) throw error;
+    }
+    return 0;
+  }
+
   /** The server's log has no in-flight appends to wait for: its head is the highest position. */
   highestPosition(): Promise<number> {
     return this.headPosition();

@@ -87,6 +87,11 @@ export class PostgresEventStore implements EventStore {
     return rows[0] ? Number(rows[0].position) : 0;
   }
 
+  async streamPosition(streamId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ position: number | string }>('SELECT position FROM mt_events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1', [streamId]);
+    return rows[0] ? Number(rows[0].position) : 0;
+  }
+
   async highestPosition(): Promise<number> {
     // The sequence, not the rows: a reserved position's transaction may not have committed yet.
     const { rows } = await this.pool.query<{ position: number | string }>(

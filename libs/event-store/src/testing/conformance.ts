@@ -247,6 +247,18 @@ export function describeEventStoreConformance(name: string, factory: EventStoreF
         expect(await store.readAll({ fromPosition: result.position, maxCount: 10, streamPrefix: `${prefix}-` })).toEqual([]);
       }, TIMEOUT_MS);
 
+      it('streamPosition is the position of the stream\u2019s last event, 0 for an empty stream', async () => {
+        expect(await store.streamPosition(stream('none'))).toBe(0);
+        await store.append(stream('a'), newEvents(2), { expectedRevision: 'no_stream' });
+        const b = await store.append(stream('b'), newEvents(1), { expectedRevision: 'no_stream' });
+        expect(await store.streamPosition(stream('a'))).toBeLessThan(b.position);
+        const a = await store.append(stream('a'), newEvents(3), { expectedRevision: 1 });
+        expect(await store.streamPosition(stream('a'))).toBe(a.position);
+        expect(await store.streamPosition(stream('b'))).toBe(b.position);
+        const [last] = (await store.readStream(stream('a'), { fromRevision: 4 }));
+        expect(last!.position).toBe(a.position);
+      }, TIMEOUT_MS);
+
       it('highestPosition is at least the last appended position, right after the append', async () => {
         const result = await store.append(stream('s'), newEvents(2), { expectedRevision: 'no_stream' });
         expect(await store.highestPosition()).toBeGreaterThanOrEqual(result.position);
