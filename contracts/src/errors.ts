@@ -81,7 +81,7 @@ export function zodIssuesToDetails(error: z.ZodError | { issues: Issue[] }): Err
 /** Enough to fix a request; a hostile body (200,000 unknown keys) must not get a 10 MB answer. */
 export const MAX_ERROR_DETAILS = 100;
 
-function capDetails(details: ErrorDetail[]): ErrorDetail[] {
+export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
   if (details.length <= MAX_ERROR_DETAILS) return details;
   const more = details.length - MAX_ERROR_DETAILS;
   return [...details.slice(0, MAX_ERROR_DETAILS), { path: '', message: `and ${more} more problem${more === 1 ? '' : 's'} not listed` }];

@@ -31,7 +31,9 @@ export const factsQuery = z.strictObject({
 });
 
 export const historyQuery = z.strictObject({ recordedAt: instant.optional() });
-export const auditQuery = z.strictObject({});
+/** Routes that take no query parameter still refuse unknown ones. */
+const noParameters = z.strictObject({});
+export const auditQuery = noParameters;
 export const entityQuery = z.strictObject({ recordedAt: instant.optional() });
 
 export const eventsQuery = z.strictObject({
@@ -55,7 +57,8 @@ export const searchRequest = z.strictObject({
   tokenBudget: z.number().int().min(0).optional(),
 });
 
-export const exportQuery = z.strictObject({});
+export const exportQuery = noParameters;
+export const importQuery = noParameters;
 
 /** Path parameters. */
 export const memoryParams = z.strictObject({ memoryId });

@@ -70,9 +70,10 @@ export const auditResponse = z.strictObject({ factId: z.string(), events: z.arra
 export const entityResponse = z.strictObject({
   entityId: z.string(),
   name: z.string(),
+  names: z.array(z.string()),
   aliases: z.array(z.string()),
   types: z.array(z.string()),
-  merged: z.array(z.strictObject({ entityId: z.string(), recordedAt: instantOut })),
+  merges: z.array(z.strictObject({ entityId: z.string(), recordedAt: instantOut })),
   recordedFrom: instantOut,
 });
 

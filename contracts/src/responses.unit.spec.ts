@@ -46,9 +46,10 @@ describe('response schemas', () => {
       entityResponse.safeParse({
         entityId: 'alice',
         name: 'Alice',
+        names: ['Alice'],
         aliases: ['Al'],
         types: [],
-        merged: [{ entityId: 'alice-2', recordedAt: '2024-05-01T09:30:00.000Z' }],
+        merges: [{ entityId: 'alice-2', recordedAt: '2024-05-01T09:30:00.000Z' }],
         recordedFrom: '2024-05-01T09:30:00.000Z',
       }).success,
     ).toBe(true);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { wireCommand } from './commands';
 import { toDomainCommand, type DomainCommand } from './domain-command';
-import { zodIssuesToDetails, type ErrorDetail } from './errors';
+import { capDetails, zodIssuesToDetails, type ErrorDetail } from './errors';
 
 /**
  * Export / import (SPEC §4): the log as JSONL, one accepted command per line in log
@@ -30,9 +30,6 @@ export type ImportResponse = z.output<typeof importResponse>;
 
 export type ImportParseResult = { ok: true; commands: DomainCommand[] } | { ok: false; details: ErrorDetail[] };
 
-/** Details beyond this many are summarised in one final detail. */
-export const MAX_IMPORT_DETAILS = 100;
-
 /**
  * Parses a JSONL import body (an empty body is an empty log). Blank lines are
  * skipped; details name the 1-based line: `line.3.validTo`. Never throws.
@@ -40,7 +37,8 @@ export const MAX_IMPORT_DETAILS = 100;
 export function parseImportJsonl(body: string): ImportParseResult {
   const commands: DomainCommand[] = [];
   const details: ErrorDetail[] = [];
-  const lines = body.split('\n');
+  // A byte order mark (some editors write one) is not part of the first line.
+  const lines = (body.startsWith('\uFEFF') ? body.slice(1) : body).split('\n');
   lines.forEach((raw, index) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
@@ -59,10 +57,7 @@ export function parseImportJsonl(body: string): ImportParseResult {
     }
     commands.push(toDomainCommand(parsed.data, missingCommandId));
   });
-  if (details.length > MAX_IMPORT_DETAILS) {
-    const more = details.length - MAX_IMPORT_DETAILS;
-    return { ok: false, details: [...details.slice(0, MAX_IMPORT_DETAILS), { path: '', message: `${more} more problems` }] };
-  }
+  if (details.length > 0) return { ok: false, details: capDetails(details) };
   return details.length > 0 ? { ok: false, details } : { ok: true, commands };
 }
 

@@ -1,4 +1,5 @@
-import { MAX_IMPORT_DETAILS, parseImportJsonl, toJsonlLine } from './transfer';
+import { MAX_ERROR_DETAILS } from './errors';
+import { parseImportJsonl, toJsonlLine } from './transfer';
 
 const line = (c: Record<string, unknown>) => JSON.stringify(c);
 const base = { commandId: 'c1', recordedAt: '2024-05-01T09:30:00Z' };
@@ -18,6 +19,11 @@ describe('JSONL import', () => {
         { op: 'ARCHIVE_EDGE', factId: 'f1', commandId: 'c2', recordedAt: '2024-05-01T09:30:00.000Z' },
       ],
     });
+  });
+
+  it('ignores a byte order mark before the first line', () => {
+    const body = '\uFEFF' + line({ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', ...base });
+    expect(parseImportJsonl(body)).toStrictEqual({ ok: true, commands: [{ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', commandId: 'c1', recordedAt: '2024-05-01T09:30:00.000Z' }] });
   });
 
   it('treats an empty body as an empty log', () => {
@@ -42,8 +48,8 @@ describe('JSONL import', () => {
     const r = parseImportJsonl(Array(250).fill('x').join('\n'));
     expect(r.ok).toBe(false);
     if (!r.ok) {
-      expect(r.details).toHaveLength(MAX_IMPORT_DETAILS + 1);
-      expect(r.details.at(-1)).toEqual({ path: '', message: '150 more problems' });
+      expect(r.details).toHaveLength(MAX_ERROR_DETAILS + 1);
+      expect(r.details.at(-1)).toEqual({ path: '', message: 'and 150 more problems not listed' });
     }
   });
 

@@ -72,9 +72,11 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
   const entity = state.entities.get(root);
   if (!entity) return null;
   const members = (state.members.get(root) ?? [root]).map((id) => state.entities.get(id)).filter((e) => e !== undefined);
+  const names = new Set<string>([entity.name]);
   const aliases = new Set<string>();
   const types = new Set<string>();
   for (const member of members) {
+    names.add(member.name);
     if (member.entityId !== root) aliases.add(member.name);
     member.aliases.forEach((a) => aliases.add(a.value));
     member.types.forEach((t) => types.add(t.value));
@@ -84,9 +86,10 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
   return {
     entityId: root,
     name: entity.name,
+    names: [...names],
     aliases: [...aliases],
     types: [...types],
-    merged: state.merges.filter((m) => inClass.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
+    merges: state.merges.filter((m) => inClass.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
     recordedFrom: entity.recordedFrom,
   };
 }

@@ -33,10 +33,13 @@ export interface FactFilter {
 export interface EntityView {
   entityId: string;
   name: string;
+  /** Its name, then the names of the entities merged into it (SPEC: "names, aliases and merges"). */
+  names: string[];
+  /** Aliases of every member, and the merged members' names. */
   aliases: string[];
   types: string[];
   /** Entities merged into this one, with the record time of each merge. */
-  merged: { entityId: string; recordedAt: Instant }[];
+  merges: { entityId: string; recordedAt: Instant }[];
   recordedFrom: Instant;
 }
 

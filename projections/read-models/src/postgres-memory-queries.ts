@@ -105,10 +105,12 @@ export class PostgresMemoryQueries implements MemoryQueries {
         [memoryId, members, r],
       );
       // Same accumulation as entityAt: members in merge order, each one's name, then its aliases/types in log order.
+      const names = new Set<string>([rootEntity.name]);
       const aliases = new Set<string>();
       const types = new Set<string>();
       const inClass = members.filter((id) => entities.has(id));
       for (const id of inClass) {
+        names.add(entities.get(id)!.name);
         if (id !== root) aliases.add(entities.get(id)!.name);
         for (const label of labels) {
           if (label.entity_id !== id) continue;
@@ -120,9 +122,10 @@ export class PostgresMemoryQueries implements MemoryQueries {
       return {
         entityId: root,
         name: rootEntity.name,
+        names: [...names],
         aliases: [...aliases],
         types: [...types],
-        merged: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
+        merges: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
         recordedFrom: instantOfEpochMs(rootEntity.recorded_from),
       };
     });

@@ -100,9 +100,10 @@ describe('read models answer exactly what replay answers', () => {
     expect(entity).toEqual({
       entityId: 'alice',
       name: 'Alice',
+      names: ['Alice', 'Alicia', 'Carol'],
       aliases: ['Ali', 'Alicia', 'Ally', 'Carol'],
       types: ['person', 'engineer', 'pilot'],
-      merged: [
+      merges: [
         { entityId: 'alicia', recordedAt: at('WED') },
         { entityId: 'carol', recordedAt: at('THU') },
       ],

@@ -1,4 +1,4 @@
-import { commandsRequest, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
+import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
 import { HttpError, type ServiceMetrics, parseInput, principalOf } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -19,10 +19,12 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
 
   app.post('/v1/memories/:memoryId/import', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    parseInput(importQuery, request.query, 'query');
     if (typeof request.body !== 'string') throw new HttpError('INVALID_REQUEST', 'import body must be JSONL (application/x-ndjson)');
     const parsed = parseImportJsonl(request.body);
     if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
     const outcome = await handler.importLog(memoryId, parsed.commands);
-    return { position: outcome.position, imported: outcome.results.length };
+    // A line repeating an earlier line's commandId is a duplicate: not imported twice.
+    return { position: outcome.position, imported: outcome.results.filter((r) => r.status !== 'duplicate').length };
   });
 }

@@ -151,9 +151,9 @@ describe('HTTP contract', () => {
       { op: 'MERGE_ENTITY', srcId: 'beth', dstId: 'liz', recordedAt: T1 },
     ]);
     const before = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T0}`);
-    expect(before.body).toMatchObject({ entityId: 'beth', name: 'Beth', merged: [] });
+    expect(before.body).toMatchObject({ entityId: 'beth', name: 'Beth', names: ['Beth'], merges: [] });
     const after = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T1}`);
-    expect(after.body).toEqual({ entityId: 'liz', name: 'Elizabeth', aliases: ['Liz', 'Beth'], types: ['person'], merged: [{ entityId: 'beth', recordedAt: T1 }], recordedFrom: T0 });
+    expect(after.body).toEqual({ entityId: 'liz', name: 'Elizabeth', names: ['Elizabeth', 'Beth'], aliases: ['Liz', 'Beth'], types: ['person'], merges: [{ entityId: 'beth', recordedAt: T1 }], recordedFrom: T0 });
     const missing = await t.get(`/v1/memories/ents/entities/liz?recordedAt=2023-01-01T00:00:00Z`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('UNKNOWN_ENTITY');
@@ -199,6 +199,17 @@ describe('HTTP contract', () => {
     }
     const refused = await t.post('/v1/memories/contract-copy/import', exported.text, 'application/x-ndjson');
     expect(refused.status).toBe(409);
+  });
+
+  it('imports: counts a repeated line once, refuses an unknown query parameter', async () => {
+    const first = (await t.get('/v1/memories/contract/export')).text.split('\n')[0]!;
+    const imported = await t.post('/v1/memories/contract-twice/import', `${first}\n${first}\n`, 'application/x-ndjson');
+    expect(imported.body).toEqual({ position: expect.any(Number), imported: 1 });
+    expect(await logLength('contract-twice')).toBe(1);
+    const unknown = await t.post('/v1/memories/contract-other/import?colour=red', `${first}\n`, 'application/x-ndjson');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details).toEqual([expect.objectContaining({ path: 'colour' })]);
+    expect(await logLength('contract-other')).toBe(0);
   });
 
   it('serves health, readiness, metrics, OpenAPI, and a JSON 404', async () => {

@@ -101,9 +101,10 @@ describe('UPSERT_ENTITY', () => {
       expect(entityAt(s.at(at('MON', '09:00')), 'alice')).toEqual({
         entityId: 'alice',
         name: 'Alice',
+        names: ['Alice'],
         aliases: [],
         types: [],
-        merged: [],
+        merges: [],
         recordedFrom: at('MON', '09:00'),
       });
     });
@@ -174,7 +175,7 @@ describe('MERGE_ENTITY', () => {
       expect(ids(factsAt(s.at(r), at('TUE'), { src: 'a1' }))).toEqual(['f-work']);
       expect(ids(factsAt(s.at(r), at('TUE'), { dst: 'acme' }))).toEqual(['f-work']);
       expect(factsAt(s.at(r), at('TUE'), { dst: 'acme2' })).toEqual([expect.objectContaining({ factId: 'f-hq', dst: 'acme2' })]);
-      expect(entityAt(s.at(r), 'a2')).toMatchObject({ entityId: 'a2', name: 'Ally', merged: [] });
+      expect(entityAt(s.at(r), 'a2')).toMatchObject({ entityId: 'a2', name: 'Ally', merges: [] });
     });
 
     it('from the merge on, a src filter naming either id matches the facts of both, shown with dstId', () => {
@@ -201,9 +202,10 @@ describe('MERGE_ENTITY', () => {
       expect(entityAt(s.at(MERGED), 'a2')).toEqual({
         entityId: 'a1',
         name: 'Alice',
+        names: ['Alice', 'Ally'],
         aliases: ['Ally'],
         types: ['person'],
-        merged: [{ entityId: 'a2', recordedAt: MERGED }],
+        merges: [{ entityId: 'a2', recordedAt: MERGED }],
         recordedFrom: at('MON'),
       });
       expect(entityAt(s.at(MERGED), 'a1')).toEqual(entityAt(s.at(MERGED), 'a2'));
