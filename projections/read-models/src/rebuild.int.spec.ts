@@ -134,6 +134,26 @@ describe('bulk-loaded rebuild vs the live projector', () => {
         rows += Number((await harness.db.pool.query(`SELECT count(*) AS n FROM public.${table}`)).rows[0].n);
       }
       expect(rows).toBeGreaterThan(100); // not vacuous
+      // The same keys, indexes and constraints as the tables the migrations made (built in another order).
+      const catalog = async (schema: string) => {
+        const unqualified = <R extends { def: string }>(rows: R[]): R[] => rows.map((r) => ({ ...r, def: r.def.replaceAll(`${schema}.`, '') }));
+        return {
+          indexes: unqualified((await harness.db.pool.query(`SELECT tablename, indexname, indexdef AS def FROM pg_indexes WHERE schemaname = $1 AND tablename LIKE 'rm\\_%' ORDER BY 1, 2`, [schema])).rows),
+          constraints: unqualified(
+            (
+              await harness.db.pool.query(
+                `SELECT c.relname, k.conname, k.contype, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                  WHERE n.nspname = $1 AND c.relname LIKE 'rm\\_%' ORDER BY 1, 2`,
+                [schema],
+              )
+            ).rows,
+          ),
+        };
+      };
+      const [rebuilt, migrated] = [await catalog('public'), await catalog(retired)];
+      expect(rebuilt.indexes.length).toBeGreaterThan(10);
+      expect(rebuilt.constraints.filter((c) => c.contype === 'p').map((c) => c.relname)).toEqual(tables.slice().sort());
+      expect(rebuilt).toEqual(migrated);
       await dropSchema(harness.db.pool, retired);
     } finally {
       projector = await harness.startProjector({ batchSize: 100 });

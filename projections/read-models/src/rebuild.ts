@@ -3,7 +3,7 @@ import type { EventStore } from '@memotrace/event-store';
 import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
-import { applyToPlan, emptyPlan } from './batch-plan';
+import { type BatchPlan, applyToPlan, emptyPlan } from './batch-plan';
 import { bulkLoadPlan } from './bulk-load';
 import { isCheckpointOf } from './partitions';
 import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
@@ -112,16 +112,18 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
       report('building');
     }
     done = total;
-    // ... then COPY it into the tables, which have no secondary index or constraint yet ...
+    const rows = planRows(plan);
+    // ... then COPY it into the tables, which have no index (not even their keys) or constraint yet ...
     report('loading');
     await inSchema(pool, schema, live, async (client) => {
       await bulkLoadPlan(client, plan);
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, position]);
     });
-    // ... and build those after: the GiST cut indexes and the btrees on two connections at once
-    // (CREATE INDEX locks share; nothing else uses the build schema, so each part commits on its
-    // own and a failure drops the schema below), then the constraints, which lock exclusively
-    // (the version chains are checked here, once, over the whole build).
+    // ... and build those after (primary keys included: a sorted build each) on two connections at
+    // once, the work split by table size (CREATE INDEX locks share; nothing else uses the build
+    // schema, so each part commits on its own and a failure drops the schema below), then the
+    // constraints, which lock exclusively (the keys are attached to their indexes, the version
+    // chains checked, once, over the whole build).
     report('indexing');
     const deferred = readModelStatements.filter(isDeferred);
     const run = (statements: readonly string[]) =>
@@ -129,8 +131,7 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
         await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
         for (const sql of statements) await client.query(sql);
       });
-    const indexes = deferred.filter((sql) => !isConstraint(sql));
-    await Promise.all([run(indexes.filter(isGist)), run(indexes.filter((sql) => !isGist(sql)))]);
+    await Promise.all(twoLanes(deferred.filter((sql) => !isConstraint(sql)), rows).map(run));
     await run([...deferred.filter(isConstraint), `ANALYZE ${READ_MODEL_TABLES.join(', ')}`]);
     if (to !== undefined) {
       report('done');
@@ -176,6 +177,38 @@ function isConstraint(sql: string): boolean {
 
 function isGist(sql: string): boolean {
   return /\bUSING gist\b/i.test(sql);
+}
+
+/** Rows per table of a bulk-loaded plan. */
+function planRows(plan: BatchPlan): Map<string, number> {
+  return new Map([
+    ['rm_fact_versions', plan.facts.rows.length],
+    ['rm_event_versions', plan.events.rows.length],
+    ['rm_episode_versions', plan.episodes.rows.length],
+    ['rm_entities', plan.entities.length],
+    ['rm_entity_labels', plan.labels.length],
+    ['rm_entity_merges', plan.merges.length],
+    ['rm_relations', plan.relations.size],
+    ['rm_event_links', plan.links.size],
+    ['rm_mentions', plan.mentions.length],
+  ]);
+}
+
+/**
+ * Index builds split into two lanes of about equal cost, largest first. Cost: the table's rows
+ * times the key's width (commas + 1; measured at a million fact versions, a 4-column btree took
+ * 2.3 s, 3 columns 2.0 s, 2 columns 0.9-1.5 s), a GiST build as three btree builds.
+ */
+function twoLanes(statements: readonly string[], rows: ReadonlyMap<string, number>): [string[], string[]] {
+  const cost = (sql: string) => (rows.get(/ ON (\w+)/.exec(sql)?.[1] ?? '') ?? 0) * sql.split(',').length * (isGist(sql) ? 3 : 1);
+  const lanes: [string[], string[]] = [[], []];
+  const load = [0, 0];
+  for (const sql of [...statements].sort((a, b) => cost(b) - cost(a))) {
+    const lane = load[0]! <= load[1]! ? 0 : 1;
+    lanes[lane].push(sql);
+    load[lane]! += cost(sql);
+  }
+  return lanes;
 }
 
 function assertSchemaName(schema: string): void {

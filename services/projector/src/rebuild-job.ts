@@ -23,6 +23,12 @@ export type RebuildWorkerMessage = { progress: RebuildProgress } | { result: Reb
  * (projections/read-models/src/rebuild.ts), more than the service's own bounded heap holds.
  */
 const REBUILD_HEAP_MB = 4096;
+/**
+ * Its young generation (`--max-semi-space-size=64` for the CLI, three semi-spaces): decoded log
+ * rows outlived the default one and their promotion made V8 mark the growing plan again and
+ * again (a million-event rebuild's read and fold ~10 % faster).
+ */
+const REBUILD_YOUNG_MB = 192;
 
 /**
  * One rebuild at a time per process, run in the background on a thread of its own (its
@@ -44,7 +50,7 @@ export class RebuildJob {
     if (this.status.state === 'running') return { started: false, status: this.status };
     this.status = { state: 'running', to: to ?? null, startedAt: new Date().toISOString(), progress: null, result: null, error: null };
     const workerData: RebuildWorkerData = { databaseUrl: this.databaseUrl, to: to ?? null };
-    const worker = new Worker(join(__dirname, 'rebuild-worker.cjs'), { workerData, resourceLimits: { maxOldGenerationSizeMb: REBUILD_HEAP_MB } });
+    const worker = new Worker(join(__dirname, 'rebuild-worker.cjs'), { workerData, resourceLimits: { maxOldGenerationSizeMb: REBUILD_HEAP_MB, maxYoungGenerationSizeMb: REBUILD_YOUNG_MB } });
     const update = (change: Partial<RebuildStatus>) => void (this.status = { ...this.status, ...change });
     this.running = new Promise((settled) => {
       worker.on('message', (message: RebuildWorkerMessage) => {
