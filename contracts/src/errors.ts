@@ -40,6 +40,9 @@ export function errorBody(code: ErrorCode, message: string, details?: ErrorDetai
 
 type Issue = z.core.$ZodIssue;
 
+// A missing field says so (zod's own text is "Invalid input: expected string, received undefined").
+z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'required' : undefined) });
+
 function joinPath(base: readonly PropertyKey[], rest: readonly PropertyKey[] = []): string {
   return [...base, ...rest].map((p) => String(p)).join('.');
 }

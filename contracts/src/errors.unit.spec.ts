@@ -63,6 +63,10 @@ describe('zodIssuesToDetails', () => {
     ]);
   });
 
+  it('names a missing field as required', () => {
+    expect(detailsOf(commandsRequest, { commands: [{ op: 'ARCHIVE_EDGE' }] })).toEqual([{ path: 'commands.0.factId', message: 'required' }]);
+  });
+
   it('lists at most 100 problems, then how many more there are', () => {
     const unknown = Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`k${i}`, i]));
     const details = detailsOf(commandsRequest, { commands: [{ op: 'ARCHIVE_EDGE', factId: 'f', ...unknown }] });
