@@ -120,7 +120,7 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, position]);
     });
     // ... and build those after (primary keys included: a sorted build each) on two connections at
-    // once, the work split by table size (CREATE INDEX locks share; nothing else uses the build
+    // once, split by rows x key width (CREATE INDEX locks share; nothing else uses the build
     // schema, so each part commits on its own and a failure drops the schema below), then the
     // constraints, which lock exclusively (the keys are attached to their indexes, the version
     // chains checked, once, over the whole build).
