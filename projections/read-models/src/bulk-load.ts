@@ -77,7 +77,7 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
 
 const kindOfType = (type: string): Kind => (type === 'jsonb' ? 'json' : type === 'text[]' ? 'text[]' : type === 'double precision' || type === 'integer' || type === 'bigint' ? 'number' : 'text');
 
-async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<void> {
+async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<number> {
   // Built from empty tables: every close landed on a row of the plan itself.
   if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
   const columns: Column[] = [
@@ -90,7 +90,7 @@ async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spe
     ...spec.columns.map(([name, type]): Column => [name, kindOfType(type)]),
   ];
   const names = spec.columns.map(([name]) => name);
-  await copyRows(
+  return copyRows(
     client,
     spec.table,
     columns,
@@ -110,46 +110,43 @@ function firstPerKey<T>(rows: readonly T[], key: (row: T) => string): T[] {
   return [...seen.values()];
 }
 
-/** Writes a plan folded from the whole log (no stored heads) into empty read-model tables. */
-export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise<void> {
-  await copyVersions(client, plan.facts, FACTS);
-  await copyVersions(client, plan.events, EVENTS);
-  await copyVersions(client, plan.episodes, EPISODES);
+/** Writes a plan folded from the whole log (no stored heads) into empty read-model tables; returns the rows written per table. */
+export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise<Map<string, number>> {
+  const written = new Map<string, number>();
+  written.set(FACTS.table, await copyVersions(client, plan.facts, FACTS));
+  written.set(EVENTS.table, await copyVersions(client, plan.events, EVENTS));
+  written.set(EPISODES.table, await copyVersions(client, plan.episodes, EPISODES));
+  const copy = async (table: string, columns: readonly Column[], rows: Iterable<readonly unknown[]>) => void written.set(table, await copyRows(client, table, columns, rows));
   const at = pgInstant;
-  await copyRows(
-    client,
+  await copy(
     'rm_entities',
     [['memory_id', 'text'], ['entity_id', 'text'], ['name', 'text'], ['recorded_from', 'text'], ['position', 'number']],
     firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => [e.memoryId, e.entityId, e.name, at(e.recordedFrom), e.position]),
   );
-  await copyRows(
-    client,
+  await copy(
     'rm_entity_labels',
     [['memory_id', 'text'], ['entity_id', 'text'], ['kind', 'text'], ['value', 'text'], ['recorded_from', 'text'], ['position', 'number'], ['idx', 'number']],
     plan.labels.map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx]),
   );
-  await copyRows(
-    client,
+  await copy(
     'rm_entity_merges',
     [['memory_id', 'text'], ['seq', 'number'], ['src_id', 'text'], ['dst_id', 'text'], ['src_root', 'text'], ['dst_root', 'text'], ['recorded_at', 'text']],
     plan.merges.map((m) => [m.memoryId, m.seq, m.srcId, m.dstId, m.srcRoot, m.dstRoot, at(m.recordedAt)]),
   );
-  await copyRows(
-    client,
+  await copy(
     'rm_relations',
     [['memory_id', 'text'], ['rel', 'text'], ['cardinality', 'text'], ['recorded_from', 'text']],
     [...plan.relations.values()].map((r) => [r.memoryId, r.rel, r.cardinality, at(r.recordedFrom)]),
   );
-  await copyRows(
-    client,
+  await copy(
     'rm_event_links',
     [['memory_id', 'text'], ['kind', 'text'], ['from_event', 'text'], ['to_event', 'text'], ['qualifier', 'text'], ['recorded_from', 'text']],
     [...plan.links.values()].map((l) => [l.memoryId, l.kind, l.from, l.to, l.qualifier, at(l.recordedFrom)]),
   );
-  await copyRows(
-    client,
+  await copy(
     'rm_mentions',
     [['memory_id', 'text'], ['mention_id', 'text'], ['doc_id', 'text'], ['text', 'text'], ['speaker', 'text'], ['occurred_at', 'text'], ['recorded_from', 'text']],
     firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => [m.memoryId, m.mentionId, m.docId, m.text, m.speaker, pgInstantOrNull(m.occurredAt), at(m.recordedFrom)]),
   );
+  return written;
 }

@@ -3,7 +3,7 @@ import type { EventStore } from '@memotrace/event-store';
 import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
-import { type BatchPlan, applyToPlan, emptyPlan } from './batch-plan';
+import { applyToPlan, emptyPlan } from './batch-plan';
 import { bulkLoadPlan } from './bulk-load';
 import { isCheckpointOf } from './partitions';
 import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
@@ -112,12 +112,12 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
       report('building');
     }
     done = total;
-    const rows = planRows(plan);
     // ... then COPY it into the tables, which have no index (not even their keys) or constraint yet ...
     report('loading');
-    await inSchema(pool, schema, live, async (client) => {
-      await bulkLoadPlan(client, plan);
+    const rows = await inSchema(pool, schema, live, async (client) => {
+      const written = await bulkLoadPlan(client, plan);
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, position]);
+      return written;
     });
     // ... and build those after (primary keys included: a sorted build each) on two connections at
     // once, split by rows x key width (CREATE INDEX locks share; nothing else uses the build
@@ -177,21 +177,6 @@ function isConstraint(sql: string): boolean {
 
 function isGist(sql: string): boolean {
   return /\bUSING gist\b/i.test(sql);
-}
-
-/** Rows per table of a bulk-loaded plan. */
-function planRows(plan: BatchPlan): Map<string, number> {
-  return new Map([
-    ['rm_fact_versions', plan.facts.rows.length],
-    ['rm_event_versions', plan.events.rows.length],
-    ['rm_episode_versions', plan.episodes.rows.length],
-    ['rm_entities', plan.entities.length],
-    ['rm_entity_labels', plan.labels.length],
-    ['rm_entity_merges', plan.merges.length],
-    ['rm_relations', plan.relations.size],
-    ['rm_event_links', plan.links.size],
-    ['rm_mentions', plan.mentions.length],
-  ]);
 }
 
 /**
