@@ -12,7 +12,7 @@ export interface ConsistencyOptions {
   /** Bound of a `minPosition` wait (read-your-writes). */
   minPositionTimeoutMs: number;
   /** Without minPosition, wait this long for the read models to reach the memory's last event. */
-  headWaitMs: number;
+  ownWritesWaitMs: number;
 }
 
 /**
@@ -32,7 +32,7 @@ export class ConsistencyGate {
     if (consistency === 'replay') return this.replay;
     if (minPosition === undefined) {
       // The memory's own last event, not the log head: other memories' backlog does not delay this read.
-      await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.headWaitMs);
+      await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.ownWritesWaitMs);
       return this.projection;
     }
     if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;

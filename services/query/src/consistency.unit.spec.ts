@@ -10,7 +10,7 @@ describe('ConsistencyGate', () => {
   const store = { headPosition: async () => 10, highestPosition: async () => 20, streamPosition: async (id: string) => (id === memoryStreamId('m') ? 7 : 0) } as unknown as EventStore;
   const waited: number[] = [];
   const gate = (caughtUp: boolean) =>
-    new ConsistencyGate(projection, replay, store, { waitFor: async (position) => (waited.push(position), caughtUp) }, { minPositionTimeoutMs: 1, headWaitMs: 1 });
+    new ConsistencyGate(projection, replay, store, { waitFor: async (position) => (waited.push(position), caughtUp) }, { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 });
 
   it('answers from the read models once they reach minPosition, and from the log for consistency=replay', async () => {
     expect(await gate(true).source('m', 'projection', 15)).toBe(projection);

@@ -22,7 +22,7 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const store = ctx.get(TOKENS.store);
       const gate = new ConsistencyGate(new PostgresMemoryQueries(ctx.get(TOKENS.readPool)), new ReplayMemoryQueries(new MemoryLogCache(store)), store, ctx.get(PROJECTION_PROGRESS), {
         minPositionTimeoutMs: 10_000,
-        headWaitMs: 5_000,
+        ownWritesWaitMs: 5_000,
       });
       const clock = ctx.get(TOKENS.clock);
       const provider: EmbeddingProvider | undefined = ctx.get<EmbeddingProvider>(EMBEDDING_PROVIDER, { optional: true });

@@ -255,7 +255,7 @@ export function describeEventStoreConformance(name: string, factory: EventStoreF
         const a = await store.append(stream('a'), newEvents(3), { expectedRevision: 1 });
         expect(await store.streamPosition(stream('a'))).toBe(a.position);
         expect(await store.streamPosition(stream('b'))).toBe(b.position);
-        const [last] = (await store.readStream(stream('a'), { fromRevision: 4 }));
+        const [last] = await store.readStream(stream('a'), { fromRevision: 4 });
         expect(last!.position).toBe(a.position);
       }, TIMEOUT_MS);
 
