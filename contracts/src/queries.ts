@@ -42,10 +42,11 @@ export const eventsQuery = z.strictObject({
   consistency: consistency.default('projection'),
 });
 
+/** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */
 export const changesQuery = z
-  .strictObject({ from: instant, to: instant })
+  .strictObject({ from: instant, to: instant.optional() })
   .superRefine((v, ctx) => {
-    if (v.to <= v.from) ctx.addIssue({ code: 'custom', message: 'must be later than from', path: ['to'], input: v.to });
+    if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
   });
 
 export const searchRequest = z.strictObject({

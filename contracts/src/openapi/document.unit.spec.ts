@@ -82,7 +82,7 @@ describe('OpenAPI document', () => {
     const changes = doc.paths['/v1/memories/{memoryId}/changes'].get.parameters.filter((x: Obj) => x.in === 'query');
     expect(changes).toEqual([
       expect.objectContaining({ name: 'from', required: true }),
-      expect.objectContaining({ name: 'to', required: true }),
+      expect.objectContaining({ name: 'to', required: false }),
     ]);
     const consistency = facts.find((x: Obj) => x.name === 'consistency');
     expect(consistency).toMatchObject({ required: false, schema: { enum: ['projection', 'replay'], default: 'projection' } });

@@ -207,7 +207,8 @@ export class MemoryClient {
     return this.client.request('GET', `${this.path}/events${query(cut)}`);
   }
 
-  changes(from: string, to: string): Promise<ChangesResponse> {
+  /** Versions opened or closed in [from, to); without `to`, up to the request time. */
+  changes(from: string, to?: string): Promise<ChangesResponse> {
     return this.client.request('GET', `${this.path}/changes${query({ from, to })}`);
   }
 

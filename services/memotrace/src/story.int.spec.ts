@@ -92,5 +92,11 @@ describe('Acme then Beta over HTTP', () => {
       ['opened', 'alice-acme', THU],
       ['opened', 'alice-beta', THU],
     ]);
+    const since = await t.get(`/v1/memories/story/changes?from=${THU}`);
+    expect(since.status).toBe(200);
+    expect(since.body.changes).toEqual(body.changes);
+    expect(Date.parse(since.body.to)).toBeGreaterThan(Date.parse('2024-05-10T00:00:00Z'));
+    const empty = await t.get(`/v1/memories/story/changes?from=${THU}&to=${THU}`);
+    expect([empty.status, empty.body.changes]).toEqual([200, []]);
   });
 });

@@ -12,7 +12,7 @@ import {
   toJsonlLine,
   verifyQuery,
 } from '@memotrace/contracts';
-import { commandsOfLog } from '@memotrace/domain';
+import { commandsOfLog, maxInstant } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { HttpError, parseInput } from '@memotrace/http-kit';
 import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
@@ -80,8 +80,10 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/changes', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(changesQuery, request.query, 'query');
-    const changes = await (await gate.source(memoryId, 'projection')).changes(memoryId, q.from, q.to);
-    return { from: q.from, to: q.to, changes };
+    // Without `to`, up to the request time: an empty interval if `from` is later.
+    const to = q.to ?? maxInstant(q.from, now());
+    const changes = await (await gate.source(memoryId, 'projection')).changes(memoryId, q.from, to);
+    return { from: q.from, to, changes };
   });
 
   // Read models vs exact replay for one memory (issue 4): every difference, not just the first.
