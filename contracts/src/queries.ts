@@ -20,6 +20,9 @@ export const positionString = z
     return z.NEVER;
   });
 
+/** Read-your-writes (SPEC `minPosition`): every read of the read models takes it. */
+const minPosition = positionString.optional();
+
 export const factsQuery = z.strictObject({
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
@@ -27,24 +30,25 @@ export const factsQuery = z.strictObject({
   rel: id.optional(),
   dst: id.optional(),
   consistency: consistency.default('projection'),
-  minPosition: positionString.optional(),
+  minPosition,
 });
 
-export const historyQuery = z.strictObject({ recordedAt: instant.optional() });
+export const historyQuery = z.strictObject({ recordedAt: instant.optional(), minPosition });
 /** Routes that take no query parameter still refuse unknown ones. */
 const noParameters = z.strictObject({});
 export const auditQuery = noParameters;
-export const entityQuery = z.strictObject({ recordedAt: instant.optional() });
+export const entityQuery = z.strictObject({ recordedAt: instant.optional(), minPosition });
 
 export const eventsQuery = z.strictObject({
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
   consistency: consistency.default('projection'),
+  minPosition,
 });
 
 /** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */
 export const changesQuery = z
-  .strictObject({ from: instant, to: instant.optional() })
+  .strictObject({ from: instant, to: instant.optional(), minPosition })
   .superRefine((v, ctx) => {
     if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
   });
@@ -56,6 +60,7 @@ export const searchRequest = z.strictObject({
   // 0 is a cap like any other (nothing fits): an agent's budget left over can be 0.
   k: z.number().int().min(0).max(1000).default(10),
   tokenBudget: z.number().int().min(0).optional(),
+  minPosition: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export const exportQuery = noParameters;

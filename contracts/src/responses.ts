@@ -86,7 +86,7 @@ export const eventView = z.strictObject({
   recordedFrom: instantOut,
 });
 
-export const eventsResponse = z.strictObject({ cut, events: z.array(eventView) });
+export const eventsResponse = z.strictObject({ cut, source: z.enum(['projection', 'replay']), events: z.array(eventView) });
 
 export const factChange = z.strictObject({
   change: z.enum(['opened', 'closed']),

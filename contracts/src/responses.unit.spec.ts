@@ -56,6 +56,7 @@ describe('response schemas', () => {
     expect(
       eventsResponse.safeParse({
         cut,
+        source: 'replay',
         events: [
           {
             eventId: 'e1',

@@ -83,6 +83,7 @@ describe('OpenAPI document', () => {
     expect(changes).toEqual([
       expect.objectContaining({ name: 'from', required: true }),
       expect.objectContaining({ name: 'to', required: false }),
+      expect.objectContaining({ name: 'minPosition', required: false }),
     ]);
     const consistency = facts.find((x: Obj) => x.name === 'consistency');
     expect(consistency).toMatchObject({ required: false, schema: { enum: ['projection', 'replay'], default: 'projection' } });

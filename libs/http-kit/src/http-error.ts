@@ -23,6 +23,10 @@ export function invalidBody(message: string): HttpError {
   return new HttpError('INVALID_REQUEST', message, [{ path: '', message }]);
 }
 
+export function payloadTooLarge(): HttpError {
+  return new HttpError('PAYLOAD_TOO_LARGE', 'request body exceeds 8 MiB');
+}
+
 /** Parses with a zod schema at the edge; bad input is 400 INVALID_REQUEST with per-field details. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);

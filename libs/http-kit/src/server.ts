@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { type AccessControl, registerAccessControl } from './auth';
 import { registerBodyParsers } from './body-parsers';
-import { HttpError, invalidBody } from './http-error';
+import { HttpError, invalidBody, payloadTooLarge } from './http-error';
+import { discardUnreadBody, refuseOversizedExpectContinue } from './unread-body';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 import { ServiceMetrics } from './metrics';
 
@@ -59,10 +60,12 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) throw invalidBody(`request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   });
   // Server-side time of the request so far (routing, handler, serialization): benchmarks read it without network noise.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     void reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
+    if (reply.statusCode >= 400) await discardUnreadBody(request.raw);
     return payload;
   });
+  refuseOversizedExpectContinue(app.server, MAX_BODY_BYTES);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
@@ -112,7 +115,7 @@ function toErrorResponse(error: FastifyError | Error): { status: number; body: R
   if (error instanceof HttpError) return { status: error.status, body: error.body() };
   if (error instanceof DomainError) return { status: error.status, body: domainErrorBody(error) };
   const statusCode = (error as FastifyError).statusCode;
-  if (statusCode === 413) return { status: 413, body: new HttpError('PAYLOAD_TOO_LARGE', 'request body exceeds 8 MiB').body() };
+  if (statusCode === 413) return { status: 413, body: payloadTooLarge().body() };
   // Fastify's own 4xx (bad JSON, bad content type, poisoned keys...) are bad input.
   if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: invalidBody(error.message).body() };
   return { status: 500, body: new HttpError('INTERNAL', 'internal error').body() };

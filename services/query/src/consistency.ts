@@ -35,10 +35,12 @@ export class ConsistencyGate {
       await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.ownWritesWaitMs);
       return this.projection;
     }
-    if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
+    if (await this.progress.waitFor(minPosition, 0)) return this.projection;
+    // A position no append has handed out would only time out: say so at once.
     if (minPosition > (await this.store.highestPosition())) {
       throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond the log head`, [{ path: 'minPosition', message: 'no such position in the log' }]);
     }
+    if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
     throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} within ${this.options.minPositionTimeoutMs} ms`);
   }
 }

@@ -9,8 +9,9 @@ describe('ConsistencyGate', () => {
   // The safe head (10) is behind the highest position handed out (20): an older transaction is still open.
   const store = { headPosition: async () => 10, highestPosition: async () => 20, streamPosition: async (id: string) => (id === memoryStreamId('m') ? 7 : 0) } as unknown as EventStore;
   const waited: number[] = [];
+  const timeouts: number[] = [];
   const gate = (caughtUp: boolean) =>
-    new ConsistencyGate(projection, replay, store, { waitFor: async (position) => (waited.push(position), caughtUp) }, { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 });
+    new ConsistencyGate(projection, replay, store, { waitFor: async (position, timeoutMs) => (waited.push(position), timeouts.push(timeoutMs), caughtUp) }, { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 });
 
   it('answers from the read models once they reach minPosition, and from the log for consistency=replay', async () => {
     expect(await gate(true).source('m', 'projection', 15)).toBe(projection);
@@ -29,7 +30,9 @@ describe('ConsistencyGate', () => {
     expect(waited).toEqual([7, 0]);
   });
 
-  it('a position no event has is bad input', async () => {
+  it('a position no event has is bad input, refused without waiting', async () => {
+    timeouts.length = 0;
     await expect(gate(false).source('m', 'projection', 21)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(timeouts).toEqual([0]);
   });
 });

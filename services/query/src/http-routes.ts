@@ -46,7 +46,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
     const { memoryId, factId } = parseInput(factParams, request.params, 'path');
     const q = parseInput(historyQuery, request.query, 'query');
-    const versions = await (await gate.source(memoryId, 'projection')).history(memoryId, factId, q.recordedAt);
+    const versions = await (await gate.source(memoryId, 'projection', q.minPosition)).history(memoryId, factId, q.recordedAt);
     if (versions === null) throw unknownFact(factId);
     return { factId, versions };
   });
@@ -63,7 +63,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {
     const { memoryId, entityId } = parseInput(entityParams, request.params, 'path');
     const q = parseInput(entityQuery, request.query, 'query');
-    const entity = await (await gate.source(memoryId, 'projection')).entity(memoryId, entityId, q.recordedAt ?? now());
+    const entity = await (await gate.source(memoryId, 'projection', q.minPosition)).entity(memoryId, entityId, q.recordedAt ?? now());
     if (entity === null) throw new HttpError('UNKNOWN_ENTITY', `unknown entity ${JSON.stringify(entityId)} at this record time`);
     return entity;
   });
@@ -73,8 +73,8 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(eventsQuery, request.query, 'query');
     // Without validAt, events are not filtered by their time span (SPEC §3.2 "With a validAt").
     const cut = { validAt: q.validAt ?? '*', recordedAt: q.recordedAt ?? now() };
-    const events = await (await gate.source(memoryId, q.consistency)).events(memoryId, cut);
-    return { cut, events };
+    const events = await (await gate.source(memoryId, q.consistency, q.minPosition)).events(memoryId, cut);
+    return { cut, source: q.consistency, events };
   });
 
   app.get('/v1/memories/:memoryId/changes', async (request) => {
@@ -82,7 +82,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(changesQuery, request.query, 'query');
     // Without `to`, up to the request time: an empty interval if `from` is later.
     const to = q.to ?? maxInstant(q.from, now());
-    const changes = await (await gate.source(memoryId, 'projection')).changes(memoryId, q.from, to);
+    const changes = await (await gate.source(memoryId, 'projection', q.minPosition)).changes(memoryId, q.from, to);
     return { from: q.from, to, changes };
   });
 

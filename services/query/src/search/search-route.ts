@@ -26,7 +26,7 @@ export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, 
     const body = parseInput(searchRequest, request.body, 'body');
     const at = now();
     const cut = { validAt: body.validAt ?? at, recordedAt: body.recordedAt ?? at };
-    await gate.source(memoryId, 'projection');
+    await gate.source(memoryId, 'projection', body.minPosition);
     const items = await corpora.cut(memoryId, cut);
     return searchMemory(items, { query: body.query, k: body.k, tokenBudget: body.tokenBudget }, undefined, recall ? { recall } : {});
   });
