@@ -73,7 +73,7 @@ export const entityResponse = z.strictObject({
   names: z.array(z.string()),
   aliases: z.array(z.string()),
   types: z.array(z.string()),
-  merges: z.array(z.strictObject({ entityId: z.string(), recordedAt: instantOut })),
+  merges: z.array(z.strictObject({ entityId: z.string(), into: z.string(), recordedAt: instantOut })),
   recordedFrom: instantOut,
 });
 

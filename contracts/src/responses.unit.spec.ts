@@ -49,7 +49,7 @@ describe('response schemas', () => {
         names: ['Alice'],
         aliases: ['Al'],
         types: [],
-        merges: [{ entityId: 'alice-2', recordedAt: '2024-05-01T09:30:00.000Z' }],
+        merges: [{ entityId: 'alice-2', into: 'alice', recordedAt: '2024-05-01T09:30:00.000Z' }],
         recordedFrom: '2024-05-01T09:30:00.000Z',
       }).success,
     ).toBe(true);

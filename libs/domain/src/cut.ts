@@ -89,7 +89,7 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
     names: [...names],
     aliases: [...aliases],
     types: [...types],
-    merges: state.merges.filter((m) => inClass.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
+    merges: state.merges.filter((m) => inClass.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
     recordedFrom: entity.recordedFrom,
   };
 }

@@ -38,8 +38,11 @@ export interface EntityView {
   /** Aliases of every member, and the merged members' names. */
   aliases: string[];
   types: string[];
-  /** Entities merged into this one, with the record time of each merge. */
-  merges: { entityId: string; recordedAt: Instant }[];
+  /**
+   * The merges that made this class, in record order: `entityId`'s class joined `into`'s at
+   * `recordedAt` (for a chain a -> b, then b -> c: a into b, then b into c).
+   */
+  merges: { entityId: string; into: string; recordedAt: Instant }[];
   recordedFrom: Instant;
 }
 

@@ -125,7 +125,7 @@ export class PostgresMemoryQueries implements MemoryQueries {
         names: [...names],
         aliases: [...aliases],
         types: [...types],
-        merges: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, recordedAt: m.recordedAt })),
+        merges: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
         recordedFrom: instantOfEpochMs(rootEntity.recorded_from),
       };
     });

@@ -104,11 +104,17 @@ describe('read models answer exactly what replay answers', () => {
       aliases: ['Ali', 'Alicia', 'Ally', 'Carol'],
       types: ['person', 'engineer', 'pilot'],
       merges: [
-        { entityId: 'alicia', recordedAt: at('WED') },
-        { entityId: 'carol', recordedAt: at('THU') },
+        { entityId: 'alicia', into: 'alice', recordedAt: at('WED') },
+        { entityId: 'carol', into: 'alice', recordedAt: at('THU') },
       ],
       recordedFrom: at('MON'),
     });
+    // A chain: each merge says which class joined which, so alicia is not shown joining dave on Wednesday.
+    expect((await q.entity('merges', 'carol', at('FRI')))!.merges).toEqual([
+      { entityId: 'alicia', into: 'alice', recordedAt: at('WED') },
+      { entityId: 'carol', into: 'alice', recordedAt: at('THU') },
+      { entityId: 'alice', into: 'dave', recordedAt: at('FRI') },
+    ]);
     expect(await q.entity('merges', 'alicia', plusMs(at('MON'), -1))).toBeNull();
     expect(await q.entity('merges', 'nobody', LATER)).toBeNull();
     const everyone = ['alice', 'alicia', 'bob', 'carol', 'dave', 'nobody'];

@@ -169,7 +169,7 @@ describe('HTTP contract', () => {
     const before = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T0}`);
     expect(before.body).toMatchObject({ entityId: 'beth', name: 'Beth', names: ['Beth'], merges: [] });
     const after = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T1}`);
-    expect(after.body).toEqual({ entityId: 'liz', name: 'Elizabeth', names: ['Elizabeth', 'Beth'], aliases: ['Liz', 'Beth'], types: ['person'], merges: [{ entityId: 'beth', recordedAt: T1 }], recordedFrom: T0 });
+    expect(after.body).toEqual({ entityId: 'liz', name: 'Elizabeth', names: ['Elizabeth', 'Beth'], aliases: ['Liz', 'Beth'], types: ['person'], merges: [{ entityId: 'beth', into: 'liz', recordedAt: T1 }], recordedFrom: T0 });
     const missing = await t.get(`/v1/memories/ents/entities/liz?recordedAt=2023-01-01T00:00:00Z`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('UNKNOWN_ENTITY');

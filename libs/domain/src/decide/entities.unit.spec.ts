@@ -205,7 +205,7 @@ describe('MERGE_ENTITY', () => {
         names: ['Alice', 'Ally'],
         aliases: ['Ally'],
         types: ['person'],
-        merges: [{ entityId: 'a2', recordedAt: MERGED }],
+        merges: [{ entityId: 'a2', into: 'a1', recordedAt: MERGED }],
         recordedFrom: at('MON'),
       });
       expect(entityAt(s.at(MERGED), 'a1')).toEqual(entityAt(s.at(MERGED), 'a2'));
