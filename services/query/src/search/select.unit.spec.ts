@@ -1,65 +1,46 @@
 import { searchResponse } from '@memotrace/contracts';
 import fc from 'fast-check';
 import { cl100k } from './cl100k';
-import type { Candidate, ItemKind, ScoredCandidate } from './items';
-import { KIND_ORDER, type TokenCounter, compareRanked, pack, rank, searchCandidates } from './select';
+import type { ItemKind, ScoredCandidate } from './items';
+import { type TokenCounter, packEvidence } from './select';
 
 const T = '2024-05-06T09:00:00.000Z';
 const KINDS: ItemKind[] = ['event', 'fact', 'mention', 'episode'];
-
-function candidate(kind: ItemKind, id: string, text: string): Candidate {
-  return { kind, id, text, recordedFrom: T, evidence: [] };
-}
-
 /** A counter whose count is the number of words: predictable budgets. */
 const words: TokenCounter = { count: (text) => text.split(/\s+/).filter(Boolean).length };
+const item = (kind: ItemKind, id: string, score: number, evidence: { kind: ItemKind; id: string }[] = [], text = id): ScoredCandidate => ({ kind, id, text, score, recordedFrom: T, evidence });
+const byScore = (list: readonly ScoredCandidate[]) => [...list].sort((a, b) => b.score - a.score);
 
-describe('rank', () => {
-  const candidates = [
-    candidate('fact', 'f-acme', 'Alice works at Acme'),
-    candidate('fact', 'f-beta', 'Alice works at Beta'),
-    candidate('mention', 'm1', 'Alice: I joined Acme, Acme is great'),
-    candidate('event', 'e1', 'Alice joined Acme'),
-    candidate('episode', 'ep1', 'Onboarding week'),
-    candidate('mention', 'm2', 'Bob: lunch?'),
-  ];
+describe('packEvidence', () => {
+  const ranked = byScore([
+    item('mention', 'm-best', 0.9),
+    item('fact', 'f-other', 0.8),
+    item('event', 'ev', 0.7, [{ kind: 'fact', id: 'f-in-event' }]),
+    item('mention', 'm-evidence', 0.1),
+    item('fact', 'f-in-event', 0.2, [{ kind: 'mention', id: 'm-evidence' }]),
+    item('episode', 'ep', 0.95),
+  ]);
 
-  it('returns only matching items, events first, then facts, mentions, episodes, each by score', () => {
-    const ranked = rank(candidates, 'Acme');
-    expect(ranked.map((r) => r.id)).toEqual(['e1', 'f-acme', 'm1']);
-    expect(ranked.every((r) => r.score > 0)).toBe(true);
+  it('answers what it takes in rank order (score, highest first)', () => {
+    const { items } = packEvidence(ranked, { k: 10 }, words);
+    expect(items.map((i) => i.id)).toEqual(['ep', 'm-best', 'f-other', 'ev', 'f-in-event', 'm-evidence']);
   });
 
-  it('puts the best match of a kind first', () => {
-    const facts = rank(candidates, 'works at Beta').filter((r) => r.kind === 'fact');
-    expect(facts.map((r) => r.id)).toEqual(['f-beta', 'f-acme']);
-    expect(facts[0]!.score).toBeGreaterThan(facts[1]!.score);
+  it('under a tight budget takes events, then the facts they include, then the mentions evidencing those, ahead of better-ranked loose items', () => {
+    const { items, tokens } = packEvidence(ranked, { k: 10, tokenBudget: 4 }, words);
+    expect(items.map((i) => i.id)).toEqual(['f-other', 'ev', 'f-in-event', 'm-evidence']);
+    expect(tokens).toBe(4);
   });
 
-  it('returns nothing for a query that matches nothing', () => {
-    expect(rank(candidates, 'zebra')).toEqual([]);
-    expect(rank(candidates, 'what is the')).toEqual([]);
-    expect(rank([], 'acme')).toEqual([]);
-  });
-
-  it('breaks score ties by id', () => {
-    const ranked = rank([candidate('fact', 'b', 'acme'), candidate('fact', 'a', 'acme'), candidate('fact', 'c', 'acme')], 'acme');
-    expect(ranked.map((r) => r.id)).toEqual(['a', 'b', 'c']);
-  });
-});
-
-describe('pack', () => {
-  const scored = (kind: ItemKind, id: string, text: string, score: number): ScoredCandidate => ({ ...candidate(kind, id, text), score });
-
-  it('caps the items of each kind at k', () => {
-    const ranked = KINDS.flatMap((kind) => Array.from({ length: 5 }, (_, i) => scored(kind, `${kind}-${i}`, 'x', 10 - i)));
-    const { items } = pack(ranked, { k: 2 }, words);
-    expect(items.map((i) => i.id)).toEqual(['event-0', 'event-1', 'fact-0', 'fact-1', 'mention-0', 'mention-1', 'episode-0', 'episode-1']);
+  it('caps the items of each kind at k, taking the best of each', () => {
+    const many = byScore(KINDS.flatMap((kind, k) => Array.from({ length: 5 }, (_, i) => item(kind, `${kind}-${i}`, 10 - i - k / 10))));
+    const { items } = packEvidence(many, { k: 2 }, words);
+    expect(items.map((i) => i.id)).toEqual(['event-0', 'fact-0', 'mention-0', 'episode-0', 'event-1', 'fact-1', 'mention-1', 'episode-1']);
   });
 
   it('skips an item that does not fit and still takes smaller ones after it', () => {
-    const ranked = [scored('fact', 'big', 'a b c d e f', 3), scored('fact', 'mid', 'a b c', 2), scored('fact', 'small', 'a', 1)];
-    const { items, tokens } = pack(ranked, { k: 10, tokenBudget: 4 }, words);
+    const list = [item('fact', 'big', 3, [], 'a b c d e f'), item('fact', 'mid', 2, [], 'a b c'), item('fact', 'small', 1, [], 'a')];
+    const { items, tokens } = packEvidence(list, { k: 10, tokenBudget: 4 }, words);
     expect(items.map((i) => [i.id, i.tokens])).toEqual([
       ['mid', 3],
       ['small', 1],
@@ -67,67 +48,52 @@ describe('pack', () => {
     expect(tokens).toBe(4);
   });
 
-  it('without a budget, takes every ranked item up to k and totals their tokens', () => {
-    const ranked = [scored('event', 'e', 'a b', 1), scored('mention', 'm', 'c d e', 1)];
-    expect(pack(ranked, { k: 10 }, words)).toMatchObject({ tokens: 5, items: [{ id: 'e', tokens: 2 }, { id: 'm', tokens: 3 }] });
-  });
-
   it('emits items in the contract shape, keys in a fixed order', () => {
-    const { items } = pack([{ ...scored('event', 'e', 'a', 1), validFrom: T, validTo: null, evidence: [{ kind: 'fact', id: 'f' }] }], { k: 1 }, words);
+    const { items } = packEvidence([{ ...item('event', 'e', 1, [{ kind: 'fact', id: 'f' }], 'a'), validFrom: T, validTo: null }], { k: 1 }, words);
     expect(Object.keys(items[0]!)).toEqual(['kind', 'id', 'text', 'score', 'tokens', 'recordedFrom', 'validFrom', 'validTo', 'evidence']);
     expect(searchResponse.safeParse({ cut: { validAt: '*', recordedAt: T }, items, tokens: 1 }).success).toBe(true);
   });
 
   const textArb = fc.array(fc.constantFrom('acme', 'alice', 'works', 'beta', 'long', 'Zürich', '東京', '😀', 'x'), { minLength: 1, maxLength: 30 }).map((ws) => ws.join(' '));
-  const candidatesArb = fc.array(
-    fc.record({ kind: fc.constantFrom(...KINDS), text: textArb }),
-    { maxLength: 40 },
-  ).map((cs) => cs.map((c, i) => candidate(c.kind, `${c.kind}-${i}`, c.text)));
+  const rankedArb = fc
+    .array(fc.record({ kind: fc.constantFrom(...KINDS), text: textArb, score: fc.double({ min: 0.001, max: 10, noNaN: true }), cites: fc.array(fc.nat(39), { maxLength: 3 }) }), { maxLength: 40 })
+    .map((cs) => byScore(cs.map((c, i) => item(c.kind, `${c.kind}-${i}`, c.score, c.cites.filter((j) => j < cs.length).map((j) => ({ kind: cs[j]!.kind, id: `${cs[j]!.kind}-${j}` })), c.text))));
 
-  it('never exceeds a random budget, totals the items, respects k, and is greedy (1000 runs, cl100k counts)', () => {
+  it('never exceeds a random budget, totals the items, respects k, answers by score (1000 runs, cl100k counts)', () => {
     const counter = cl100k();
     fc.assert(
-      fc.property(candidatesArb, fc.constantFrom('acme', 'alice works', 'beta zürich', '東京', 'x long'), fc.integer({ min: 1, max: 100 }), fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }), (candidates, query, k, tokenBudget) => {
-        const ranked = rank(candidates, query);
-        const { items, tokens } = pack(ranked, { k, tokenBudget }, counter);
+      fc.property(rankedArb, fc.integer({ min: 1, max: 100 }), fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }), (ranked, k, tokenBudget) => {
+        const { items, tokens } = packEvidence(ranked, { k, tokenBudget }, counter);
         if (tokenBudget !== undefined) expect(tokens).toBeLessThanOrEqual(tokenBudget);
-        expect(tokens).toBe(items.reduce((sum, item) => sum + item.tokens, 0));
-        for (const item of items) expect(item.tokens).toBe(counter.count(item.text));
+        expect(tokens).toBe(items.reduce((sum, i) => sum + i.tokens, 0));
+        for (const i of items) expect(i.tokens).toBe(counter.count(i.text));
         for (const kind of KINDS) expect(items.filter((i) => i.kind === kind).length).toBeLessThanOrEqual(k);
-        // Items come in answer order and each is a ranked (matching) candidate.
-        for (let i = 1; i < items.length; i++) expect(compareRanked(items[i - 1]!, items[i]!)).toBeLessThan(0);
-        expect(items.every((i) => i.score > 0)).toBe(true);
-        // Greedy: a ranked item left out either found its kind full, or did not fit when its turn came.
-        const takenIds = new Set(items.map((i) => i.id));
-        let running = 0;
-        const perKind = new Map<ItemKind, number>();
-        for (const r of ranked) {
-          const count = perKind.get(r.kind) ?? 0;
-          const t = counter.count(r.text);
-          if (takenIds.has(r.id)) {
-            running += t;
-            perKind.set(r.kind, count + 1);
-          } else {
-            expect(count >= k || (tokenBudget !== undefined && running + t > tokenBudget)).toBe(true);
-          }
-        }
+        for (let i = 1; i < items.length; i++) expect(items[i - 1]!.score).toBeGreaterThanOrEqual(items[i]!.score);
+        expect(new Set(items.map((i) => `${i.kind}:${i.id}`)).size).toBe(items.length);
       }),
       { numRuns: 1000 },
     );
   });
 
-  it('answers in kind order: events, facts, mentions, episodes', () => {
-    expect(KIND_ORDER).toEqual(['event', 'fact', 'mention', 'episode']);
-  });
-});
-
-describe('searchCandidates', () => {
-  it('ranks then packs under the budget', () => {
-    const candidates = [candidate('fact', 'f1', 'Alice works at Acme'), candidate('mention', 'm1', 'Alice: Acme is hiring, I applied to Acme last week'), candidate('fact', 'f2', 'Bob works at Beta')];
-    const all = searchCandidates(candidates, 'Acme', { k: 10 }, cl100k());
-    expect(all.items.map((i) => i.id)).toEqual(['f1', 'm1']);
-    const tight = searchCandidates(candidates, 'Acme', { k: 10, tokenBudget: all.items[0]!.tokens }, cl100k());
-    expect(tight.items.map((i) => i.id)).toEqual(['f1']);
-    expect(tight.tokens).toBe(all.items[0]!.tokens);
+  it('without evidence links, is greedy in priority order: events, facts, mentions, episodes, each ranked (500 runs)', () => {
+    fc.assert(
+      fc.property(rankedArb, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 60 }), (withLinks, k, tokenBudget) => {
+        const ranked = withLinks.map((c) => ({ ...c, evidence: [] }));
+        const taken = new Set(packEvidence(ranked, { k, tokenBudget }, words).items.map((i) => i.id));
+        let running = 0;
+        const perKind = new Map<ItemKind, number>();
+        for (const c of KINDS.flatMap((kind) => ranked.filter((r) => r.kind === kind))) {
+          const count = perKind.get(c.kind) ?? 0;
+          const t = words.count(c.text);
+          if (taken.has(c.id)) {
+            running += t;
+            perKind.set(c.kind, count + 1);
+          } else {
+            expect(count >= k || running + t > tokenBudget).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
