@@ -28,7 +28,8 @@ export const importResponse = z.strictObject({
 });
 export type ImportResponse = z.output<typeof importResponse>;
 
-export type ImportParseResult = { ok: true; commands: DomainCommand[] } | { ok: false; details: ErrorDetail[] };
+/** `lines[i]`: the 1-based line of `commands[i]` (blank lines are skipped). */
+export type ImportParseResult = { ok: true; commands: DomainCommand[]; lines: number[] } | { ok: false; details: ErrorDetail[] };
 
 /**
  * Parses a JSONL import body (an empty body is an empty log). Blank lines are
@@ -36,6 +37,7 @@ export type ImportParseResult = { ok: true; commands: DomainCommand[] } | { ok: 
  */
 export function parseImportJsonl(body: string): ImportParseResult {
   const commands: DomainCommand[] = [];
+  const lineNumbers: number[] = [];
   const details: ErrorDetail[] = [];
   // A byte order mark (some editors write one) is not part of the first line.
   const lines = (body.startsWith('\uFEFF') ? body.slice(1) : body).split('\n');
@@ -56,9 +58,9 @@ export function parseImportJsonl(body: string): ImportParseResult {
       return;
     }
     commands.push(toDomainCommand(parsed.data, missingCommandId));
+    lineNumbers.push(index + 1);
   });
-  if (details.length > 0) return { ok: false, details: capDetails(details) };
-  return details.length > 0 ? { ok: false, details } : { ok: true, commands };
+  return details.length > 0 ? { ok: false, details: capDetails(details) } : { ok: true, commands, lines: lineNumbers };
 }
 
 /** One export line for a domain command (which must carry its `recordedAt`). */

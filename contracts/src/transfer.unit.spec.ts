@@ -18,16 +18,17 @@ describe('JSONL import', () => {
         { op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', commandId: 'c1', recordedAt: '2024-05-01T09:30:00.000Z' },
         { op: 'ARCHIVE_EDGE', factId: 'f1', commandId: 'c2', recordedAt: '2024-05-01T09:30:00.000Z' },
       ],
+      lines: [1, 3],
     });
   });
 
   it('ignores a byte order mark before the first line', () => {
     const body = '\uFEFF' + line({ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', ...base });
-    expect(parseImportJsonl(body)).toStrictEqual({ ok: true, commands: [{ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', commandId: 'c1', recordedAt: '2024-05-01T09:30:00.000Z' }] });
+    expect(parseImportJsonl(body)).toStrictEqual({ ok: true, commands: [{ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', commandId: 'c1', recordedAt: '2024-05-01T09:30:00.000Z' }], lines: [1] });
   });
 
   it('treats an empty body as an empty log', () => {
-    expect(parseImportJsonl('')).toStrictEqual({ ok: true, commands: [] });
+    expect(parseImportJsonl('')).toStrictEqual({ ok: true, commands: [], lines: [] });
   });
 
   it('reports bad lines by 1-based line number', () => {
@@ -55,6 +56,6 @@ describe('JSONL import', () => {
 
   it('round-trips an exported line', () => {
     const command = { op: 'LINK' as const, kind: 'causal' as const, from: 'e1', to: 'e2', commandId: 'c9', recordedAt: '2024-05-01T09:30:00.000Z' };
-    expect(parseImportJsonl(`${toJsonlLine(command)}\n`)).toStrictEqual({ ok: true, commands: [command] });
+    expect(parseImportJsonl(`${toJsonlLine(command)}\n`)).toStrictEqual({ ok: true, commands: [command], lines: [1] });
   });
 });

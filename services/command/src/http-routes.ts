@@ -1,4 +1,5 @@
 import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
+import { DomainError } from '@memotrace/domain';
 import { HttpError, type ServiceMetrics, parseInput, principalOf } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -23,8 +24,19 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
     if (typeof request.body !== 'string') throw new HttpError('INVALID_REQUEST', 'import body must be JSONL (application/x-ndjson)');
     const parsed = parseImportJsonl(request.body);
     if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
-    const outcome = await handler.importLog(memoryId, parsed.commands);
+    const outcome = await handler.importLog(memoryId, parsed.commands).catch((error: unknown) => {
+      throw error instanceof DomainError ? atLine(error, parsed.lines) : error;
+    });
     // A line repeating an earlier line's commandId is a duplicate: not imported twice.
     return { position: outcome.position, imported: outcome.results.filter((r) => r.status !== 'duplicate').length };
   });
+}
+
+/** A domain error of an import names the file's line, as its parse errors do: `line.11.recordedAt`. */
+function atLine(error: DomainError, lines: readonly number[]): DomainError | HttpError {
+  const { commandIndex, field } = error.details as { commandIndex?: number; field?: string };
+  if (commandIndex === undefined || lines[commandIndex] === undefined) return error;
+  const line = lines[commandIndex];
+  const message = `line ${line}: ${error.message.replace(`commands[${commandIndex}]: `, '')}`;
+  return new HttpError(error.code, message, [{ path: field === undefined ? `line.${line}` : `line.${line}.${field}`, message }]);
 }

@@ -252,6 +252,23 @@ describe('HTTP contract', () => {
     expect(await logLength('contract-other')).toBe(0);
   });
 
+  it('locates an import\u2019s domain errors by the file\u2019s line, as its parse errors, and writes nothing', async () => {
+    const lines = [
+      '',
+      JSON.stringify({ op: 'UPSERT_ENTITY', entityId: 'ida', name: 'Ida', commandId: 'i-1', recordedAt: T1 }),
+      '',
+      JSON.stringify({ op: 'ARCHIVE_EDGE', factId: 'nope', commandId: 'i-2', recordedAt: T1 }),
+      JSON.stringify({ op: 'UPSERT_ENTITY', entityId: 'ivo', name: 'Ivo', commandId: 'i-3', recordedAt: T0 }),
+    ];
+    const unknownFact = await t.post('/v1/memories/contract-lines/import', lines.join('\n'), 'application/x-ndjson');
+    expect(unknownFact.status).toBe(404);
+    expect(unknownFact.body.error).toMatchObject({ code: 'UNKNOWN_FACT', message: expect.stringMatching(/^line 4: /), details: [{ path: 'line.4.factId' }] });
+    const regression = await t.post('/v1/memories/contract-lines/import', [lines[1], lines[4]].join('\n'), 'application/x-ndjson');
+    expect(regression.status).toBe(409);
+    expect(regression.body.error).toMatchObject({ code: 'RECORD_TIME_REGRESSION', details: [{ path: 'line.2.recordedAt' }] });
+    expect(await logLength('contract-lines')).toBe(0);
+  });
+
   it('serves health, readiness, metrics, OpenAPI, and a JSON 404', async () => {
     expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await t.get('/readyz')).status).toBe(200);
