@@ -1,6 +1,6 @@
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { foldForReading } from '@memotrace/domain';
-import { memoryStreamId, toMemoryEvent, toNewEvents } from '@memotrace/memory-log';
+import { memoryStreamId, readMemoryLog, toNewEvents } from '@memotrace/memory-log';
 import { createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations, rebuildReadModels } from '@memotrace/read-models';
 import { MemoryLogCache, ReplayMemoryQueries } from '@memotrace/query-service';
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     // Warm: the log is cached and the whole-log state is kept (only new events are folded).
     const warm = await median(() => replay.facts(memoryId, cut, { src: 'e1' }));
     // A cut in the past folds the cached log from scratch up to it.
-    const log = (await store.readStream(memoryStreamId(memoryId))).map(toMemoryEvent);
+    const log = await readMemoryLog(store, memoryId);
     const past = { validAt: cut.validAt, recordedAt: log[Math.floor(log.length * 0.99)]!.meta.recordedAt };
     const pastCut = await median(() => replay.facts(memoryId, past, { src: 'e1' }));
     const foldOnly = await median(() => foldForReading(log));

@@ -26,6 +26,9 @@ export interface NewEvent {
   tags?: string[];
 }
 
+/** What a fold reads of an event: none of what the store assigned (ids, revisions, positions, tags). */
+export type EventContent = Pick<NewEvent, 'type' | 'data' | 'metadata'>;
+
 export interface StoredEvent extends NewEvent {
   streamId: string;
   revision: number;
@@ -65,6 +68,8 @@ export interface SubscribeOptions {
 export interface EventStore {
   append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  /** The contents of a stream's events from a revision on (`readStream` without what the store assigned): the cheapest full read, for folds. */
+  readStreamContent(streamId: string, fromRevision?: number): Promise<EventContent[]>;
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
   /** Events carrying `tag`, in log order. */
   readByTag(tag: string): Promise<StoredEvent[]>;

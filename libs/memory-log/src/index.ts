@@ -1,5 +1,5 @@
 import { type DomainEvent, type MemoryEvent, deriveLogEventId, factIdsOf } from '@memotrace/domain';
-import type { NewEvent, StoredEvent } from '@memotrace/event-store';
+import type { EventContent, EventStore, NewEvent, StoredEvent } from '@memotrace/event-store';
 
 /**
  * How a memory lives in the log: one stream per memory (the consistency boundary:
@@ -44,7 +44,12 @@ export interface LoggedMemoryEvent {
   event: MemoryEvent;
 }
 
-export function toMemoryEvent(stored: StoredEvent): MemoryEvent {
+/** A memory's log from a revision on, as domain events (tags left out: no fold reads them). */
+export async function readMemoryLog(store: Pick<EventStore, 'readStreamContent'>, memoryId: string, fromRevision = 0): Promise<MemoryEvent[]> {
+  return (await store.readStreamContent(memoryStreamId(memoryId), fromRevision)).map(toMemoryEvent);
+}
+
+export function toMemoryEvent(stored: EventContent): MemoryEvent {
   const { commandId, recordedAt, actor, reason } = stored.metadata;
   return { type: stored.type, data: stored.data, meta: { commandId, recordedAt, actor, reason } } as DomainEvent & { meta: MemoryEvent['meta'] };
 }

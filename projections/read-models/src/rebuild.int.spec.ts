@@ -7,7 +7,7 @@ import { PostgresMemoryQueries } from './postgres-memory-queries';
 import type { Projector } from './projector';
 import { type RebuildProgress, dropSchema, rebuildReadModels, snapshotSearchPath } from './rebuild';
 import { type Harness, openHarness } from './testing/pg-harness';
-import { around, expectSameAsReplay, plusMs, validBounds } from './testing/replay-compare';
+import { expectSameAsReplay, plusMs, validBounds } from './testing/replay-compare';
 
 /**
  * Issue 4: rebuild from the log into new tables. To T: a snapshot schema that

@@ -15,7 +15,7 @@ import {
 import { commandsOfLog, maxInstant } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { HttpError, parseInput } from '@memotrace/http-kit';
-import { factTag, memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+import { factTag, readMemoryLog } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
 import type { ConsistencyGate } from './consistency';
 import { type RecallBackend, type SearchCorpora, registerSearchRoute } from './search';
@@ -97,7 +97,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/export', async (request, reply) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     parseInput(exportQuery, request.query, 'query');
-    const log = (await store.readStream(memoryStreamId(memoryId))).map(toMemoryEvent);
+    const log = await readMemoryLog(store, memoryId);
     const body = commandsOfLog(log).map((command) => toJsonlLine(command) + '\n').join('');
     return reply.header('content-type', 'application/x-ndjson').send(body);
   });

@@ -22,8 +22,8 @@ function fakeStore() {
     streams.set(streamId, events);
   };
   const store = {
-    async readStream(streamId: string, options: { fromRevision?: number } = {}) {
-      const page = (streams.get(streamId) ?? []).slice(options.fromRevision ?? 0);
+    async readStreamContent(streamId: string, fromRevision = 0) {
+      const page = (streams.get(streamId) ?? []).slice(fromRevision);
       fetched.push(page.length);
       return page;
     },

@@ -17,7 +17,7 @@ import {
   mentionsAt,
 } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
-import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+import { readMemoryLog } from '@memotrace/memory-log';
 
 /** Where replay reads a memory's log. Append-only: a later read extends an earlier one. */
 export interface MemoryLogSource {
@@ -107,8 +107,7 @@ export class MemoryLogCache implements MemoryLogSource {
 
   async read(memoryId: string): Promise<readonly MemoryEvent[]> {
     const log = this.take(memoryId) ?? [];
-    const newer = await this.store.readStream(memoryStreamId(memoryId), { fromRevision: log.length });
-    for (const stored of newer) log.push(toMemoryEvent(stored));
+    for (const event of await readMemoryLog(this.store, memoryId, log.length)) log.push(event);
     this.take(memoryId); // a concurrent read of the same memory may have put its own copy back
     this.logs.set(memoryId, log);
     this.held += log.length;

@@ -24,7 +24,7 @@ describe('ReplayMemoryQueries whole-log state cache', () => {
     }
     streams.set(streamId, events);
   };
-  const store = { readStream: async (streamId: string, o: { fromRevision?: number } = {}) => (streams.get(streamId) ?? []).slice(o.fromRevision ?? 0) } as unknown as EventStore;
+  const store = { readStreamContent: async (streamId: string, fromRevision = 0) => (streams.get(streamId) ?? []).slice(fromRevision) } as unknown as EventStore;
   const expected = (memoryId: string, at?: string) => mentionsAt(fold((streams.get(memoryStreamId(memoryId)) ?? []).map(toMemoryEvent), at));
 
   it('answers like a fresh fold at every cut while the log grows', async () => {

@@ -1,6 +1,6 @@
-import { type Instant, type MemoryEvent, type MemoryQueries, type ValidAt, fold } from '@memotrace/domain';
+import { type Instant, type MemoryQueries, type ValidAt, fold } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
-import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+import { readMemoryLog } from '@memotrace/memory-log';
 
 export interface VerifyDifference {
   /** The query asked both ways, e.g. `facts(validAt=*, recordedAt=…)`. */
@@ -29,7 +29,7 @@ export async function verifyMemory(
   memoryId: string,
   recordedAt: Instant,
 ): Promise<VerifyReport> {
-  const log: MemoryEvent[] = (await deps.store.readStream(memoryStreamId(memoryId))).map(toMemoryEvent);
+  const log = await readMemoryLog(deps.store, memoryId);
   const state = fold(log, recordedAt);
   const differences: VerifyDifference[] = [];
   let compared = 0;

@@ -4,6 +4,7 @@ import {
   IdempotencyConflictError,
   WrongExpectedRevisionError,
   type AppendResult,
+  type EventContent,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
@@ -156,6 +157,10 @@ export class KurrentEventStore implements EventStore {
       throw error;
     }
     return events;
+  }
+
+  async readStreamContent(streamId: string, fromRevision = 0): Promise<EventContent[]> {
+    return (await this.readStream(streamId, { fromRevision })).map(({ type, data, metadata }) => ({ type, data, metadata }));
   }
 
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {

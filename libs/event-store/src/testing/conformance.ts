@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { IdempotencyConflictError, WrongExpectedRevisionError, type EventStore, type StoredEvent } from '../port';
+import { IdempotencyConflictError, WrongExpectedRevisionError, type EventStore, type NewEvent, type StoredEvent } from '../port';
 import { collect, eventually, expectStored, expectStrictlyIncreasing, newEvent, newEvents, sleep, type Collector } from './helpers';
 
 export type EventStoreFactory = () => Promise<{ store: EventStore; teardown(): Promise<void> }>;
@@ -101,6 +101,16 @@ export function describeEventStoreConformance(name: string, factory: EventStoreF
         };
         await store.append(stream('s'), [event], { expectedRevision: 'any' });
         expectStored(await store.readStream(stream('s')), stream('s'), [event], 0);
+      }, TIMEOUT_MS);
+
+      it('readStreamContent reads what readStream reads, without what the store assigned', async () => {
+        const events = [newEvent({ a: 1 }, ['fact:1']), newEvent({ b: 'zoë' }), newEvent(null, ['fact:1', 'fact:2'])];
+        await store.append(stream('s'), events, { expectedRevision: 'no_stream' });
+        const content = ({ type, data, metadata }: NewEvent) => ({ type, data, metadata });
+        expect(await store.readStreamContent(stream('s'))).toEqual(events.map(content));
+        expect(await store.readStreamContent(stream('s'), 1)).toEqual((await store.readStream(stream('s'), { fromRevision: 1 })).map(content));
+        expect(await store.readStreamContent(stream('s'), 3)).toEqual([]);
+        expect(await store.readStreamContent(stream('nothing-here'))).toEqual([]);
       }, TIMEOUT_MS);
 
       it('rejects an empty batch', async () => {
