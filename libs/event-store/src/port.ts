@@ -29,6 +29,12 @@ export interface NewEvent {
 /** What a fold reads of an event: none of what the store assigned (ids, revisions, positions, tags). */
 export type EventContent = Pick<NewEvent, 'type' | 'data' | 'metadata'>;
 
+/** An event's content with where it is in the log: what a projection reads. */
+export interface PositionedEventContent extends EventContent {
+  streamId: string;
+  position: number;
+}
+
 export interface StoredEvent extends NewEvent {
   streamId: string;
   revision: number;
@@ -71,6 +77,8 @@ export interface EventStore {
   /** The contents of a stream's events from a revision on (`readStream` without what the store assigned): the cheapest full read, for folds. */
   readStreamContent(streamId: string, fromRevision?: number): Promise<EventContent[]>;
   readAll(options: ReadAllOptions): Promise<StoredEvent[]>;
+  /** `readAll` without event ids, revisions and tags: the cheapest read of the log, for rebuilds. */
+  readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]>;
   /** Events carrying `tag`, in log order. */
   readByTag(tag: string): Promise<StoredEvent[]>;
   /** Highest position a reader may safely have seen. */

@@ -1,5 +1,5 @@
 import { type DomainEvent, type MemoryEvent, deriveLogEventId, factIdsOf } from '@memotrace/domain';
-import type { EventContent, EventStore, NewEvent, StoredEvent } from '@memotrace/event-store';
+import type { EventContent, EventStore, NewEvent, PositionedEventContent } from '@memotrace/event-store';
 
 /**
  * How a memory lives in the log: one stream per memory (the consistency boundary:
@@ -40,11 +40,10 @@ export function toNewEvents(memoryId: string, events: readonly MemoryEvent[]): N
 export interface LoggedMemoryEvent {
   memoryId: string;
   position: number;
-  revision: number;
   event: MemoryEvent;
 }
 
-/** A memory's log from a revision on, as domain events (tags left out: no fold reads them). */
+/** A memory's log from a revision on, as domain events (contents only: no fold reads ids, positions or tags). */
 export async function readMemoryLog(store: Pick<EventStore, 'readStreamContent'>, memoryId: string, fromRevision = 0): Promise<MemoryEvent[]> {
   return (await store.readStreamContent(memoryStreamId(memoryId), fromRevision)).map(toMemoryEvent);
 }
@@ -54,7 +53,7 @@ export function toMemoryEvent(stored: EventContent): MemoryEvent {
   return { type: stored.type, data: stored.data, meta: { commandId, recordedAt, actor, reason } } as DomainEvent & { meta: MemoryEvent['meta'] };
 }
 
-export function toLoggedEvent(stored: StoredEvent): LoggedMemoryEvent | null {
+export function toLoggedEvent(stored: PositionedEventContent): LoggedMemoryEvent | null {
   const memoryId = memoryIdOfStream(stored.streamId);
-  return memoryId === null ? null : { memoryId, position: stored.position, revision: stored.revision, event: toMemoryEvent(stored) };
+  return memoryId === null ? null : { memoryId, position: stored.position, event: toMemoryEvent(stored) };
 }

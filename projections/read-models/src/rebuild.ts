@@ -99,7 +99,7 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
     // heads are read back), reading the log in large pages ...
     const plan = emptyPlan();
     while (position < total) {
-      const page = (await store.readAll({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= total);
+      const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= total);
       if (page.length === 0) break;
       for (const event of page) {
         const logged = toLoggedEvent(event);
@@ -261,7 +261,7 @@ async function switchIn(pool: Pool, store: EventStore, build: string, live: stri
         let applied = 0;
         // What the live projector committed while the build ran (the build is never behind it after this).
         while (position < livePosition) {
-          const page = (await store.readAll({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= livePosition);
+          const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= livePosition);
           if (page.length === 0) break;
           const events = selectEvents(page.map(toLoggedEvent), undefined);
           position = page[page.length - 1]!.position;

@@ -8,6 +8,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
+  type PositionedEventContent,
   type ReadAllOptions,
   type ReadOptions,
   type StoredEvent,
@@ -161,6 +162,10 @@ export class KurrentEventStore implements EventStore {
 
   async readStreamContent(streamId: string, fromRevision = 0): Promise<EventContent[]> {
     return (await this.readStream(streamId, { fromRevision })).map(({ type, data, metadata }) => ({ type, data, metadata }));
+  }
+
+  async readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]> {
+    return (await this.readAll(options)).map(({ streamId, position, type, data, metadata }) => ({ streamId, position, type, data, metadata }));
   }
 
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {

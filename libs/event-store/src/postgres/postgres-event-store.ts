@@ -7,13 +7,14 @@ import type {
   EventStore,
   ExpectedRevision,
   NewEvent,
+  PositionedEventContent,
   ReadAllOptions,
   ReadOptions,
   StoredEvent,
   SubscribeOptions,
 } from '../port';
 import { appendEvents } from './append';
-import { EVENT_COLUMNS, HEAD_POSITION, READ_ALL_PAGE, STREAM_EVENT_COLUMNS, toStoredEvent, type EventTuple } from './rows';
+import { EVENT_COLUMNS, HEAD_POSITION, READ_ALL_CONTENT_PAGE, READ_ALL_PAGE, STREAM_EVENT_COLUMNS, toStoredEvent, type EventTuple } from './rows';
 import { subscribeToAll } from './subscription';
 
 export interface PostgresEventStoreOptions {
@@ -90,6 +91,18 @@ export class PostgresEventStore implements EventStore {
     return (await this.readPage(options.fromPosition, options.maxCount, options.streamPrefix)).events;
   }
 
+  async readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]> {
+    assertMaxCount(options.maxCount);
+    const { rows } = await this.pool.query<[number | string | null, string, string, unknown, EventMetadata]>({
+      text: READ_ALL_CONTENT_PAGE,
+      values: [options.fromPosition, options.maxCount, options.streamPrefix ?? null],
+      rowMode: 'array',
+    });
+    const contents: PositionedEventContent[] = [];
+    for (const [position, streamId, type, data, metadata] of rows) if (position !== null) contents.push({ streamId, position: Number(position), type, data, metadata });
+    return contents;
+  }
+
   async readByTag(tag: string): Promise<StoredEvent[]> {
     const { rows } = await this.pool.query<EventTuple>({
       text: `SELECT ${EVENT_COLUMNS} FROM mt_event_tags t JOIN mt_events e ON e.position = t.position WHERE t.tag = $1 ORDER BY t.position`,
@@ -157,10 +170,14 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
-    if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
+    assertMaxCount(maxCount);
     const { rows } = await this.pool.query<EventTuple>({ text: READ_ALL_PAGE, values: [fromPosition, maxCount, streamPrefix ?? null], rowMode: 'array' });
     const events: StoredEvent[] = [];
     for (const row of rows) if (row[0] !== null) events.push(toStoredEvent(row));
     return { head: Number(rows[0]?.[8] ?? 0), visibleHead: Number(rows[0]?.[9] ?? 0), events };
   }
+}
+
+function assertMaxCount(maxCount: number): void {
+  if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
 }

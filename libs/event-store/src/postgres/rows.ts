@@ -49,8 +49,8 @@ export const SAFE_ROW = 'e.tx_id < pg_snapshot_xmin(pg_current_snapshot())';
  * visible_head is the last committed position, safe or not: above the safe head it means a
  * still-running transaction (of any kind, in any database of the server) holds events back.
  */
-export const READ_ALL_PAGE = `
-  SELECT ${EVENT_COLUMNS}, h.head, h.visible_head
+const readAllPage = (columns: string) => `
+  SELECT ${columns}, h.head, h.visible_head
   FROM (
     SELECT coalesce((SELECT e.position FROM mt_events e WHERE ${SAFE_ROW} ORDER BY e.position DESC LIMIT 1), 0) AS head,
            coalesce((SELECT e.position FROM mt_events e ORDER BY e.position DESC LIMIT 1), 0) AS visible_head
@@ -63,5 +63,8 @@ export const READ_ALL_PAGE = `
     LIMIT $2
   ) e ON true
   ORDER BY e.position`;
+export const READ_ALL_PAGE = readAllPage(EVENT_COLUMNS);
+/** What a projection reads of an event (PositionedEventContent), then the two head columns. */
+export const READ_ALL_CONTENT_PAGE = readAllPage('e.position, e.stream_id, e.type, e.data, e.metadata');
 
 export const HEAD_POSITION = `SELECT e.position FROM mt_events e WHERE ${SAFE_ROW} ORDER BY e.position DESC LIMIT 1`;

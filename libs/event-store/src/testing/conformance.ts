@@ -247,6 +247,25 @@ export function describeEventStoreConformance(name: string, factory: EventStoreF
         expect(ids(afterFirst)).toEqual(ids(all.slice(1)));
       }, TIMEOUT_MS);
 
+      it('readAllContent reads what readAll reads, without ids, revisions and tags', async () => {
+        const start = await store.headPosition();
+        await store.append(stream('a-1'), [newEvent({ x: 1 }, ['fact:1']), newEvent(null)], { expectedRevision: 'any' });
+        await store.append(stream('b-1'), [newEvent({ y: 'zoë' })], { expectedRevision: 'any' });
+        const content = ({ streamId, position, type, data, metadata }: StoredEvent) => ({ streamId, position, type, data, metadata });
+        for (const options of [
+          { fromPosition: start, maxCount: 1_000, streamPrefix: `${prefix}-` },
+          { fromPosition: start, maxCount: 2, streamPrefix: stream('a-') },
+          { fromPosition: start + 1, maxCount: 1_000, streamPrefix: stream('b-') },
+        ]) {
+          const full = await eventually(
+            async () => await store.readAll(options),
+            (events) => events.length >= Math.min(options.maxCount, 3),
+          );
+          expect(await store.readAllContent(options)).toEqual(full.map(content));
+        }
+        await expect(store.readAllContent({ fromPosition: start, maxCount: 0 })).rejects.toThrow(RangeError);
+      }, TIMEOUT_MS);
+
       it('headPosition is the position of the last committed event', async () => {
         const before = await store.headPosition();
         expect(before).toBeGreaterThanOrEqual(0);
