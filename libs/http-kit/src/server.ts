@@ -62,7 +62,11 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   // Server-side time of the request so far (routing, handler, serialization): benchmarks read it without network noise.
   app.addHook('onSend', async (request, reply, payload) => {
     void reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
-    if (reply.statusCode >= 400) await discardUnreadBody(request.raw);
+    // A body over the limit is 413 whatever else was wrong with it (a content type never read, no such route).
+    if (reply.statusCode >= 400 && (await discardUnreadBody(request.raw)) > MAX_BODY_BYTES && reply.statusCode !== 413) {
+      void reply.code(413);
+      return JSON.stringify(payloadTooLarge().body());
+    }
     return payload;
   });
   refuseOversizedExpectContinue(app.server, MAX_BODY_BYTES);

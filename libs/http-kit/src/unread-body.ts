@@ -10,11 +10,11 @@ const DISCARD_IDLE_MS = 1_000;
  * A request refused before its body was read (over 8 MiB, an unsupported content type): the
  * client is still uploading, and answering then closing the socket (what Fastify does) makes
  * most HTTP clients (Node's fetch, for one) fail with EPIPE instead of reading the 413. So the
- * rest of the body is read and dropped first, within bounds. Resolves once it is gone, or the
- * bounds are hit (the connection is then closed as before).
+ * rest of the body is read and dropped first, within bounds. Resolves with the bytes dropped once
+ * they are gone, or the bounds are hit (the connection is then closed as before).
  */
-export function discardUnreadBody(request: IncomingMessage): Promise<void> {
-  if (request.complete || request.destroyed) return Promise.resolve();
+export function discardUnreadBody(request: IncomingMessage): Promise<number> {
+  if (request.complete || request.destroyed) return Promise.resolve(0);
   return new Promise((resolve) => {
     let seen = 0;
     let idle = setTimeout(finish, DISCARD_IDLE_MS);
@@ -27,7 +27,7 @@ export function discardUnreadBody(request: IncomingMessage): Promise<void> {
     function finish() {
       clearTimeout(idle);
       request.off('data', onData).off('end', finish).off('close', finish);
-      resolve();
+      resolve(seen);
     }
     request.on('data', onData).once('end', finish).once('close', finish);
     request.resume();

@@ -129,6 +129,12 @@ describe('HTTP contract', () => {
         }
       }
     }
+    // Over 8 MiB is 413 whatever else is wrong: a content type never parsed, a route that does not exist.
+    const bytes = new Uint8Array(9 * 1024 * 1024);
+    for (const [path, type] of [['/v1/memories/contract/commands', 'application/octet-stream'], ['/v1/no-such-route', 'application/json']]) {
+      const response = await t.post(path!, bytes, type);
+      expect([path, response.status, response.body.error.code]).toEqual([path, 413, 'PAYLOAD_TOO_LARGE']);
+    }
     // With Expect: 100-continue, the 413 comes before the body is sent.
     const { host, port } = new URL(t.url);
     const answer = await new Promise<string>((resolve, reject) => {

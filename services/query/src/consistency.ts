@@ -29,7 +29,11 @@ export class ConsistencyGate {
   ) {}
 
   async source(memoryId: string, consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
-    if (consistency === 'replay') return this.replay;
+    if (consistency === 'replay') {
+      // The log answers at once; a position it never handed out is still bad input.
+      if (minPosition !== undefined) await this.assertHandedOut(minPosition);
+      return this.replay;
+    }
     if (minPosition === undefined) {
       // The memory's own last event, not the log head: other memories' backlog does not delay this read.
       await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.ownWritesWaitMs);
@@ -37,10 +41,14 @@ export class ConsistencyGate {
     }
     if (await this.progress.waitFor(minPosition, 0)) return this.projection;
     // A position no append has handed out would only time out: say so at once.
+    await this.assertHandedOut(minPosition);
+    if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
+    throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} within ${this.options.minPositionTimeoutMs} ms`);
+  }
+
+  private async assertHandedOut(minPosition: number): Promise<void> {
     if (minPosition > (await this.store.highestPosition())) {
       throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond the log head`, [{ path: 'minPosition', message: 'no such position in the log' }]);
     }
-    if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
-    throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} within ${this.options.minPositionTimeoutMs} ms`);
   }
 }

@@ -34,5 +34,7 @@ describe('ConsistencyGate', () => {
     timeouts.length = 0;
     await expect(gate(false).source('m', 'projection', 21)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(timeouts).toEqual([0]);
+    await expect(gate(true).source('m', 'replay', 21)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(await gate(true).source('m', 'replay', 20)).toBe(replay);
   });
 });
