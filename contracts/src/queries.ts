@@ -60,7 +60,7 @@ export const searchRequest = z.strictObject({
   // 0 is a cap like any other (nothing fits): an agent's budget left over can be 0.
   k: z.number().int().min(0).max(1000).default(10),
   tokenBudget: z.number().int().min(0).optional(),
-  minPosition: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  minPosition: z.number().int().min(0).optional(), // int(): a safe integer
 });
 
 export const exportQuery = noParameters;
