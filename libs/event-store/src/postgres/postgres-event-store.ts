@@ -55,36 +55,32 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
-    const limit = options.maxCount ?? Number.POSITIVE_INFINITY;
-    const events: StoredEvent[] = [];
-    let fromRevision = Math.max(options.fromRevision ?? 0, 0);
-    while (events.length < limit) {
-      const pageSize = Math.min(this.streamPageSize, limit - events.length);
-      const { rows } = await this.pool.query<EventTuple>({
-        text: `SELECT ${STREAM_EVENT_COLUMNS} FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
-        values: [streamId, fromRevision, pageSize],
-        rowMode: 'array',
-      });
-      for (const row of rows) events.push(toStoredEvent(row, streamId));
-      if (rows.length < pageSize) break;
-      fromRevision = events[events.length - 1]!.revision + 1;
-    }
-    return events;
+    const rows = await this.streamRows<EventTuple>(STREAM_EVENT_COLUMNS, streamId, options.fromRevision ?? 0, options.maxCount ?? Number.POSITIVE_INFINITY);
+    return rows.map((row) => toStoredEvent(row, streamId));
   }
 
   async readStreamContent(streamId: string, fromRevision = 0): Promise<EventContent[]> {
-    const contents: EventContent[] = [];
     // Three columns, no tags, ids or numbers to decode: ~30 % cheaper than readStream's rows.
-    for (let from = Math.max(fromRevision, 0); ; ) {
-      const { rows } = await this.pool.query<[string, unknown, EventMetadata]>({
-        text: 'SELECT e.type, e.data, e.metadata FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3',
-        values: [streamId, from, this.streamPageSize],
+    const rows = await this.streamRows<[string, unknown, EventMetadata]>('e.type, e.data, e.metadata', streamId, fromRevision, Number.POSITIVE_INFINITY);
+    return rows.map(([type, data, metadata]) => ({ type, data, metadata }));
+  }
+
+  /** A stream's rows from a revision on, at most `limit`, in pages of streamPageSize (revisions are consecutive). */
+  private async streamRows<Row extends unknown[]>(columns: string, streamId: string, fromRevision: number, limit: number): Promise<Row[]> {
+    const all: Row[] = [];
+    let from = Math.max(fromRevision, 0);
+    while (all.length < limit) {
+      const pageSize = Math.min(this.streamPageSize, limit - all.length);
+      const { rows } = await this.pool.query<Row>({
+        text: `SELECT ${columns} FROM mt_events e WHERE e.stream_id = $1 AND e.revision >= $2 ORDER BY e.revision LIMIT $3`,
+        values: [streamId, from, pageSize],
         rowMode: 'array',
       });
-      for (const [type, data, metadata] of rows) contents.push({ type, data, metadata });
-      if (rows.length < this.streamPageSize) return contents;
-      from += rows.length; // revisions are consecutive
+      for (const row of rows) all.push(row);
+      if (rows.length < pageSize) break;
+      from += rows.length;
     }
+    return all;
   }
 
   async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {

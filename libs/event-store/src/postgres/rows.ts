@@ -6,7 +6,6 @@ import type { EventMetadata, StoredEvent } from '../port';
  * it, can leave it out.
  */
 export const STREAM_EVENT_COLUMNS = 'e.position, e.revision, e.event_id, e.type, e.data, e.metadata, e.tags';
-
 export const EVENT_COLUMNS = `${STREAM_EVENT_COLUMNS}, e.stream_id`;
 
 /** A row of EVENT_COLUMNS (STREAM_EVENT_COLUMNS: no stream id), possibly followed by other columns. */

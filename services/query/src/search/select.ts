@@ -26,14 +26,13 @@ export interface Packed {
 }
 
 /**
- * Packs a ranked list (best first, any kinds) as an auditable subgraph. Priority: events,
+ * Packs a ranked list (score, highest first, any kinds) as an auditable subgraph. Priority: events,
  * then the minimal evidence closure, the facts the top `k` events include, then
  * the mentions that evidence the taken facts, each ahead of the other items of its kind;
  * episodes last; within those groups the ranked order holds. Greedy: an item is taken when
  * its kind has fewer than `k` items and it fits in what is left of the budget; one that does
  * not fit is skipped and smaller ones after it are still tried. The total never exceeds the
- * budget and is the sum of the items' tokens. The taken items are answered by score, highest
- * first, ties in ranked order.
+ * budget and is the sum of the items' tokens. The taken items are answered in ranked order.
  */
 export function packEvidence(ranked: readonly ScoredCandidate[], options: PackOptions, counter: TokenCounter): Packed {
   const ofKind = (kind: ItemKind) => ranked.filter((c) => c.kind === kind);
@@ -48,7 +47,7 @@ export function packEvidence(ranked: readonly ScoredCandidate[], options: PackOp
   const facts = closureFirst(ofKind('fact'), events.slice(0, options.k), 'fact');
   const mentions = closureFirst(ofKind('mention'), facts.slice(0, options.k), 'mention');
   const taken = takeInOrder([...events, ...facts, ...mentions, ...ofKind('episode')], options, counter);
-  const items = ranked.filter((c) => taken.has(c)).sort((a, b) => b.score - a.score);
+  const items = ranked.filter((c) => taken.has(c));
   return { items: items.map((c) => toItem(c, taken.get(c)!)), tokens: [...taken.values()].reduce((sum, t) => sum + t, 0) };
 }
 
