@@ -1,13 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { PostgresMemoryQueries, READ_MODELS_PROJECTION, projectedPosition, readModelMigrations } from '@memotrace/read-models';
 import { MemoryLogCache, ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
-import fc from 'fast-check';
 import { projectorEnv } from './testing/child-env';
+import { appendMemories, expectedRowCounts, generateMemories, rowCounts } from './testing/ingest';
 
 /**
  * Issue 4, projector crash safety: the projector runs as its own process
@@ -17,44 +15,14 @@ import { projectorEnv } from './testing/child-env';
  * rows as the folded logs have versions (nothing lost, nothing applied twice), and
  * sampled memories verify clean at every validity bound.
  *
- * CRASH_COMMANDS (default 5,000 in CI; `npm run test:crash` runs 50,000) sets the
- * ingest size, CRASH_KILLS (default 10) the number of SIGKILLs.
+ * CRASH_COMMANDS (default 50,000, the issue's size) sets the ingest size, CRASH_KILLS
+ * (default 10) the number of SIGKILLs.
  */
-const COMMANDS = Number(process.env['CRASH_COMMANDS'] ?? 5_000);
+const COMMANDS = Number(process.env['CRASH_COMMANDS'] ?? 50_000);
 const KILLS = Number(process.env['CRASH_KILLS'] ?? 10);
 // The ingest lasts at least this long, so the kills land while there is work to do.
 const INGEST_MS = Number(process.env['CRASH_INGEST_MS'] ?? 15_000);
 const ROOT = resolve(__dirname, '../../..');
-
-interface Memory {
-  memoryId: string;
-  /** Decided event batches, appended in order. */
-  batches: ReturnType<typeof runHistory>['log'][];
-  run: ReturnType<typeof runHistory>;
-}
-
-function generate(commands: number): { memories: Memory[]; commands: number } {
-  const memories: Memory[] = [];
-  let total = 0;
-  let seed = 1;
-  while (total < commands) {
-    for (const batches of fc.sample(historyArb, { numRuns: 50, seed: seed++ })) {
-      const memoryId = `crash-${memories.length}`;
-      const run = runHistory(batches, { memoryId });
-      const slices: Memory['batches'] = [];
-      let from = 0;
-      for (const batch of run.batches) {
-        if (batch.results === null || batch.logLength === from) continue;
-        total += batch.results.length;
-        slices.push(run.log.slice(from, batch.logLength));
-        from = batch.logLength;
-      }
-      memories.push({ memoryId, batches: slices, run });
-      if (total >= commands) break;
-    }
-  }
-  return { memories, commands: total };
-}
 
 describe('projector crash safety (SIGKILL during ingest)', () => {
   let db: TestDatabase;
@@ -93,8 +61,7 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it(`loses and duplicates nothing over ${KILLS} kills`, async () => {
-    const { memories, commands } = generate(COMMANDS);
-    expect(commands).toBeGreaterThanOrEqual(COMMANDS);
+    const memories = generateMemories(COMMANDS, 'crash');
 
     startProjector();
     let ingesting = true;
@@ -118,30 +85,14 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
       }
     })();
 
-    // Four writers, each appending its memories batch by batch (as the command service would),
-    // paced over INGEST_MS at least: a projector restart takes a second or two, so an ingest that
-    // finished at once would leave every kill to find the projector idle at the head.
-    const queue = [...memories];
-    const interval = INGEST_MS / memories.reduce((n, m) => n + m.batches.length, 0);
-    const start = Date.now();
-    let sent = 0;
-    const writer = async () => {
-      for (let m = queue.shift(); m; m = queue.shift()) {
-        let revision = -1;
-        for (const events of m.batches) {
-          const due = start + sent++ * interval;
-          if (due > Date.now()) await sleep(due - Date.now());
-          const r = await store.append(memoryStreamId(m.memoryId), toNewEvents(m.memoryId, events), { expectedRevision: revision < 0 ? 'no_stream' : revision });
-          revision = r.nextExpectedRevision;
-        }
-      }
-    };
-    await Promise.all([writer(), writer(), writer(), writer()]);
+    // Four writers, paced over INGEST_MS at least: a projector restart takes a second or two,
+    // so an ingest that finished at once would leave every kill to find the projector idle at the head.
+    await appendMemories(store, memories, 4, INGEST_MS);
     ingesting = false;
     await killer;
 
     // The last projector catches up to the head (re-read: the safe head trails open transactions).
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + 300_000;
     while ((await projectedPosition(db.pool)) < (await store.headPosition()) && Date.now() < deadline) await sleep(200);
     await kill('SIGTERM');
     const head = await store.headPosition();
@@ -156,22 +107,7 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
     expect(checkpoints).toEqual([{ projection: READ_MODELS_PROJECTION, position: head }]);
 
     // Row counts equal the folded logs: nothing lost, nothing applied twice.
-    const expected = { facts: 0, events: 0, episodes: 0, mentions: 0, entities: 0 };
-    for (const { run } of memories) {
-      for (const fact of run.state.facts.values()) expected.facts += fact.versions.length;
-      for (const versions of run.state.events.values()) expected.events += versions.length;
-      for (const versions of run.state.episodes.values()) expected.episodes += versions.length;
-      expected.mentions += run.state.mentions.size;
-      expected.entities += run.state.entities.size;
-    }
-    const count = async (table: string) => Number((await db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
-    expect({
-      facts: await count('rm_fact_versions'),
-      events: await count('rm_event_versions'),
-      episodes: await count('rm_episode_versions'),
-      mentions: await count('rm_mentions'),
-      entities: await count('rm_entities'),
-    }).toEqual(expected);
+    expect(await rowCounts(db.pool)).toEqual(expectedRowCounts(memories));
 
     // And answers equal replay, at every validity bound, on a sample of memories.
     const projection = new PostgresMemoryQueries(db.pool);
@@ -181,5 +117,5 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
       const report = await verifyMemory({ projection, replay, store }, memoryId, '9999-12-31T23:59:59.999Z');
       if (!report.consistent) throw new Error(`${memoryId}: ${JSON.stringify(report.differences.slice(0, 3))}\n${output.slice(-2000)}`);
     }
-  }, 300_000);
+  }, 900_000);
 });

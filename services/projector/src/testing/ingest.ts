@@ -35,13 +35,21 @@ export function generateMemories(commands: number, prefix: string): GeneratedMem
   return memories;
 }
 
-/** Appends the memories batch by batch with `writers` concurrent writers (as the command service would). */
-export async function appendMemories(store: EventStore, memories: readonly GeneratedMemory[], writers = 4): Promise<void> {
+/**
+ * Appends the memories batch by batch with `writers` concurrent writers (as the command
+ * service would), the batches spread evenly over at least `spreadOverMs`.
+ */
+export async function appendMemories(store: EventStore, memories: readonly GeneratedMemory[], writers = 4, spreadOverMs = 0): Promise<void> {
   const queue = [...memories];
+  const interval = spreadOverMs / Math.max(1, memories.reduce((n, m) => n + m.batches.length, 0));
+  const start = Date.now();
+  let sent = 0;
   const writer = async () => {
     for (let m = queue.shift(); m; m = queue.shift()) {
       let revision = -1;
       for (const events of m.batches) {
+        const due = start + sent++ * interval;
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
         const r = await store.append(memoryStreamId(m.memoryId), toNewEvents(m.memoryId, events), { expectedRevision: revision < 0 ? 'no_stream' : revision });
         revision = r.nextExpectedRevision;
       }
