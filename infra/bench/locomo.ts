@@ -37,10 +37,9 @@ async function main(): Promise<void> {
   };
   try {
     const started = Date.now();
-    let position = 0;
-    for (const conversation of conversations) position = Math.max(position, await ingest(conversation, post));
+    for (const conversation of conversations) await ingest(conversation, post);
     console.log(`ingested ${conversations.length} conversations (${conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0)} turns) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    await caughtUp(db, position);
+    await caughtUp(db);
     console.log(`read models and search index caught up after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const latencies: number[] = [];
     const lines: string[] = [];
@@ -68,9 +67,8 @@ async function main(): Promise<void> {
   }
 }
 
-/** One memory per conversation; each session one batch, recordedAt = the session time. Returns the last log position. */
-async function ingest(conversation: Conversation, post: (path: string, body: unknown) => Promise<{ position?: number }>): Promise<number> {
-  let position = 0;
+/** One memory per conversation; each session one batch, recordedAt = the session time. */
+async function ingest(conversation: Conversation, post: (path: string, body: unknown) => Promise<unknown>): Promise<void> {
   for (const session of conversation.sessions) {
     const commands = session.turns.map((turn) => ({
       op: 'RECORD_MENTION',
@@ -82,13 +80,14 @@ async function ingest(conversation: Conversation, post: (path: string, body: unk
       text: turn.text,
       occurredAt: session.at,
     }));
-    position = (await post(`/v1/memories/${conversation.sampleId}/commands`, { commands })).position ?? position;
+    await post(`/v1/memories/${conversation.sampleId}/commands`, { commands });
   }
-  return position;
 }
 
-/** Waits until both projectors (read models, search index) have passed `position`. */
-async function caughtUp(db: Client, position: number): Promise<void> {
+/** Waits until both projectors (read models, search index) have passed the log head (responses carry per-memory positions). */
+async function caughtUp(db: Client): Promise<void> {
+  const { rows: head } = await db.query<{ position: string | null }>('SELECT max(position) AS position FROM mt_events');
+  const position = Number(head[0]?.position ?? 0);
   for (;;) {
     const { rows } = await db.query<{ position: string }>(`SELECT position FROM rm_checkpoints WHERE projection IN ('read-models', 'search-index')`);
     if (rows.length >= (process.env['EMBEDDINGS'] === 'off' ? 1 : 2) && rows.every((r) => Number(r.position) >= position)) return;

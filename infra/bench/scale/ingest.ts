@@ -6,7 +6,7 @@ export interface IngestResult {
   samples: MemorySample[];
   commands: number;
   versions: number;
-  /** Last position returned by a command response. */
+  /** Log position of the last event the clients got a response for. */
   headPosition: number;
   appendSeconds: number;
   /** CPU time of the service process while the clients appended, and until the read models caught up. */
@@ -37,6 +37,8 @@ export async function ingest(
   onProgress: (done: number) => void,
 ): Promise<IngestResult> {
   const samples = Array.from({ length: shape.memories }, (_, m) => emptySample(`scale-${String(m).padStart(3, '0')}`));
+  // Responses carry the memory's position (its log's length); the checkpoint is a log position.
+  const responses: Array<{ memoryId: string; position: number; at: number }> = [];
   const pending: Array<{ position: number; at: number }> = [];
   const lagMs: number[] = [];
   const lagEvents: number[] = [];
@@ -49,14 +51,18 @@ export async function ingest(
   let appendCpu = cpu0;
 
   const sampler = (async () => {
-    while (writing || pending.length > 0) {
+    while (writing || pending.length > 0 || responses.length > 0) {
+      for (const r of await logPositions(pool, responses.splice(0))) {
+        head = Math.max(head, r.position);
+        pending.push(r);
+      }
       const projected = await projectedPosition(pool);
       const now = performance.now();
       if (writing) lagEvents.push(Math.max(0, head - projected));
       pending.sort((a, b) => a.position - b.position);
       while (pending.length > 0 && pending[0]!.position <= projected) lagMs.push(now - pending.shift()!.at);
       peakRss = Math.max(peakRss, server.rssBytes());
-      if (!writing && pending.length === 0) break;
+      if (!writing && pending.length === 0 && responses.length === 0) break;
       await new Promise((r) => setTimeout(r, LAG_POLL_MS));
     }
     return performance.now();
@@ -79,8 +85,7 @@ export async function ingest(
         const notApplied = body.results.find((r) => r.status !== 'applied');
         if (notApplied) throw new Error(`a generated command was not applied in ${sample.memoryId}: ${JSON.stringify(notApplied)}`);
         commands += batch.length;
-        head = Math.max(head, body.position);
-        pending.push({ position: body.position, at: performance.now() });
+        responses.push({ memoryId: sample.memoryId, position: body.position, at: performance.now() });
         onProgress(commands);
       }
     }
@@ -90,11 +95,11 @@ export async function ingest(
     appendEnd = performance.now();
     appendCpu = server.cpuSeconds();
   } catch (error) {
-    pending.length = 0; // nothing to wait for: stop the sampler and report the error
+    pending.length = responses.length = 0; // nothing to wait for: stop the sampler and report the error
     throw error;
   } finally {
     writing = false;
-    if (pending.length === 0) await sampler.catch(() => undefined);
+    if (pending.length === 0 && responses.length === 0) await sampler.catch(() => undefined);
   }
   const projectedEnd = await sampler;
   const projectedCpu = server.cpuSeconds();
@@ -111,4 +116,15 @@ export async function ingest(
     lagEvents,
     peakRssBytes: peakRss,
   };
+}
+
+/** The log position of each response's last event (the memory's event number `position`). */
+async function logPositions(pool: Pool, responses: ReadonlyArray<{ memoryId: string; position: number; at: number }>): Promise<Array<{ position: number; at: number }>> {
+  if (responses.length === 0) return [];
+  const { rows } = await pool.query<{ i: string; position: string }>(
+    `SELECT k.i, e.position FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(stream_id, revision, i)
+       JOIN mt_events e ON e.stream_id = k.stream_id AND e.revision = k.revision`,
+    [responses.map((r) => `memory-${r.memoryId}`), responses.map((r) => r.position - 1)],
+  );
+  return rows.map((row) => ({ position: Number(row.position), at: responses[Number(row.i) - 1]!.at }));
 }

@@ -6,7 +6,7 @@ import { KeyedMutex } from './keyed-mutex';
 import { MemoryStateCache } from './memory-state-cache';
 
 export interface BatchOutcome {
-  /** Consistency token: the memory's last log position after this batch. */
+  /** Consistency token: the memory's position after this batch (its log's length, see `memoryPosition`). */
   position: number;
   results: CommandResult[];
   /** Number of events appended. */
@@ -58,13 +58,14 @@ export class CommandHandler {
       this.cache.forget(memoryId);
       throw error;
     }
-    if (decision.events.length === 0) return { position: cached.lastPosition, results: decision.results, appended: 0 };
+    // The decision evolved the cached state: its event count is the memory's position after this batch.
+    const position = cached.state.eventCount;
+    if (decision.events.length === 0) return { position, results: decision.results, appended: 0 };
     try {
-      const appended = await this.store.append(memoryStreamId(memoryId), toNewEvents(memoryId, decision.events), {
+      await this.store.append(memoryStreamId(memoryId), toNewEvents(memoryId, decision.events), {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
       });
-      cached.lastPosition = appended.position;
-      return { position: appended.position, results: decision.results, appended: decision.events.length };
+      return { position, results: decision.results, appended: decision.events.length };
     } catch (error) {
       this.cache.forget(memoryId);
       if (error instanceof WrongExpectedRevisionError && retriesLeft > 0) {

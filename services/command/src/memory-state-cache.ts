@@ -4,8 +4,6 @@ import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 
 export interface CachedMemory {
   state: MemoryState;
-  /** Global position of the memory's last event (0 when empty): its consistency token. */
-  lastPosition: number;
 }
 
 /**
@@ -30,13 +28,9 @@ export class MemoryStateCache {
   ) {}
 
   async load(memoryId: string): Promise<CachedMemory> {
-    const entry = this.entries.get(memoryId) ?? { state: initialState(), lastPosition: 0 };
+    const entry = this.entries.get(memoryId) ?? { state: initialState() };
     this.entries.delete(memoryId);
-    const newer = await this.store.readStream(memoryStreamId(memoryId), { fromRevision: entry.state.eventCount });
-    for (const stored of newer) {
-      evolve(entry.state, toMemoryEvent(stored));
-      entry.lastPosition = stored.position;
-    }
+    for (const content of await this.store.readStreamContent(memoryStreamId(memoryId), entry.state.eventCount)) evolve(entry.state, toMemoryEvent(content));
     this.remember(memoryId, entry);
     return entry;
   }

@@ -15,8 +15,8 @@ function storeWithMemories(memories: string[], events: number) {
   }
   const reads = { events: 0 };
   const store = {
-    readStream: async (streamId: string, options: { fromRevision?: number } = {}) => {
-      const newer = (streams.get(streamId) ?? []).slice(options.fromRevision ?? 0);
+    readStreamContent: async (streamId: string, fromRevision = 0) => {
+      const newer = (streams.get(streamId) ?? []).slice(fromRevision);
       reads.events += newer.length;
       return newer;
     },

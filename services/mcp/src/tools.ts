@@ -85,7 +85,7 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
       rel: id.optional(),
       dst: id.optional(),
       consistency: z.enum(['projection', 'replay']).optional().describe('"replay" answers by exact replay of the log'),
-      minPosition: z.number().int().nonnegative().optional().describe('wait (bounded) until the read models have this position, e.g. a write\'s position'),
+      minPosition: z.number().int().nonnegative().optional().describe('wait (bounded) until the read models have this position of the memory, e.g. a write\'s position'),
     }),
     readOnly: true,
     run: (memory, { memoryId: _m, ...filter }) => memory.facts(filter as Parameters<MemoryClient['facts']>[0]),

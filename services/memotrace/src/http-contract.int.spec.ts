@@ -207,6 +207,22 @@ describe('HTTP contract', () => {
     expect(beyond.status).toBe(400);
   }, 30_000);
 
+  it('hands out positions per memory: its own log\u2019s length, whatever other memories wrote', async () => {
+    const m = '/v1/memories/own-positions';
+    expect((await t.commands('own-positions', [{ op: 'UPSERT_ENTITY', entityId: 'ann', name: 'Ann' }])).body.position).toBe(1);
+    const second = await t.commands('own-positions', [
+      { op: 'UPSERT_ENTITY', entityId: 'ben', name: 'Ben' },
+      { op: 'UPSERT_EDGE', factId: 'ann-ben', src: 'ann', rel: 'knows', dst: 'ben' },
+    ]);
+    expect(second.body.position).toBe(3);
+    expect((await t.get(`${m}/facts/ann-ben/audit`)).body.events.map((e: any) => e.position)).toEqual([3]);
+    expect((await t.get(`${m}/facts?minPosition=3&validAt=*`)).body.facts.map((f: any) => f.factId)).toEqual(['ann-ben']);
+    // The log as a whole is far longer (other memories), but this memory never handed out 4.
+    const beyond = await t.get(`${m}/facts?minPosition=4`);
+    expect([beyond.status, beyond.body.error.details]).toEqual([400, [{ path: 'minPosition', message: 'no such position in this memory' }]]);
+    expect((await t.get(`${m}/facts?minPosition=4&consistency=replay`)).status).toBe(400);
+  }, 30_000);
+
   it('every read of the read models takes minPosition; one beyond the log is refused at once', async () => {
     const write = await t.commands('ryw-all', [
       { op: 'UPSERT_ENTITY', entityId: 'gus', name: 'Gus', recordedAt: T0 },
@@ -242,6 +258,11 @@ describe('HTTP contract', () => {
       const a = await t.get(`/v1/memories/contract/facts?${cut}&recordedAt=${T2}`);
       const b = await t.get(`/v1/memories/contract-copy/facts?${cut}&recordedAt=${T2}`);
       expect(b.body.facts).toEqual(a.body.facts);
+    }
+    // Whole answers, positions included: a memory's positions are its own.
+    for (const path of ['facts/bob-paris/history', 'facts/bob-old/history', 'facts/bob-paris/audit', 'facts/bob-old/audit', `entities/bob?recordedAt=${T2}`]) {
+      const [a, b] = [await t.get(`/v1/memories/contract/${path}`), await t.get(`/v1/memories/contract-copy/${path}`)];
+      expect([b.status, b.body]).toEqual([200, a.body]);
     }
     const refused = await t.post('/v1/memories/contract-copy/import', exported.text, 'application/x-ndjson');
     expect(refused.status).toBe(409);

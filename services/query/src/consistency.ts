@@ -29,26 +29,29 @@ export class ConsistencyGate {
   ) {}
 
   async source(memoryId: string, consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
-    if (consistency === 'replay') {
-      // The log answers at once; a position it never handed out is still bad input.
-      if (minPosition !== undefined) await this.assertHandedOut(minPosition);
-      return this.replay;
-    }
-    if (minPosition === undefined) {
+    // A position the memory never handed out is bad input, also for the log, which answers at once.
+    const logPosition = minPosition === undefined ? undefined : await this.logPositionOf(memoryId, minPosition);
+    if (consistency === 'replay') return this.replay;
+    if (logPosition === undefined) {
       // The memory's own last event, not the log head: other memories' backlog does not delay this read.
       await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.ownWritesWaitMs);
       return this.projection;
     }
-    if (await this.progress.waitFor(minPosition, 0)) return this.projection;
-    // A position no append has handed out would only time out: say so at once.
-    await this.assertHandedOut(minPosition);
-    if (await this.progress.waitFor(minPosition, this.options.minPositionTimeoutMs)) return this.projection;
-    throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} within ${this.options.minPositionTimeoutMs} ms`);
+    if (await this.progress.waitFor(logPosition, this.options.minPositionTimeoutMs)) return this.projection;
+    throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} of memory ${memoryId} within ${this.options.minPositionTimeoutMs} ms`);
   }
 
-  private async assertHandedOut(minPosition: number): Promise<void> {
-    if (minPosition > (await this.store.highestPosition())) {
-      throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond the log head`, [{ path: 'minPosition', message: 'no such position in the log' }]);
+  /**
+   * Positions are per memory (the length of its log after a write, SPEC `position`), so a token
+   * says nothing about other memories; the read models' checkpoint is a log position: the one of
+   * the memory's event that made it that long.
+   */
+  private async logPositionOf(memoryId: string, minPosition: number): Promise<number> {
+    if (minPosition === 0) return 0;
+    const [event] = await this.store.readStream(memoryStreamId(memoryId), { fromRevision: minPosition - 1, maxCount: 1 });
+    if (event === undefined) {
+      throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond memory ${memoryId}'s log`, [{ path: 'minPosition', message: 'no such position in this memory' }]);
     }
+    return event.position;
   }
 }

@@ -56,7 +56,8 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     parseInput(auditQuery, request.query, 'query');
     const stored = await store.readByTag(factTag(memoryId, factId));
     if (stored.length === 0) throw unknownFact(factId);
-    const events = stored.map((e) => ({ position: e.position, type: e.type, ...auditMeta(e.metadata), data: e.data }));
+    // The memory's position after each event (its revision + 1), as writes hand them out: the same after an import.
+    const events = stored.map((e) => ({ position: e.revision + 1, type: e.type, ...auditMeta(e.metadata), data: e.data }));
     return { factId, events };
   });
 
