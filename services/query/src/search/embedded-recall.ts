@@ -8,7 +8,7 @@ import type { RecallBackend, RecallHit } from './recall-backend';
 export interface VectorSource extends VectorStore {
   /** See `EmbeddingProvider.cosineFloor`. */
   readonly cosineFloor?: number;
-  /** Null when no vector can be had now (model not loaded): search goes on with BM25. */
+  /** Null when no vector can be had now (model not loaded): search goes on with BM25. Never rejects. */
   queryVector(query: string): Promise<Float32Array | null>;
 }
 
@@ -30,6 +30,9 @@ export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100,
  */
 export function embeddedRecall(source: VectorSource | undefined, options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL): RecallBackend {
   return {
+    prepare(query) {
+      void source?.queryVector(query);
+    },
     async recall({ query, items }) {
       const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };

@@ -26,6 +26,9 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
  */
 export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'queryVector' | 'cosineFloor'> | undefined, options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL): RecallBackend {
   return {
+    prepare(query) {
+      void source?.queryVector(query);
+    },
     async recall({ query, items }) {
       const { memoryId, cut } = items;
       const toHits = (found: readonly ScoredItem[], score: (s: number) => number): RecallHit[] => {

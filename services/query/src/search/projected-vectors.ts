@@ -11,19 +11,29 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
  */
 export function projectedVectors(provider: EmbeddingProvider, lookup: VectorLookup, warn: (message: string) => void): VectorSource {
   let failedAt = Number.NEGATIVE_INFINITY;
+  // A query being embedded (started by the route before the cut is ready): its search joins it.
+  const inFlight = new Map<string, Promise<Float32Array | null>>();
+  const embed = async (query: string): Promise<Float32Array | null> => {
+    if (Date.now() - failedAt < RETRY_AFTER_FAILURE_MS) return null;
+    try {
+      const [vector] = await provider.embed([query]);
+      return vector ?? null;
+    } catch (error) {
+      failedAt = Date.now();
+      warn(`embeddings unavailable (${(error as Error).message}); searching with BM25 only`);
+      return null;
+    }
+  };
   return {
     model: provider.model,
     cosineFloor: provider.cosineFloor,
-    async queryVector(query) {
-      if (Date.now() - failedAt < RETRY_AFTER_FAILURE_MS) return null;
-      try {
-        const [vector] = await provider.embed([query]);
-        return vector ?? null;
-      } catch (error) {
-        failedAt = Date.now();
-        warn(`embeddings unavailable (${(error as Error).message}); searching with BM25 only`);
-        return null;
+    queryVector(query) {
+      let vector = inFlight.get(query);
+      if (vector === undefined) {
+        vector = embed(query).finally(() => inFlight.delete(query));
+        inFlight.set(query, vector);
       }
+      return vector;
     },
     vectors: (hashes) => lookup.vectors(provider.model, hashes),
   };

@@ -24,6 +24,8 @@ export interface RecallResult {
 }
 
 export interface RecallBackend {
+  /** Starts the work that needs only the query (embedding it), so it overlaps the cut's preparation. */
+  prepare?(query: string): void;
   recall(request: RecallRequest): Promise<RecallResult>;
 }
 

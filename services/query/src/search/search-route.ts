@@ -24,6 +24,7 @@ export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, 
   app.post('/v1/memories/:memoryId/search', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const body = parseInput(searchRequest, request.body, 'body');
+    recall?.prepare?.(body.query);
     const at = now();
     const cut = { validAt: body.validAt ?? at, recordedAt: body.recordedAt ?? at };
     await gate.source(memoryId, 'projection', body.minPosition);

@@ -1,0 +1,46 @@
+import type { EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
+import { projectedVectors } from './projected-vectors';
+
+function countingProvider(fail = false) {
+  const calls: string[][] = [];
+  let release = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const provider: EmbeddingProvider = {
+    model: 'test',
+    embed: async (texts) => {
+      calls.push([...texts]);
+      await gate;
+      if (fail) throw new Error('endpoint down');
+      return texts.map((t) => Float32Array.of(t.length));
+    },
+  };
+  return { provider, calls, release };
+}
+
+const lookup = { vectors: async () => new Map() } as unknown as VectorLookup;
+
+describe('projectedVectors', () => {
+  it('a query already being embedded (started before the cut was ready) is joined, not embedded again', async () => {
+    const { provider, calls, release } = countingProvider();
+    const source = projectedVectors(provider, lookup, () => {});
+    const early = source.queryVector('where is ann?');
+    const joined = source.queryVector('where is ann?');
+    const other = source.queryVector('who is ben?');
+    release();
+    expect(await Promise.all([early, joined, other])).toEqual([Float32Array.of(13), Float32Array.of(13), Float32Array.of(11)]);
+    expect(calls).toEqual([['where is ann?'], ['who is ben?']]);
+    // Settled queries are not kept here (the provider caches vectors): a later search asks it again.
+    await source.queryVector('where is ann?');
+    expect(calls).toHaveLength(3);
+  });
+
+  it('an unavailable model gives no vector (BM25 only), warns once, and is not asked again for a minute', async () => {
+    const { provider, calls, release } = countingProvider(true);
+    const warnings: string[] = [];
+    const source = projectedVectors(provider, lookup, (m) => warnings.push(m));
+    release();
+    expect(await source.queryVector('q1')).toBeNull();
+    expect(await source.queryVector('q2')).toBeNull();
+    expect([calls.length, warnings]).toEqual([1, ['embeddings unavailable (endpoint down); searching with BM25 only']]);
+  });
+});
