@@ -6,7 +6,7 @@ import { KeyedMutex } from './keyed-mutex';
 import { MemoryStateCache } from './memory-state-cache';
 
 export interface BatchOutcome {
-  /** Consistency token: the memory's position after this batch (its log's length, see `memoryPosition`). */
+  /** Consistency token: the memory's position after this batch, its log's length (positions are per memory). */
   position: number;
   results: CommandResult[];
   /** Number of events appended. */
