@@ -21,7 +21,8 @@ export const positionString = z
   });
 
 /** Read-your-writes (SPEC `minPosition`): every read of the read models takes it. */
-const minPosition = positionString.optional();
+const MIN_POSITION = { description: "a position this memory handed out (a write's `position`): wait (bounded) until the read models have it" };
+const minPosition = positionString.optional().meta(MIN_POSITION);
 
 export const factsQuery = z.strictObject({
   validAt: instantOrStar.optional(),
@@ -60,7 +61,7 @@ export const searchRequest = z.strictObject({
   // 0 is a cap like any other (nothing fits): an agent's budget left over can be 0.
   k: z.number().int().min(0).max(1000).default(10),
   tokenBudget: z.number().int().min(0).optional(),
-  minPosition: z.number().int().min(0).optional(), // int(): a safe integer
+  minPosition: z.number().int().min(0).optional().meta(MIN_POSITION), // int(): a safe integer
 });
 
 export const exportQuery = noParameters;

@@ -18,8 +18,11 @@ export const commandResult = z.strictObject({
   ids: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
 });
 
+/** Positions are per memory: its log's length after a write (a consistency token for `minPosition`). */
+const memoryPosition = (description: string) => z.number().int().nonnegative().meta({ description });
+
 export const commandsResponse = z.strictObject({
-  position: z.number().int().nonnegative(),
+  position: memoryPosition("the memory's position after this batch (its log's length): pass it as minPosition to read your writes"),
   results: z.array(commandResult),
 });
 
@@ -56,7 +59,7 @@ export const factsResponse = z.strictObject({
 export const historyResponse = z.strictObject({ factId: z.string(), versions: z.array(factVersion) });
 
 export const auditEvent = z.strictObject({
-  position: z.number().int().nonnegative(),
+  position: memoryPosition("the memory's position right after this event (the same in an imported copy)"),
   type: z.string(),
   recordedAt: instantOut,
   commandId: z.string(),
