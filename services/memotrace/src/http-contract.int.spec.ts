@@ -116,6 +116,10 @@ describe('HTTP contract', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'INVALID_REQUEST', message: 'malformed HTTP request', details: [{ path: '', message: 'malformed HTTP request' }] } });
     }
+    // A request line longer than the parser takes (a 200 KB query string) is bad input too.
+    const tooLong = await raw(`GET /v1/memories/contract/facts?src=${'x'.repeat(200_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(tooLong).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(tooLong.slice(tooLong.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ code: 'INVALID_REQUEST', message: 'request line or headers are too large' });
   });
 
   it('answers 413 above 8 MiB, read by a client still sending the body (no reset connection)', async () => {
