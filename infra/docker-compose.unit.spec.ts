@@ -71,7 +71,8 @@ describe('docker-compose.yml', () => {
     expect(ours.map(([name]) => name).sort()).toEqual(['command', 'kafka-bridge', 'projector', 'query']);
   });
 
-  it.each(ours)('%s runs a file of the repo', (_name, service) => {
+  it.each(ours)('%s runs a file of the repo, as the container\u2019s own process (SIGTERM reaches it)', (_name, service) => {
+    expect(typeof service.command === 'string' ? service.command.split(/\s+/)[0] : service.command?.[0]).toBe('node');
     const files = filesOfCommand(service.command);
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) expect({ file, exists: existsSync(join(ROOT, file)) }).toEqual({ file, exists: true });
