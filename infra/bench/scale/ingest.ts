@@ -1,3 +1,4 @@
+import { memoryStreamId } from '@memotrace/memory-log';
 import { projectedPosition } from '@memotrace/read-models';
 import type { Pool } from 'pg';
 import { type MemorySample, type ScaleShape, emptySample, memoryBatches } from './workload';
@@ -124,7 +125,7 @@ async function logPositions(pool: Pool, responses: ReadonlyArray<{ memoryId: str
   const { rows } = await pool.query<{ i: string; position: string }>(
     `SELECT k.i, e.position FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(stream_id, revision, i)
        JOIN mt_events e ON e.stream_id = k.stream_id AND e.revision = k.revision`,
-    [responses.map((r) => `memory-${r.memoryId}`), responses.map((r) => r.position - 1)],
+    [responses.map((r) => memoryStreamId(r.memoryId)), responses.map((r) => r.position - 1)],
   );
   return rows.map((row) => ({ position: Number(row.position), at: responses[Number(row.i) - 1]!.at }));
 }

@@ -1,6 +1,6 @@
 import { type MemoryState, evolve, initialState } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
-import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+import { readMemoryLog } from '@memotrace/memory-log';
 
 export interface CachedMemory {
   state: MemoryState;
@@ -30,7 +30,7 @@ export class MemoryStateCache {
   async load(memoryId: string): Promise<CachedMemory> {
     const entry = this.entries.get(memoryId) ?? { state: initialState() };
     this.entries.delete(memoryId);
-    for (const content of await this.store.readStreamContent(memoryStreamId(memoryId), entry.state.eventCount)) evolve(entry.state, toMemoryEvent(content));
+    for (const event of await readMemoryLog(this.store, memoryId, entry.state.eventCount)) evolve(entry.state, event);
     this.remember(memoryId, entry);
     return entry;
   }
