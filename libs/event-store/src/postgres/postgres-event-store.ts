@@ -14,7 +14,7 @@ import type {
   SubscribeOptions,
 } from '../port';
 import { appendEvents } from './append';
-import { EVENT_COLUMNS, HEAD_POSITION, READ_ALL_CONTENT_PAGE, READ_ALL_PAGE, STREAM_EVENT_COLUMNS, toStoredEvent, type EventTuple } from './rows';
+import { EVENT_COLUMNS, HEAD_POSITION, assertAscending, READ_ALL_CONTENT_PAGE, READ_ALL_PAGE, STREAM_EVENT_COLUMNS, toStoredEvent, type EventTuple } from './rows';
 import { subscribeToAll } from './subscription';
 
 export interface PostgresEventStoreOptions {
@@ -88,14 +88,18 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]> {
-    assertMaxCount(options.maxCount);
     const { rows } = await this.pool.query<[number | string | null, string, string, unknown, EventMetadata]>({
       text: READ_ALL_CONTENT_PAGE,
-      values: [options.fromPosition, options.maxCount, options.streamPrefix ?? null],
+      values: pageValues(options.fromPosition, options.maxCount, options.streamPrefix),
       rowMode: 'array',
     });
     const contents: PositionedEventContent[] = [];
-    for (const [position, streamId, type, data, metadata] of rows) if (position !== null) contents.push({ streamId, position: Number(position), type, data, metadata });
+    let previous = options.fromPosition;
+    for (const [position, streamId, type, data, metadata] of rows) {
+      if (position === null) continue;
+      assertAscending(previous, (previous = Number(position)));
+      contents.push({ streamId, position: previous, type, data, metadata });
+    }
     return contents;
   }
 
@@ -166,14 +170,20 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
-    assertMaxCount(maxCount);
-    const { rows } = await this.pool.query<EventTuple>({ text: READ_ALL_PAGE, values: [fromPosition, maxCount, streamPrefix ?? null], rowMode: 'array' });
+    const { rows } = await this.pool.query<EventTuple>({ text: READ_ALL_PAGE, values: pageValues(fromPosition, maxCount, streamPrefix), rowMode: 'array' });
     const events: StoredEvent[] = [];
-    for (const row of rows) if (row[0] !== null) events.push(toStoredEvent(row));
+    for (const row of rows) {
+      if (row[0] === null) continue;
+      const event = toStoredEvent(row);
+      assertAscending(events.at(-1)?.position ?? fromPosition, event.position);
+      events.push(event);
+    }
     return { head: Number(rows[0]?.[8] ?? 0), visibleHead: Number(rows[0]?.[9] ?? 0), events };
   }
 }
 
-function assertMaxCount(maxCount: number): void {
+/** The parameters of a log page query (READ_ALL_PAGE, READ_ALL_CONTENT_PAGE), checked. */
+function pageValues(fromPosition: number, maxCount: number, streamPrefix: string | undefined): unknown[] {
   if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
+  return [fromPosition, maxCount, streamPrefix ?? null];
 }
