@@ -38,7 +38,14 @@ function push(terms: string[], word: string): void {
 /** Memoized: a vocabulary is small next to the words analysed, and Porter2 costs ~2 µs a word. */
 const stemEnglish = memoize(porter2, 100_000);
 
-/** Porter2 for plain ASCII words; anything else (accented, other scripts, digits) is kept as is. */
+/**
+ * Longest word stemmed. Porter2's suffix rules rescan the word and take time quadratic in its
+ * length (an 8,000-letter "word" ~0.7 s, a 64 KiB one about a minute, on the search path), and
+ * no English word is near this long; longer runs of letters are kept as they are.
+ */
+export const MAX_STEMMED_LENGTH = 64;
+
+/** Porter2 for plain ASCII words; anything else (accented, other scripts, digits, overlong runs) is kept as is. */
 export function stem(word: string): string {
-  return /^[a-z]+$/.test(word) ? stemEnglish(word) : word;
+  return word.length <= MAX_STEMMED_LENGTH && /^[a-z]+$/.test(word) ? stemEnglish(word) : word;
 }

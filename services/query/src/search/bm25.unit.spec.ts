@@ -1,4 +1,4 @@
-import { analyze, stem } from './analyze';
+import { MAX_STEMMED_LENGTH, analyze, stem } from './analyze';
 import { BM25, bm25Scores } from './bm25';
 
 describe('analyze', () => {
@@ -23,6 +23,14 @@ describe('analyze', () => {
 
   it('leaves words that are not plain ASCII letters unstemmed', () => {
     expect(['cafés', 'straße', 'r2d2s', '2024s'].map(stem)).toEqual(['cafés', 'straße', 'r2d2s', '2024s']);
+  });
+
+  it('stems words up to MAX_STEMMED_LENGTH letters and keeps longer runs whole (Porter2 is quadratic in the length)', () => {
+    const longest = `${'research'.repeat(MAX_STEMMED_LENGTH / 8 - 1)}research`.slice(0, -3) + 'ing';
+    expect([longest.length, stem(longest)]).toEqual([MAX_STEMMED_LENGTH, longest.slice(0, -3)]);
+    expect(stem(`a${longest}`)).toBe(`a${longest}`);
+    // A 64 KiB run of letters (valid item text) is one term, as it is.
+    expect(analyze(`hello ${'y'.repeat(65_000)} worlds`)).toEqual(['hello', 'y'.repeat(65_000), 'world']);
   });
 
   it('gives no terms for punctuation or function words alone', () => {
