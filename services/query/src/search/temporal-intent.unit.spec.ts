@@ -1,4 +1,5 @@
-import { itemInterval, overlaps, parseTemporalIntent } from './temporal-intent';
+import fc from 'fast-check';
+import { MAX_TEMPORAL_QUERY, itemInterval, overlaps, parseTemporalIntent, relativeAnchor } from './temporal-intent';
 
 // Wednesday 14 June 2023, noon UTC: the cut's reference time.
 const REF = new Date('2023-06-14T12:00:00.000Z');
@@ -42,6 +43,23 @@ describe('parseTemporalIntent', () => {
 
   it('"before <event in words>" leaves the anchor to resolve against the items', () => {
     expect(parseTemporalIntent('where did Alice work before she moved to Berlin?', REF)).toEqual({ kind: 'relative', relation: 'before', anchor: 'she moved to Berlin' });
+  });
+
+  it('finds "before/after <anchor>" as the regular expression it replaced did, on any text', () => {
+    // The replaced expression, fine on short texts (it backtracks cubically on long runs of spaces and ?.!).
+    const byRegex = (query: string) => {
+      const match = /\b(before|after)\s+(.+?)[?.!]*$/i.exec(query);
+      return match && /[\p{L}\p{N}]/u.test(match[2]!) ? { kind: 'relative', relation: match[1]!.toLowerCase(), anchor: match[2]! } : null;
+    };
+    const piece = fc.constantFrom('before', 'After', 'xbefore', ' ', '  ', '\n', '\r\n', '?', '.', '!', 'she', 'moved', '2', '\u2028', '\t');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => expect(relativeAnchor(pieces.join(''))).toEqual(byRegex(pieces.join('')))), { numRuns: 2_000 });
+  });
+
+  it('reads a long query in linear time: runs of spaces and ?.! a 64 KiB query may hold', () => {
+    const long = `before${' '.repeat(32_000)}${'?'.repeat(32_000)}\n`;
+    expect(relativeAnchor(long)).toBeNull();
+    expect(relativeAnchor(`before ${'?'.repeat(65_000)}x`)).toEqual({ kind: 'relative', relation: 'before', anchor: `${'?'.repeat(65_000)}x` });
+    expect(parseTemporalIntent(`${'x '.repeat(MAX_TEMPORAL_QUERY)}in 2022`, REF)).toBeNull(); // past what is read
   });
 
   it('a query without a time expression has no intent', () => {
