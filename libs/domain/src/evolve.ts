@@ -6,6 +6,7 @@ import {
   type EventVersion,
   type EpisodeVersion,
   initialState,
+  joinClasses,
   linkKey,
   openVersion,
   subjectKey,
@@ -81,7 +82,7 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
       const { srcRoot, dstRoot } = event.data;
       state.mergedInto.set(srcRoot, dstRoot);
       state.merges.push({ ...event.data, recordedAt: at });
-      state.members.set(dstRoot, [...(state.members.get(dstRoot) ?? [dstRoot]), ...(state.members.get(srcRoot) ?? [srcRoot])]);
+      state.members.set(dstRoot, joinClasses(state.members.get(dstRoot) ?? [dstRoot], state.members.get(srcRoot) ?? [srcRoot]));
       state.members.delete(srcRoot);
       return;
     }

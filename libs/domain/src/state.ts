@@ -125,6 +125,16 @@ export function initialState(): MemoryState {
   };
 }
 
+/**
+ * The members of a merge class after `src`'s class merged into `dst`'s: dst's first, in merge
+ * order. Appended in place: a new array per merge made many merges into one entity quadratic
+ * (16,000 of them: 4 s, again for every query that rebuilt the classes).
+ */
+export function joinClasses(dst: string[], src: readonly string[]): string[] {
+  for (const member of src) dst.push(member);
+  return dst;
+}
+
 export function subjectKey(rel: string, src: string): string {
   return `${rel}\u0000${src}`;
 }

@@ -1,4 +1,4 @@
-import { type Instant, canonicalId } from '@memotrace/domain';
+import { type Instant, canonicalId, joinClasses } from '@memotrace/domain';
 
 export interface MergeRow {
   srcId: string;
@@ -19,7 +19,7 @@ export class MergeForest {
   constructor(readonly merges: readonly MergeRow[]) {
     for (const { srcRoot, dstRoot } of merges) {
       this.mergedInto.set(srcRoot, dstRoot);
-      this.members.set(dstRoot, [...(this.members.get(dstRoot) ?? [dstRoot]), ...(this.members.get(srcRoot) ?? [srcRoot])]);
+      this.members.set(dstRoot, joinClasses(this.members.get(dstRoot) ?? [dstRoot], this.members.get(srcRoot) ?? [srcRoot]));
       this.members.delete(srcRoot);
     }
   }

@@ -73,13 +73,21 @@ function assertInterval(validFrom: Instant, validTo: Instant | null, bothGiven: 
 function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: string, dst: EdgeTarget): string {
   const derived = deriveFactId(memoryId, src, rel, dst);
   const srcIds = state.members.get(src) ?? [src];
-  const dstIds = typeof dst === 'string' ? (state.members.get(dst) ?? [dst]) : [dst];
+  const dstIds: readonly EdgeTarget[] = typeof dst === 'string' ? (state.members.get(dst) ?? [dst]) : [dst];
   if (state.facts.has(derived) || srcIds.length * dstIds.length === 1) return derived;
+  // The facts each member of src's class has for rel, not every pair of members (a million
+  // hashes for two classes of 1,000): the first member with one whose id derives from its own
+  // triple and whose dst is in dst's class; for two such, the earlier dst member.
+  const dstKey = targetKey(dst);
   for (const s of srcIds) {
-    for (const d of dstIds) {
-      const earlier = deriveFactId(memoryId, s, rel, d);
-      if (state.facts.has(earlier)) return earlier;
+    let earliest: { factId: string; rank: number } | undefined;
+    for (const factId of state.factsBySubject.get(subjectKey(rel, s)) ?? []) {
+      const fact = state.facts.get(factId)!;
+      if (targetKey(canonicalTarget(state.mergedInto, fact.dst)) !== dstKey || factId !== deriveFactId(memoryId, s, rel, fact.dst)) continue;
+      const rank = dstIds.indexOf(fact.dst);
+      if (earliest === undefined || rank < earliest.rank) earliest = { factId, rank };
     }
+    if (earliest) return earliest.factId;
   }
   return derived;
 }

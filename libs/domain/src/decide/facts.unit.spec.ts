@@ -234,6 +234,20 @@ describe('UPSERT_EDGE', () => {
       expect(results[0]!.ids).toEqual({ factId: deriveFactId(MEMORY, 'alice', 'works_at', 'beta') });
     });
 
+    it('without a factId, of two such facts the one whose dst joined the class first is found (merge order, not assertion order)', () => {
+      const twins = given([
+        ...people,
+        ...['ally', 'acme2', 'acme3'].map((id) => entity(id, id, { recordedAt: at('MON') })),
+        edge('ally', 'works_at', 'acme3', { recordedAt: at('MON') }),
+        edge('ally', 'works_at', 'acme2', { recordedAt: at('MON') }),
+        merge('ally', 'alice', at('TUE')),
+        merge('acme2', 'acme', at('TUE')),
+        merge('acme3', 'acme', at('TUE')),
+      ]);
+      const { results } = twins.when(edge('alice', 'works_at', 'acme', { recordedAt: at('WED') }));
+      expect(results[0]).toMatchObject({ status: 'unchanged', ids: { factId: deriveFactId(MEMORY, 'ally', 'works_at', 'acme2') } });
+    });
+
     it('an archived fact keeps its triple too', () => {
       const s = given([...seed, archive('f1', at('TUE'))]);
       expect(s.rejects(edge('bob', 'works_at', 'acme', { factId: 'f1', recordedAt: at('WED') }))).toMatchObject({ code: 'FACT_CONFLICT' });

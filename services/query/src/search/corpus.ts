@@ -113,6 +113,8 @@ export class MemoryCorpus {
   readonly byItem = new Map<string, number[]>();
   readonly entities = new Map<string, EntityNameRow>();
   readonly merges: (MergeRecord & { seq: number })[] = [];
+  /** Seqs of `merges`, to skip a merge a delta brings again. */
+  private readonly mergeSeqs = new Set<number>();
   /** The latest record time seen, and how many record times (row opened, closed, recorded) are at it: the next delta starts there. */
   watermark: Watermark | null = null;
   /** The latest finite validity boundary (a version's validFrom or validTo), epoch ms. */
@@ -143,7 +145,8 @@ export class MemoryCorpus {
       this.see(entity.recordedFrom);
     }
     for (const merge of delta.merges) {
-      if (this.merges.some((m) => m.seq === merge.seq)) continue;
+      if (this.mergeSeqs.has(merge.seq)) continue;
+      this.mergeSeqs.add(merge.seq);
       this.merges.push(merge);
       this.see(merge.recordedAt);
     }
@@ -274,7 +277,7 @@ export class MemoryCorpus {
 
   /** Each distinct id a version cites as evidence points back at it. */
   private addEvidence(index: number, kind: ItemKind, ids: readonly string[] | undefined): void {
-    for (const [n, id] of (ids ?? []).entries()) if (ids!.indexOf(id) === n) this.evidenceRefs.add(itemKey({ kind, id }), index);
+    for (const id of new Set(ids)) this.evidenceRefs.add(itemKey({ kind, id }), index);
   }
 
   /** Counts a record time of a row new to the corpus (each row's opening, closing, recording once). */
