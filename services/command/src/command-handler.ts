@@ -41,25 +41,25 @@ export class CommandHandler {
    */
   importLog(memoryId: string, commands: readonly Command[]): Promise<BatchOutcome> {
     return this.mutex.run(memoryId, async () => {
-      const cached = await this.cache.load(memoryId);
-      if (cached.state.eventCount > 0) throw new DomainError('MEMORY_NOT_EMPTY', `memory ${memoryId} already has events; import needs an empty memory`);
+      const state = await this.cache.load(memoryId);
+      if (state.eventCount > 0) throw new DomainError('MEMORY_NOT_EMPTY', `memory ${memoryId} already has events; import needs an empty memory`);
       // No retry: a concurrent writer means the memory is no longer empty.
       return this.attempt(memoryId, commands, 0);
     });
   }
 
   private async attempt(memoryId: string, commands: readonly Command[], retriesLeft: number): Promise<BatchOutcome> {
-    const cached = await this.cache.load(memoryId);
-    const expectedRevision = cached.state.eventCount - 1;
+    const state = await this.cache.load(memoryId);
+    const expectedRevision = state.eventCount - 1;
     let decision;
     try {
-      decision = decideBatch(memoryId, cached.state, commands, this.clock.now());
+      decision = decideBatch(memoryId, state, commands, this.clock.now());
     } catch (error) {
       this.cache.forget(memoryId);
       throw error;
     }
     // The decision evolved the cached state: its event count is the memory's position after this batch.
-    const position = cached.state.eventCount;
+    const position = state.eventCount;
     if (decision.events.length === 0) return { position, results: decision.results, appended: 0 };
     try {
       await this.store.append(memoryStreamId(memoryId), toNewEvents(memoryId, decision.events), {

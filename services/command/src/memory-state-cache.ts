@@ -2,10 +2,6 @@ import { type MemoryState, evolve, initialState } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { readMemoryLog } from '@memotrace/memory-log';
 
-export interface CachedMemory {
-  state: MemoryState;
-}
-
 /**
  * A folded state costs about 1-2 KB of heap per event (the scale benchmark: ~1.9 GB
  * of RSS for 100 memories of 10,000 events each, all cached): cap the cached events,
@@ -19,7 +15,7 @@ export const MAX_CACHED_EVENTS = 200_000;
  * folded events, least recently used out (an evicted memory is folded again on use).
  */
 export class MemoryStateCache {
-  private readonly entries = new Map<string, CachedMemory>();
+  private readonly entries = new Map<string, MemoryState>();
 
   constructor(
     private readonly store: EventStore,
@@ -27,24 +23,24 @@ export class MemoryStateCache {
     private readonly maxEvents = MAX_CACHED_EVENTS,
   ) {}
 
-  async load(memoryId: string): Promise<CachedMemory> {
-    const entry = this.entries.get(memoryId) ?? { state: initialState() };
+  async load(memoryId: string): Promise<MemoryState> {
+    const state = this.entries.get(memoryId) ?? initialState();
     this.entries.delete(memoryId);
-    for (const event of await readMemoryLog(this.store, memoryId, entry.state.eventCount)) evolve(entry.state, event);
-    this.remember(memoryId, entry);
-    return entry;
+    for (const event of await readMemoryLog(this.store, memoryId, state.eventCount)) evolve(state, event);
+    this.remember(memoryId, state);
+    return state;
   }
 
-  remember(memoryId: string, entry: CachedMemory): void {
+  private remember(memoryId: string, state: MemoryState): void {
     this.entries.delete(memoryId);
-    this.entries.set(memoryId, entry);
+    this.entries.set(memoryId, state);
     let events = 0;
-    for (const cached of this.entries.values()) events += cached.state.eventCount;
+    for (const cached of this.entries.values()) events += cached.eventCount;
     // Oldest first; the memory just used (last) always stays.
     for (const [id, cached] of this.entries) {
       if (id === memoryId || (this.entries.size <= this.maxMemories && events <= this.maxEvents)) break;
       this.entries.delete(id);
-      events -= cached.state.eventCount;
+      events -= cached.eventCount;
     }
   }
 

@@ -36,10 +36,10 @@ describe('MemoryStateCache', () => {
     reads.events = 0;
     const b = await cache.load('b'); // cached: nothing re-read
     expect(reads.events).toBe(0);
-    expect(b.state.eventCount).toBe(10);
+    expect(b.eventCount).toBe(10);
     const a = await cache.load('a'); // evicted: folded again from its stream, evicting c
     expect(reads.events).toBe(10);
-    expect(a.state.entities.size).toBe(10);
+    expect(a.entities.size).toBe(10);
     expect(cache.cachedMemories()).toEqual(['b', 'a']);
   });
 
