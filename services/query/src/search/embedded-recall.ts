@@ -23,6 +23,11 @@ const hashOf = memoize(textHash);
 
 export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100, minCosine: 0.2 };
 
+/** `prepare` of a backend that embeds the query with `source`: starts the embedding, which its `recall` then joins (projectedVectors). */
+export function embedAhead(source: Pick<VectorSource, 'queryVector'> | undefined): (query: string) => void {
+  return (query) => void source?.queryVector(query);
+}
+
 /**
  * The embedded recall backend: BM25 over the cut's items (the cut is the corpus)
  * and cosine kNN over the vectors of those same items. An item whose vector is not
@@ -30,9 +35,7 @@ export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100,
  */
 export function embeddedRecall(source: VectorSource | undefined, options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL): RecallBackend {
   return {
-    prepare(query) {
-      void source?.queryVector(query);
-    },
+    prepare: embedAhead(source),
     async recall({ query, items }) {
       const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };

@@ -1,6 +1,6 @@
 import type { OpenSearchItemIndex, ScoredItem } from '@memotrace/search-opensearch';
 import { BM25_HITS } from './cut-items';
-import type { VectorSource } from './embedded-recall';
+import { type VectorSource, embedAhead } from './embedded-recall';
 import { type RecallBackend, type RecallHit, itemKey } from './recall-backend';
 
 export interface OpenSearchRecallOptions {
@@ -26,9 +26,7 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
  */
 export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'queryVector' | 'cosineFloor'> | undefined, options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL): RecallBackend {
   return {
-    prepare(query) {
-      void source?.queryVector(query);
-    },
+    prepare: embedAhead(source),
     async recall({ query, items }) {
       const { memoryId, cut } = items;
       const toHits = (found: readonly ScoredItem[], score: (s: number) => number): RecallHit[] => {

@@ -1,4 +1,5 @@
 import type { EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
+import { embedAhead } from './embedded-recall';
 import { projectedVectors } from './projected-vectors';
 
 function countingProvider(fail = false) {
@@ -42,5 +43,17 @@ describe('projectedVectors', () => {
     expect(await source.queryVector('q1')).toBeNull();
     expect(await source.queryVector('q2')).toBeNull();
     expect([calls.length, warnings]).toEqual([1, ['embeddings unavailable (endpoint down); searching with BM25 only']]);
+  });
+
+  it('a backend prepared with embedAhead starts the query embedding that its recall then joins', async () => {
+    const { provider, calls, release } = countingProvider();
+    const source = projectedVectors(provider, lookup, () => {});
+    embedAhead(source)('where is ann?');
+    expect(calls).toEqual([['where is ann?']]); // started at once, before any recall asks
+    const joined = source.queryVector('where is ann?');
+    release();
+    expect(await joined).toEqual(Float32Array.of(13));
+    expect(calls).toHaveLength(1);
+    expect(() => embedAhead(undefined)('q')).not.toThrow(); // BM25 only: nothing to start
   });
 });
