@@ -172,10 +172,11 @@ export class PostgresEventStore implements EventStore {
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
     const { rows } = await this.pool.query<EventTuple>({ text: READ_ALL_PAGE, values: pageValues(fromPosition, maxCount, streamPrefix), rowMode: 'array' });
     const events: StoredEvent[] = [];
+    let previous = fromPosition;
     for (const row of rows) {
       if (row[0] === null) continue;
       const event = toStoredEvent(row);
-      assertAscending(events.at(-1)?.position ?? fromPosition, event.position);
+      assertAscending(previous, (previous = event.position));
       events.push(event);
     }
     return { head: Number(rows[0]?.[8] ?? 0), visibleHead: Number(rows[0]?.[9] ?? 0), events };
