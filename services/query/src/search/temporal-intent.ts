@@ -73,8 +73,8 @@ const RELATION = /\b(before|after)\s+/gi;
 const LINE_BREAK = /[\n\r\u2028\u2029]/g;
 
 /**
- * "before|after <anchor>" up to the end of the query (the first such on the query's last line),
- * trailing ?.! dropped. Scanned, not one regular expression: `(before|after)\s+(.+?)[?.!]*$`
+ * "before|after <anchor>": the first such whose anchor runs to the end of the query without a
+ * line break, trailing ?.! dropped. Scanned, not one regular expression: `(before|after)\s+(.+?)[?.!]*$`
  * backtracks cubically over runs of spaces and ?.! (a 4,000-character query took 5 s).
  */
 export function relativeAnchor(query: string): TemporalIntent | null {
