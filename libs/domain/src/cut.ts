@@ -1,5 +1,6 @@
 import type { EdgeTarget } from './commands';
-import { type FactRecord, type FactVersion, type MemoryState, canonicalId, canonicalTarget, openVersion } from './state';
+import type { MergeClasses } from './merge-classes';
+import { type FactRecord, type FactVersion, type MemoryState, canonicalTarget, openVersion } from './state';
 import { type Instant, contains } from './time';
 import type { ChangeView, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
 import { compareIds } from './views';
@@ -19,23 +20,23 @@ export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter
   for (const fact of state.facts.values()) {
     const open = openVersion(fact.versions);
     if (!open || !inValidity(open.validFrom, open.validTo, validAt) || !matches(state, fact, filter)) continue;
-    views.push(factView(state.mergedInto, fact, open));
+    views.push(factView(state.classes, fact, open));
   }
   return views.sort((a, b) => compareIds(a.factId, b.factId));
 }
 
 export function factHistory(state: MemoryState, factId: string): FactView[] | null {
   const fact = state.facts.get(factId);
-  return fact ? fact.versions.map((version) => factView(state.mergedInto, fact, version)) : null;
+  return fact ? fact.versions.map((version) => factView(state.classes, fact, version)) : null;
 }
 
 /** Answers name entities by their canonical id at the cut (SPEC MERGE_ENTITY). */
-export function factView(mergedInto: ReadonlyMap<string, string>, fact: Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'>, version: FactVersion): FactView {
+export function factView(classes: MergeClasses, fact: Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'>, version: FactVersion): FactView {
   return {
     factId: fact.factId,
-    src: canonicalId(mergedInto, fact.src),
+    src: classes.canonical(fact.src),
     rel: fact.rel,
-    dst: targetView(canonicalTarget(mergedInto, fact.dst)),
+    dst: targetView(canonicalTarget(classes, fact.dst)),
     validFrom: version.validFrom,
     validTo: version.validTo,
     recordedFrom: version.recordedFrom,
@@ -51,27 +52,27 @@ function targetView(target: EdgeTarget): EdgeTarget {
   return typeof target === 'string' ? target : { literal: target.literal, datatype: target.datatype };
 }
 
-export function matchesFilter(mergedInto: ReadonlyMap<string, string>, fact: { src: string; rel: string; dst: EdgeTarget }, filter: FactFilter): boolean {
+export function matchesFilter(classes: MergeClasses, fact: { src: string; rel: string; dst: EdgeTarget }, filter: FactFilter): boolean {
   if (filter.rel !== undefined && fact.rel !== filter.rel) return false;
-  if (filter.src !== undefined && canonicalId(mergedInto, fact.src) !== canonicalId(mergedInto, filter.src)) return false;
+  if (filter.src !== undefined && classes.canonical(fact.src) !== classes.canonical(filter.src)) return false;
   if (filter.dst !== undefined) {
     const dst = fact.dst;
-    const hit = typeof dst === 'string' ? canonicalId(mergedInto, dst) === canonicalId(mergedInto, filter.dst) : String(dst.literal) === filter.dst;
+    const hit = typeof dst === 'string' ? classes.canonical(dst) === classes.canonical(filter.dst) : String(dst.literal) === filter.dst;
     if (!hit) return false;
   }
   return true;
 }
 
 function matches(state: MemoryState, fact: FactRecord, filter: FactFilter): boolean {
-  return matchesFilter(state.mergedInto, fact, filter);
+  return matchesFilter(state.classes, fact, filter);
 }
 
 export function entityAt(state: MemoryState, entityId: string): EntityView | null {
   if (!state.entities.has(entityId)) return null;
-  const root = canonicalId(state.mergedInto, entityId);
+  const root = state.classes.canonical(entityId);
   const entity = state.entities.get(root);
   if (!entity) return null;
-  const members = (state.members.get(root) ?? [root]).map((id) => state.entities.get(id)).filter((e) => e !== undefined);
+  const members = state.classes.classOf(root).map((id) => state.entities.get(id)).filter((e) => e !== undefined);
   const names = new Set<string>([entity.name]);
   const aliases = new Set<string>();
   const types = new Set<string>();
@@ -104,7 +105,7 @@ export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
       eventId: current.eventId,
       summary: current.summary,
       timeSpan: { from: current.timeSpan.from, to: current.timeSpan.to },
-      participants: current.participants.map((p) => ({ entityId: canonicalId(state.mergedInto, p.entityId), role: p.role })),
+      participants: current.participants.map((p) => ({ entityId: state.classes.canonical(p.entityId), role: p.role })),
       includesFacts: [...current.includesFacts],
       recordedFrom: current.recordedFrom,
     });
@@ -144,7 +145,7 @@ export function changesBetween(state: MemoryState, from: Instant, to: Instant): 
   const changes: ChangeView[] = [];
   for (const fact of state.facts.values()) {
     for (const version of fact.versions) {
-      const view = factView(state.mergedInto, fact, version);
+      const view = factView(state.classes, fact, version);
       if (contains(from, to, version.recordedFrom)) changes.push({ change: 'opened', at: version.recordedFrom, version: view });
       if (version.recordedTo !== null && contains(from, to, version.recordedTo)) changes.push({ change: 'closed', at: version.recordedTo, version: view });
     }

@@ -6,7 +6,6 @@ import {
   type EventVersion,
   type EpisodeVersion,
   initialState,
-  joinClasses,
   linkKey,
   openVersion,
   subjectKey,
@@ -68,7 +67,6 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
         aliases: aliases.map((value) => ({ value, recordedFrom: at })),
         types: types.map((value) => ({ value, recordedFrom: at })),
       });
-      state.members.set(entityId, [entityId]);
       return;
     }
     case 'EntityAliasesAdded': {
@@ -80,10 +78,8 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
     }
     case 'EntitiesMerged': {
       const { srcRoot, dstRoot } = event.data;
-      state.mergedInto.set(srcRoot, dstRoot);
+      state.classes.merge(srcRoot, dstRoot);
       state.merges.push({ ...event.data, recordedAt: at });
-      state.members.set(dstRoot, joinClasses(state.members.get(dstRoot) ?? [dstRoot], state.members.get(srcRoot) ?? [srcRoot]));
-      state.members.delete(srcRoot);
       return;
     }
     case 'RelationDefined':

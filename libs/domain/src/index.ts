@@ -4,6 +4,7 @@ export * from './events';
 export * from './errors';
 export * from './ids';
 export * from './state';
+export { MergeClasses } from './merge-classes';
 export * from './views';
 export { evolve, fold, foldBefore, foldForReading, idsOf } from './evolve';
 export { decide, type DecideContext, type Decision } from './decide';

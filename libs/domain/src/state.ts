@@ -1,5 +1,6 @@
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
 import type { FactVersionFields } from './events';
+import { MergeClasses } from './merge-classes';
 import type { Instant } from './time';
 
 /**
@@ -91,10 +92,8 @@ export interface MemoryState {
   eventCount: number;
   outcomes: Map<string, CommandOutcome>;
   entities: Map<string, EntityRecord>;
-  /** Merge forest: a merged root points at the root it was merged into. */
-  mergedInto: Map<string, string>;
-  /** Members of each merge class, keyed by root. */
-  members: Map<string, string[]>;
+  /** The merge forest: canonical ids and the members of each class. */
+  classes: MergeClasses;
   merges: MergeRecord[];
   relations: Map<string, Cardinality>;
   facts: Map<string, FactRecord>;
@@ -112,8 +111,7 @@ export function initialState(): MemoryState {
     eventCount: 0,
     outcomes: new Map(),
     entities: new Map(),
-    mergedInto: new Map(),
-    members: new Map(),
+    classes: new MergeClasses(),
     merges: [],
     relations: new Map(),
     facts: new Map(),
@@ -125,16 +123,6 @@ export function initialState(): MemoryState {
   };
 }
 
-/**
- * The members of a merge class after `src`'s class merged into `dst`'s: dst's first, in merge
- * order. Appended in place: a new array per merge made many merges into one entity quadratic
- * (16,000 of them: 4 s, again for every query that rebuilt the classes).
- */
-export function joinClasses(dst: string[], src: readonly string[]): string[] {
-  for (const member of src) dst.push(member);
-  return dst;
-}
-
 export function subjectKey(rel: string, src: string): string {
   return `${rel}\u0000${src}`;
 }
@@ -143,15 +131,8 @@ export function linkKey(kind: string, from: string, to: string): string {
   return `${kind}\u0000${from}\u0000${to}`;
 }
 
-/** The canonical id of `id` in the merge forest (itself when never merged). */
-export function canonicalId(mergedInto: ReadonlyMap<string, string>, id: string): string {
-  let current = id;
-  for (let next = mergedInto.get(current); next !== undefined; next = mergedInto.get(current)) current = next;
-  return current;
-}
-
-export function canonicalTarget(mergedInto: ReadonlyMap<string, string>, target: EdgeTarget): EdgeTarget {
-  return typeof target === 'string' ? canonicalId(mergedInto, target) : target;
+export function canonicalTarget(classes: MergeClasses, target: EdgeTarget): EdgeTarget {
+  return typeof target === 'string' ? classes.canonical(target) : target;
 }
 
 export function lastOf<T>(items: readonly T[]): T | undefined {

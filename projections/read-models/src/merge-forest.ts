@@ -1,4 +1,4 @@
-import { type Instant, canonicalId, joinClasses } from '@memotrace/domain';
+import { type Instant, MergeClasses } from '@memotrace/domain';
 
 export interface MergeRow {
   srcId: string;
@@ -10,27 +10,11 @@ export interface MergeRow {
 
 /**
  * The merge forest at a record time, rebuilt from the merges recorded up to it,
- * in log order, exactly as `evolve` builds `mergedInto` and `members`.
+ * in log order, exactly as `evolve` builds its merge classes.
  */
-export class MergeForest {
-  readonly mergedInto = new Map<string, string>();
-  private readonly members = new Map<string, string[]>();
-
+export class MergeForest extends MergeClasses {
   constructor(readonly merges: readonly MergeRow[]) {
-    for (const { srcRoot, dstRoot } of merges) {
-      this.mergedInto.set(srcRoot, dstRoot);
-      this.members.set(dstRoot, joinClasses(this.members.get(dstRoot) ?? [dstRoot], this.members.get(srcRoot) ?? [srcRoot]));
-      this.members.delete(srcRoot);
-    }
-  }
-
-  canonical(id: string): string {
-    return canonicalId(this.mergedInto, id);
-  }
-
-  /** Every id whose canonical id is `id`'s (root first, then in merge order); `[id]` when never merged. */
-  classOf(id: string): string[] {
-    const root = this.canonical(id);
-    return this.members.get(root) ?? [root];
+    super();
+    for (const { srcRoot, dstRoot } of merges) this.merge(srcRoot, dstRoot);
   }
 }

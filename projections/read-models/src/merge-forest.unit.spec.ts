@@ -1,4 +1,4 @@
-import { canonicalId, fold } from '@memotrace/domain';
+import { fold } from '@memotrace/domain';
 import { MergeForest } from './merge-forest';
 import { randomLog } from './testing/random-log';
 
@@ -10,11 +10,10 @@ describe('MergeForest', () => {
       for (const r of log.recordedAts) {
         const state = fold(log.events, r);
         const forest = new MergeForest(full.merges.filter((m) => m.recordedAt <= r));
-        expect(forest.mergedInto).toEqual(state.mergedInto);
+        expect(forest.mergedInto).toEqual(state.classes.mergedInto);
         for (const id of [...state.entities.keys(), 'never-registered']) {
-          const root = canonicalId(state.mergedInto, id);
-          expect(forest.canonical(id)).toBe(root);
-          expect(forest.classOf(id)).toEqual(state.members.get(root) ?? [root]);
+          expect(forest.canonical(id)).toBe(state.classes.canonical(id));
+          expect(forest.classOf(id)).toEqual(state.classes.classOf(id));
         }
       }
     }

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../events';
 import { DomainError } from '../errors';
-import { type MemoryState, canonicalId } from '../state';
+import type { MemoryState } from '../state';
 import type { Instant } from '../time';
 
 export interface DecideContext {
@@ -25,7 +25,7 @@ export function requireEntity(state: MemoryState, entityId: string, field: strin
   if (!state.entities.has(entityId)) {
     throw new DomainError('UNKNOWN_ENTITY', `unknown entity ${JSON.stringify(entityId)}`, { field, entityId });
   }
-  return canonicalId(state.mergedInto, entityId);
+  return state.classes.canonical(entityId);
 }
 
 export function requireFacts(state: MemoryState, factIds: readonly string[], field: string): void {

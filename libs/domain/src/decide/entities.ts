@@ -1,11 +1,10 @@
 import type { DefineRelation, MergeEntity, UpsertEntity } from '../commands';
 import { deriveEntityId } from '../ids';
-import { canonicalId } from '../state';
 import { type DecideContext, type Decision, requireEntity, unchanged, unique } from './context';
 
 export function decideUpsertEntity(command: UpsertEntity, { memoryId, state }: DecideContext): Decision {
   const requestedId = command.entityId ?? deriveEntityId(memoryId, command.name);
-  const entityId = state.entities.has(requestedId) ? canonicalId(state.mergedInto, requestedId) : requestedId;
+  const entityId = state.entities.has(requestedId) ? state.classes.canonical(requestedId) : requestedId;
   const existing = state.entities.get(entityId);
   const aliases = command.aliases ?? [];
   const types = unique(command.types ?? []);

@@ -2,7 +2,7 @@ import type { ArchiveEdge, EdgeTarget, RetroCorrect, UpsertEdge } from '../comma
 import { DomainError } from '../errors';
 import type { DomainEvent, FactSuperseded, FactVersionFields } from '../events';
 import { deriveFactId, targetKey } from '../ids';
-import { type FactRecord, type FactVersion, type MemoryState, canonicalId, canonicalTarget, openVersion, subjectKey } from '../state';
+import { type FactRecord, type FactVersion, type MemoryState, canonicalTarget, openVersion, subjectKey } from '../state';
 import { type Instant, contains, isNonEmpty } from '../time';
 import { type DecideContext, type Decision, requireEntity, sameList, unchanged } from './context';
 
@@ -72,9 +72,10 @@ function assertInterval(validFrom: Instant, validTo: Instant | null, bothGiven: 
  */
 function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: string, dst: EdgeTarget): string {
   const derived = deriveFactId(memoryId, src, rel, dst);
-  const srcIds = state.members.get(src) ?? [src];
-  const dstIds: readonly EdgeTarget[] = typeof dst === 'string' ? (state.members.get(dst) ?? [dst]) : [dst];
-  if (state.facts.has(derived) || srcIds.length * dstIds.length === 1) return derived;
+  const { classes } = state;
+  if (state.facts.has(derived) || classes.classSize(src) * (typeof dst === 'string' ? classes.classSize(dst) : 1) === 1) return derived;
+  const srcIds = classes.classOf(src);
+  const dstIds: readonly EdgeTarget[] = typeof dst === 'string' ? classes.classOf(dst) : [dst];
   // The facts each member of src's class has for rel, not every pair of members (a million
   // hashes for two classes of 1,000): the first member with one whose id derives from its own
   // triple and whose dst is in dst's class; for two such, the earlier dst member.
@@ -83,7 +84,7 @@ function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: s
     let earliest: { factId: string; rank: number } | undefined;
     for (const factId of state.factsBySubject.get(subjectKey(rel, s)) ?? []) {
       const fact = state.facts.get(factId)!;
-      if (targetKey(canonicalTarget(state.mergedInto, fact.dst)) !== dstKey || factId !== deriveFactId(memoryId, s, rel, fact.dst)) continue;
+      if (targetKey(canonicalTarget(classes, fact.dst)) !== dstKey || factId !== deriveFactId(memoryId, s, rel, fact.dst)) continue;
       const rank = dstIds.indexOf(fact.dst);
       if (earliest === undefined || rank < earliest.rank) earliest = { factId, rank };
     }
@@ -94,9 +95,9 @@ function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: s
 
 function assertSameTriple(state: MemoryState, fact: FactRecord, src: string, rel: string, dst: EdgeTarget): void {
   const same =
-    canonicalId(state.mergedInto, fact.src) === src &&
+    state.classes.canonical(fact.src) === src &&
     fact.rel === rel &&
-    targetKey(canonicalTarget(state.mergedInto, fact.dst)) === targetKey(dst);
+    targetKey(canonicalTarget(state.classes, fact.dst)) === targetKey(dst);
   if (!same) {
     throw new DomainError('FACT_CONFLICT', `fact ${JSON.stringify(fact.factId)} is (${fact.src}, ${fact.rel}, ${targetKey(fact.dst)}); src, rel and dst never change`, {
       factId: fact.factId,
@@ -121,13 +122,13 @@ function sameFields(version: FactVersionFields, fields: FactVersionFields): bool
 function supersede(state: MemoryState, factId: string, rel: string, src: string, dst: EdgeTarget, t: Instant): FactSuperseded[] {
   if (state.relations.get(rel) !== 'one') return [];
   const dstKey = targetKey(dst);
-  const candidates = (state.members.get(src) ?? [src]).flatMap((member) => [...(state.factsBySubject.get(subjectKey(rel, member)) ?? [])]);
+  const candidates = state.classes.classOf(src).flatMap((member) => [...(state.factsBySubject.get(subjectKey(rel, member)) ?? [])]);
   const superseded: FactSuperseded[] = [];
   for (const otherId of [...new Set(candidates)].sort()) {
     const other = state.facts.get(otherId);
     const open = other && openVersion(other.versions);
     if (!other || !open || otherId === factId) continue;
-    if (targetKey(canonicalTarget(state.mergedInto, other.dst)) === dstKey) continue;
+    if (targetKey(canonicalTarget(state.classes, other.dst)) === dstKey) continue;
     if (open.validFrom < t && contains(open.validFrom, open.validTo, t)) {
       superseded.push({ type: 'FactSuperseded', data: { factId: otherId, validFrom: open.validFrom, validTo: t, supersededBy: factId } });
     }
