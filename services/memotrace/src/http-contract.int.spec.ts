@@ -193,11 +193,16 @@ describe('HTTP contract', () => {
       { op: 'ARCHIVE_EDGE', factId: 'eve-run', recordedAt: T2 },
     ]);
     for (const consistency of ['projection', 'replay']) {
-      const visible = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&consistency=${consistency}`);
+      const visible = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&validAt=${T0}&consistency=${consistency}`);
       expect(visible.body.events.map((e: any) => e.eventId)).toEqual(['marathon']);
+      const anyTime = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&validAt=*&consistency=${consistency}`);
+      expect(anyTime.body.events.map((e: any) => e.eventId)).toEqual(['marathon']);
       const outside = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&validAt=${T1}&consistency=${consistency}`);
       expect(outside.body.events).toEqual([]);
-      const hidden = await t.get(`/v1/memories/evts/events?recordedAt=${T2}&consistency=${consistency}`);
+      // validAt defaults to the request time (SPEC §3.2), which the marathon's [T0, T1) does not hold
+      const now = await t.get(`/v1/memories/evts/events?recordedAt=${T1}&consistency=${consistency}`);
+      expect([now.body.cut.validAt > T2, now.body.events]).toEqual([true, []]);
+      const hidden = await t.get(`/v1/memories/evts/events?recordedAt=${T2}&validAt=*&consistency=${consistency}`);
       expect(hidden.body.events).toEqual([]);
     }
   });

@@ -72,8 +72,10 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
   app.get('/v1/memories/:memoryId/events', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(eventsQuery, request.query, 'query');
-    // Without validAt, events are not filtered by their time span (SPEC §3.2 "With a validAt").
-    const cut = { validAt: q.validAt ?? '*', recordedAt: q.recordedAt ?? now() };
+    // SPEC §3.2: each of the cut's times defaults to the request's server time, so without
+    // validAt only events whose time span holds now are listed; validAt=* lists them all.
+    const at = now();
+    const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
     const events = await (await gate.source(memoryId, q.consistency, q.minPosition)).events(memoryId, cut);
     return { cut, source: q.consistency, events };
   });
