@@ -153,9 +153,9 @@ describe('decideBatch', () => {
   });
 
   /**
-   * SPEC §3.1: an `unchanged` command writes nothing. Nothing durable remembers it,
-   * so across batches its commandId and recordedAt are not known; within its own
-   * batch they are (a repeated commandId is a duplicate, record time stays monotone).
+   * SPEC §3.1: an `unchanged` command writes no version. The log keeps one CommandUnchanged
+   * record of it, so, within its batch and across batches and restarts, its commandId is a
+   * duplicate when resent and its recordedAt is the memory's latest.
    */
   describe('unchanged commands write no version, and the log remembers them', () => {
     it('records the command as it resolved (default ids filled in), op first and the other keys sorted', () => {
