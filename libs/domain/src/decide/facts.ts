@@ -21,7 +21,7 @@ export function decideUpsertEdge(command: UpsertEdge, { memoryId, recordedAt, st
     evidence: command.evidence ?? open?.evidence ?? [],
     source: command.source !== undefined ? command.source : (open?.source ?? null),
   };
-  assertInterval(fields.validFrom, fields.validTo, command.validFrom !== undefined && command.validTo != null);
+  assertInterval(fields.validFrom, fields.validTo, open !== undefined && (command.validFrom === undefined || command.validTo === undefined));
   if (open && sameFields(open, fields)) return unchanged({ factId });
 
   const asserted: DomainEvent = {
@@ -43,7 +43,7 @@ export function decideRetroCorrect(command: RetroCorrect, { state }: DecideConte
   const open = requireOpen(state, command.factId);
   const validFrom = command.validFrom ?? open.validFrom;
   const validTo = command.validTo !== undefined ? command.validTo : open.validTo;
-  assertInterval(validFrom, validTo, command.validFrom !== undefined && command.validTo != null);
+  assertInterval(validFrom, validTo, command.validFrom === undefined || command.validTo === undefined);
   const ids = { factId: command.factId };
   if (validFrom === open.validFrom && validTo === open.validTo) return unchanged(ids);
   return { events: [{ type: 'FactRetroCorrected', data: { factId: command.factId, validFrom, validTo } }], ids };
@@ -57,10 +57,13 @@ function requireOpen(state: MemoryState, factId: string): FactVersion {
   return open;
 }
 
-/** Both bounds from the command: 400; a bound kept from the open version: 409. */
-function assertInterval(validFrom: Instant, validTo: Instant | null, bothGiven: boolean): void {
+/**
+ * SPEC §3.1: a bound kept from the open version: 409; otherwise the command's own input is wrong
+ * (both bounds given, or a new fact's validTo at or before the recordedAt its validFrom defaults to): 400.
+ */
+function assertInterval(validFrom: Instant, validTo: Instant | null, boundFromOpenVersion: boolean): void {
   if (isNonEmpty(validFrom, validTo)) return;
-  if (bothGiven) throw new DomainError('INVALID_REQUEST', 'validTo must be later than validFrom', { field: 'validTo' });
+  if (!boundFromOpenVersion) throw new DomainError('INVALID_REQUEST', 'validTo must be later than validFrom', { field: 'validTo' });
   throw new DomainError('INVALID_INTERVAL', `the resulting version would have validTo ${validTo} <= validFrom ${validFrom}`, { validFrom, validTo });
 }
 
