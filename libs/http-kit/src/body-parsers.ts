@@ -18,9 +18,18 @@ export function registerBodyParsers(app: FastifyInstance): void {
     const text = body.toString('utf8');
     parseJson(request, text, (error: Error | null, json?: unknown) => done(error !== null && isPlainJson(text) ? forbiddenKey() : error, json));
   });
-  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'buffer' }, (_request: FastifyRequest, body: Buffer, done: Done) =>
-    isUtf8(body) ? done(null, body.toString('utf8')) : done(notUtf8()),
-  );
+  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'text/plain'], { parseAs: 'buffer' }, parseText);
+}
+
+/** In `scope` (an encapsulated plugin), every body is text, whatever its content type says. */
+export function registerTextBodyParser(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, parseText);
+}
+
+function parseText(_request: FastifyRequest, body: Buffer, done: Done): void {
+  if (isUtf8(body)) done(null, body.toString('utf8'));
+  else done(notUtf8());
 }
 
 /** Valid JSON that Fastify's parser still refused: it names `__proto__` or `constructor.prototype`. */

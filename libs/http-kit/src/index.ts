@@ -2,3 +2,4 @@ export * from './http-error';
 export * from './metrics';
 export * from './server';
 export * from './auth';
+export { registerTextBodyParser } from './body-parsers';

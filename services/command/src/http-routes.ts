@@ -1,6 +1,6 @@
 import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
 import { DomainError } from '@memotrace/domain';
-import { HttpError, type ServiceMetrics, parseInput, principalOf } from '@memotrace/http-kit';
+import { HttpError, type ServiceMetrics, parseInput, principalOf, registerTextBodyParser } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CommandHandler } from './command-handler';
@@ -18,17 +18,22 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
     return { position: outcome.position, results: outcome.results };
   });
 
-  app.post('/v1/memories/:memoryId/import', async (request) => {
-    const { memoryId } = parseInput(memoryParams, request.params, 'path');
-    parseInput(importQuery, request.query, 'query');
-    if (typeof request.body !== 'string') throw new HttpError('INVALID_REQUEST', 'import body must be JSONL (application/x-ndjson)');
-    const parsed = parseImportJsonl(request.body);
-    if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
-    const outcome = await handler.importLog(memoryId, parsed.commands).catch((error: unknown) => {
-      throw error instanceof DomainError ? atLine(error, parsed.lines) : error;
+  // An export file back, whatever type the client names it (application/x-ndjson, application/json
+  // from a JSON client, curl's form default, none): the body is read as JSONL text in this scope only.
+  void app.register(async (scope) => {
+    registerTextBodyParser(scope);
+    scope.post('/v1/memories/:memoryId/import', async (request) => {
+      const { memoryId } = parseInput(memoryParams, request.params, 'path');
+      parseInput(importQuery, request.query, 'query');
+      if (typeof request.body !== 'string') throw new HttpError('INVALID_REQUEST', 'import body must be JSONL (application/x-ndjson)');
+      const parsed = parseImportJsonl(request.body);
+      if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
+      const outcome = await handler.importLog(memoryId, parsed.commands).catch((error: unknown) => {
+        throw error instanceof DomainError ? atLine(error, parsed.lines) : error;
+      });
+      // A line repeating an earlier line's commandId is a duplicate: not imported twice.
+      return { position: outcome.position, imported: outcome.results.filter((r) => r.status !== 'duplicate').length };
     });
-    // A line repeating an earlier line's commandId is a duplicate: not imported twice.
-    return { position: outcome.position, imported: outcome.results.filter((r) => r.status !== 'duplicate').length };
   });
 }
 

@@ -277,6 +277,20 @@ describe('HTTP contract', () => {
     expect(refused.status).toBe(409);
   });
 
+  it('imports an export file whatever content type names it (a JSON client, curl, none)', async () => {
+    const first = (await t.get('/v1/memories/contract/export')).text.split('\n')[0]!;
+    for (const [i, type] of ['application/json', 'application/x-www-form-urlencoded', 'application/octet-stream', 'text/plain; charset=utf-8'].entries()) {
+      const imported = await t.post(`/v1/memories/contract-typed-${i}/import`, `${first}\n`, type);
+      expect([type, imported.status, imported.body]).toEqual([type, 200, { position: 1, imported: 1 }]);
+    }
+    // bytes: fetch sends no content type
+    const untyped = await fetch(`${t.url}/v1/memories/contract-typed-none/import`, { method: 'POST', body: new TextEncoder().encode(`${first}\n`) });
+    expect([untyped.status, await untyped.json()]).toEqual([200, { position: 1, imported: 1 }]);
+    const bad = await t.post('/v1/memories/contract-typed-bad/import', '{"op": "UPSERT_ENTITY"\n', 'application/json');
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
+    expect(await logLength('contract-typed-bad')).toBe(0);
+  });
+
   it('imports: counts a repeated line once, refuses an unknown query parameter', async () => {
     const first = (await t.get('/v1/memories/contract/export')).text.split('\n')[0]!;
     const imported = await t.post('/v1/memories/contract-twice/import', `${first}\n${first}\n`, 'application/x-ndjson');
