@@ -14,7 +14,17 @@ import type {
   SubscribeOptions,
 } from '../port';
 import { appendEvents, rollback } from './append';
-import { EVENT_COLUMNS, HEAD_POSITION, assertAscending, READ_ALL_CONTENT_PAGE, READ_ALL_PAGE, STREAM_EVENT_COLUMNS, toStoredEvent, type EventTuple } from './rows';
+import {
+  EVENT_COLUMNS,
+  HEAD_POSITION,
+  LOG_PAGE_PLANNER_SETTINGS,
+  assertAscending,
+  READ_ALL_CONTENT_PAGE,
+  READ_ALL_PAGE,
+  STREAM_EVENT_COLUMNS,
+  toStoredEvent,
+  type EventTuple,
+} from './rows';
 import { subscribeToAll } from './subscription';
 
 export interface PostgresEventStoreOptions {
@@ -196,7 +206,7 @@ async function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, 
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off');
+    await client.query(`BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`);
     const { rows } = await client.query<Row>({ text, values, rowMode: 'array' });
     await client.query('COMMIT');
     return rows;

@@ -69,6 +69,9 @@ export const READ_ALL_PAGE = readAllPage(EVENT_COLUMNS);
 /** What a projection reads of an event (PositionedEventContent), then the two head columns. */
 export const READ_ALL_CONTENT_PAGE = readAllPage('e.position, e.stream_id, e.type, e.data, e.metadata');
 
+/** Set for a log page's transaction: its plan is the ordered index scan (see queryLogPage). */
+export const LOG_PAGE_PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off';
+
 export const HEAD_POSITION = `SELECT e.position FROM mt_events e WHERE ${SAFE_ROW} ORDER BY e.position DESC LIMIT 1`;
 
 /** Guards the page order the page query's shape gives (see readAllPage). */
