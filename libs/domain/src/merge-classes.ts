@@ -13,12 +13,12 @@ export class MergeClasses {
   private readonly recorded = new Map<string, string>();
   /** Union-find parents; an id without one represents its set. */
   private readonly parent = new Map<string, string>();
-  /** Per representative of a set of more than one id. */
-  private readonly size = new Map<string, number>();
-  /** Per representative whose set's root is another id. */
-  private readonly rootOf = new Map<string, string>();
-  /** Per representative of a set of more than one id: its last member. */
-  private readonly tailOf = new Map<string, string>();
+  /** Per representative of a set of more than one id (see sizeOf). */
+  private readonly sizes = new Map<string, number>();
+  /** Per representative whose set's root is another id (see rootOf). */
+  private readonly roots = new Map<string, string>();
+  /** Per representative of a set of more than one id: its last member (see tailOf). */
+  private readonly tails = new Map<string, string>();
   /** The member after each member of its class. */
   private readonly next = new Map<string, string>();
 
@@ -33,33 +33,31 @@ export class MergeClasses {
     const dst = this.find(dstRoot);
     if (src === dst) return;
     this.recorded.set(srcRoot, dstRoot);
-    const root = this.rootOf.get(dst) ?? dst;
-    this.next.set(this.tailOf.get(dst) ?? dst, this.rootOf.get(src) ?? src);
-    const tail = this.tailOf.get(src) ?? src;
-    const size = (this.size.get(src) ?? 1) + (this.size.get(dst) ?? 1);
-    const [kept, joined] = (this.size.get(src) ?? 1) > (this.size.get(dst) ?? 1) ? [src, dst] : [dst, src];
+    const root = this.rootOf(dst);
+    const tail = this.tailOf(src);
+    this.next.set(this.tailOf(dst), this.rootOf(src)); // dst's members, then src's
+    const [srcSize, dstSize] = [this.sizeOf(src), this.sizeOf(dst)];
+    const [kept, joined] = srcSize > dstSize ? [src, dst] : [dst, src];
     this.parent.set(joined, kept);
-    this.size.set(kept, size);
-    this.tailOf.set(kept, tail);
-    if (kept === root) this.rootOf.delete(kept);
-    else this.rootOf.set(kept, root);
-    this.size.delete(joined);
-    this.tailOf.delete(joined);
-    this.rootOf.delete(joined);
+    this.sizes.set(kept, srcSize + dstSize);
+    this.tails.set(kept, tail);
+    if (kept === root) this.roots.delete(kept);
+    else this.roots.set(kept, root);
+    this.sizes.delete(joined);
+    this.tails.delete(joined);
+    this.roots.delete(joined);
   }
 
   /** The canonical id of `id` (itself when never merged). */
   canonical(id: string): string {
-    const representative = this.find(id);
-    return this.rootOf.get(representative) ?? representative;
+    return this.rootOf(this.find(id));
   }
 
   /** Every id whose canonical id is `id`'s: root first, then in merge order; `[id]` when never merged. */
   classOf(id: string): string[] {
     const representative = this.find(id);
-    const members = [this.rootOf.get(representative) ?? representative];
-    const last = this.tailOf.get(representative);
-    if (last === undefined) return members;
+    const last = this.tailOf(representative);
+    const members = [this.rootOf(representative)];
     for (let member = members[0]!; member !== last; ) {
       member = this.next.get(member)!;
       members.push(member);
@@ -69,7 +67,7 @@ export class MergeClasses {
 
   /** How many ids share `id`'s canonical id. */
   classSize(id: string): number {
-    return this.size.get(this.find(id)) ?? 1;
+    return this.sizeOf(this.find(id));
   }
 
   /** At most log2(ids) steps (union by size); reads leave the forest as folded. */
@@ -77,5 +75,17 @@ export class MergeClasses {
     let current = id;
     for (let up = this.parent.get(current); up !== undefined; up = this.parent.get(current)) current = up;
     return current;
+  }
+
+  private rootOf(representative: string): string {
+    return this.roots.get(representative) ?? representative;
+  }
+
+  private tailOf(representative: string): string {
+    return this.tails.get(representative) ?? representative;
+  }
+
+  private sizeOf(representative: string): number {
+    return this.sizes.get(representative) ?? 1;
   }
 }
