@@ -120,7 +120,7 @@ export async function appendEvents(
 }
 
 /** Rolls back; returns the error to release the connection with when it is unusable. */
-export async function rollback(client: pg.PoolClient): Promise<Error | undefined> {
+async function rollback(client: pg.PoolClient): Promise<Error | undefined> {
   return client.query('ROLLBACK').then(
     () => undefined,
     (error: unknown) => (error instanceof Error ? error : new Error(String(error))),

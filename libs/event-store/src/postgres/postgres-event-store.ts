@@ -1,3 +1,4 @@
+import { inTransaction } from '@memotrace/postgres';
 import type pg from 'pg';
 import { Observable, type Subscriber } from 'rxjs';
 import type {
@@ -13,7 +14,7 @@ import type {
   StoredEvent,
   SubscribeOptions,
 } from '../port';
-import { appendEvents, rollback } from './append';
+import { appendEvents } from './append';
 import {
   EVENT_COLUMNS,
   HEAD_POSITION,
@@ -202,20 +203,8 @@ export class PostgresEventStore implements EventStore {
  * each page of 1,000, and fell further behind. The index scan reads only the page (and the rows
  * of other streams between).
  */
-async function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, values: unknown[]): Promise<Row[]> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query(`BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`);
-    const { rows } = await client.query<Row>({ text, values, rowMode: 'array' });
-    await client.query('COMMIT');
-    return rows;
-  } catch (error) {
-    broken = await rollback(client);
-    throw error;
-  } finally {
-    client.release(broken ?? false);
-  }
+function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, values: unknown[]): Promise<Row[]> {
+  return inTransaction(pool, async (client) => (await client.query<Row>({ text, values, rowMode: 'array' })).rows, `BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`);
 }
 
 /** The parameters of a log page query (READ_ALL_PAGE, READ_ALL_CONTENT_PAGE), checked. */
