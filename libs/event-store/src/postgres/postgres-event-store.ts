@@ -99,11 +99,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]> {
-    const rows = await queryLogPage<[number | string | null, string, string, unknown, EventMetadata]>(
-      this.pool,
-      READ_ALL_CONTENT_PAGE,
-      pageValues(options.fromPosition, options.maxCount, options.streamPrefix),
-    );
+    const rows = await queryLogPage<[number | string | null, string, string, unknown, EventMetadata]>(this.pool, READ_ALL_CONTENT_PAGE, options);
     const contents: PositionedEventContent[] = [];
     let previous = options.fromPosition;
     for (const [position, streamId, type, data, metadata] of rows) {
@@ -181,7 +177,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
-    const rows = await queryLogPage<EventTuple>(this.pool, READ_ALL_PAGE, pageValues(fromPosition, maxCount, streamPrefix));
+    const rows = await queryLogPage<EventTuple>(this.pool, READ_ALL_PAGE, { fromPosition, maxCount, streamPrefix });
     const events: StoredEvent[] = [];
     let previous = fromPosition;
     for (const row of rows) {
@@ -195,7 +191,7 @@ export class PostgresEventStore implements EventStore {
 }
 
 /**
- * Runs a log page query (READ_ALL_PAGE, READ_ALL_CONTENT_PAGE) as one ordered scan of the position
+ * Runs a log page query (READ_ALL_PAGE, READ_ALL_CONTENT_PAGE; maxCount checked) as one ordered scan of the position
  * index, whatever the planner estimates. Its estimates go wrong exactly when pages matter most: on
  * a log growing faster than autovacuum analyzes it (no column statistics), the stream-prefix filter
  * is guessed at 0.5 % and the head bound at 9,000 rows, so it planned a bitmap scan of every event
@@ -203,12 +199,8 @@ export class PostgresEventStore implements EventStore {
  * each page of 1,000, and fell further behind. The index scan reads only the page (and the rows
  * of other streams between).
  */
-function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, values: unknown[]): Promise<Row[]> {
-  return inTransaction(pool, async (client) => (await client.query<Row>({ text, values, rowMode: 'array' })).rows, `BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`);
-}
-
-/** The parameters of a log page query (READ_ALL_PAGE, READ_ALL_CONTENT_PAGE), checked. */
-function pageValues(fromPosition: number, maxCount: number, streamPrefix: string | undefined): unknown[] {
+function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, { fromPosition, maxCount, streamPrefix }: ReadAllOptions): Promise<Row[]> {
   if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
-  return [fromPosition, maxCount, streamPrefix ?? null];
+  const values = [fromPosition, maxCount, streamPrefix ?? null];
+  return inTransaction(pool, async (client) => (await client.query<Row>({ text, values, rowMode: 'array' })).rows, `BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`);
 }
