@@ -20,6 +20,10 @@ export const verifyResponse = z.object({
   recordedAt: canonicalInstant,
   consistent: z.boolean(),
   compared: z.number().int().nonnegative().meta({ description: 'how many queries were asked both ways' }),
+  validityBounds: z.number().int().nonnegative().meta({ description: 'validity bounds (starts, ends, time spans, windows) the memory knows at recordedAt' }),
+  validAts: z
+    .array(z.union([z.literal('*'), canonicalInstant]))
+    .meta({ description: 'the validity cuts asked: "*", then every bound, or 100 of them evenly spread (first and last included) when there are more' }),
   differences: z.array(verifyDifference).meta({ description: 'every difference, not just the first' }),
 });
 

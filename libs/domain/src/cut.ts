@@ -15,6 +15,19 @@ export function inValidity(from: Instant, to: Instant | null, validAt: ValidAt):
   return validAt === '*' || contains(from, to, validAt);
 }
 
+/** Every validity bound of the state's versions (fact validities, event spans, episode windows), sorted: where validAt cuts can change. */
+export function validityBounds(state: MemoryState): Instant[] {
+  const bounds = new Set<Instant>();
+  const add = (from: Instant, to: Instant | null) => {
+    bounds.add(from);
+    if (to !== null) bounds.add(to);
+  };
+  for (const fact of state.facts.values()) for (const v of fact.versions) add(v.validFrom, v.validTo);
+  for (const versions of state.events.values()) for (const v of versions) add(v.timeSpan.from, v.timeSpan.to);
+  for (const versions of state.episodes.values()) for (const v of versions) add(v.window.from, v.window.to);
+  return [...bounds].sort();
+}
+
 export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter = {}): FactView[] {
   const views: FactView[] = [];
   for (const fact of state.facts.values()) {

@@ -3,6 +3,7 @@ import { historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import { PostgresEventStore } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
 import { createPool } from '@memotrace/postgres';
+import { MAX_BOUND_CUTS } from '@memotrace/query-service';
 import fc from 'fast-check';
 import type { Pool } from 'pg';
 import { type TestService, startTestService } from './testing/test-service';
@@ -39,6 +40,8 @@ describe('verify', () => {
         expect(body).toMatchObject({ memoryId, consistent: true, differences: [] });
         if (recordedAt) expect(body.recordedAt).toBe(recordedAt);
         expect(body.compared).toBeGreaterThan(0);
+        expect(body.validAts[0]).toBe('*');
+        expect(body.validAts).toHaveLength(1 + Math.min(body.validityBounds, MAX_BOUND_CUTS));
       }
     }
     expect(facts).toBeGreaterThan(0); // not vacuous
@@ -67,5 +70,25 @@ describe('verify', () => {
     const facts = body.differences.find((d: { query: string }) => d.query.startsWith('facts(validAt=*'));
     expect(facts.projection[0].dst).toBe('beta');
     expect(facts.replay[0].dst).toBe('acme');
+  });
+
+  it('cuts at an even spread of the bounds of a memory that has more than it asks, and still finds a changed validity', async () => {
+    const memoryId = 'verify-many-bounds';
+    const day = (i: number) => new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString();
+    const facts = Array.from({ length: 150 }, (_, i) => ({ op: 'UPSERT_EDGE', factId: `f${i}`, src: 'a', rel: 'saw', dst: { literal: i }, validFrom: day(i) }));
+    const write = await t.commands(memoryId, [{ op: 'UPSERT_ENTITY', entityId: 'a', name: 'A' }, ...facts]);
+    expect(write.status).toBe(200);
+    const clean = await t.get(`/v1/memories/${memoryId}/verify`);
+    expect(clean.body).toMatchObject({ consistent: true, validityBounds: 150 });
+    expect(clean.body.validAts).toHaveLength(1 + MAX_BOUND_CUTS);
+    expect(clean.body.validAts.slice(0, 2)).toEqual(['*', day(0)]);
+    expect(clean.body.validAts.at(-1)).toBe(day(149));
+
+    // f1's bounds are not among the cuts asked (day 1 is skipped by the spread), its versions are compared at '*' and in its history.
+    expect(clean.body.validAts).not.toContain(day(1));
+    await pool.query(`UPDATE rm_fact_versions SET valid_to = $2 WHERE memory_id = $1 AND fact_id = 'f1'`, [memoryId, day(1.5)]);
+    const { body } = await t.get(`/v1/memories/${memoryId}/verify`);
+    expect(body.consistent).toBe(false);
+    expect(body.differences.map((d: { query: string }) => d.query)).toEqual(expect.arrayContaining([expect.stringMatching(/^facts\(validAt=\*/), expect.stringMatching(/^history\(f1,/)]));
   });
 });

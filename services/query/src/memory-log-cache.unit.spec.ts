@@ -1,53 +1,24 @@
-import type { EventStore, StoredEvent } from '@memotrace/event-store';
+import type { EventStore } from '@memotrace/event-store';
 import { MemoryLogCache } from './replay-queries';
-
-/** A fake log: per-stream events, counting what each read fetched. */
-function fakeStore() {
-  const streams = new Map<string, StoredEvent[]>();
-  const fetched: number[] = [];
-  const append = (streamId: string, n: number) => {
-    const events = streams.get(streamId) ?? [];
-    for (let i = 0; i < n; i++) {
-      const revision = events.length;
-      events.push({
-        streamId,
-        revision,
-        position: revision + 1,
-        eventId: `${streamId}-${revision}`,
-        type: 'MentionRecorded',
-        data: { mentionId: `m${revision}`, docId: 'd', text: 't', speaker: null, occurredAt: null },
-        metadata: { commandId: `c${revision}`, recordedAt: '2024-01-01T00:00:00.000Z', actor: null, reason: null },
-      });
-    }
-    streams.set(streamId, events);
-  };
-  const store = {
-    async readStreamContent(streamId: string, fromRevision = 0) {
-      const page = (streams.get(streamId) ?? []).slice(fromRevision);
-      fetched.push(page.length);
-      return page;
-    },
-  } as unknown as EventStore;
-  return { store, append, fetched };
-}
+import { fakeMemoryLogs } from './testing/fake-memory-logs';
 
 describe('MemoryLogCache', () => {
   it('reads only the revisions appended since the last read', async () => {
-    const { store, append, fetched } = fakeStore();
+    const { store, append, fetched } = fakeMemoryLogs();
     const cache = new MemoryLogCache(store);
-    append('memory-a', 3);
+    append('a', 3);
     expect(await cache.read('a')).toHaveLength(3);
-    append('memory-a', 2);
+    append('a', 2);
     const log = await cache.read('a');
     expect(log.map((e) => e.meta.commandId)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
     expect(fetched).toEqual([3, 2]);
   });
 
   it('evicts the least recently used memory past its bound, never the one just read', async () => {
-    const { store, append, fetched } = fakeStore();
+    const { store, append, fetched } = fakeMemoryLogs();
     const cache = new MemoryLogCache(store, 5);
-    append('memory-a', 3);
-    append('memory-b', 3);
+    append('a', 3);
+    append('b', 3);
     await cache.read('a');
     await cache.read('b'); // 6 held > 5: a goes
     await cache.read('b');
@@ -56,13 +27,35 @@ describe('MemoryLogCache', () => {
   });
 
   it('keeps one copy when the same memory is read concurrently', async () => {
-    const { store, append } = fakeStore();
+    const { store, append } = fakeMemoryLogs();
     const cache = new MemoryLogCache(store, 4);
-    append('memory-a', 4);
+    append('a', 4);
     const [first, second] = await Promise.all([cache.read('a'), cache.read('a')]);
     expect(first).toHaveLength(4);
     expect(second).toHaveLength(4);
-    append('memory-a', 1);
+    append('a', 1);
     expect(await cache.read('a')).toHaveLength(5);
+  });
+
+  it('fetches a memory once when it is read concurrently, then only what was appended, and survives a failed read', async () => {
+    const { store, append, fetched } = fakeMemoryLogs();
+    const cache = new MemoryLogCache(store);
+    append('a', 50);
+    const logs = await Promise.all(Array.from({ length: 8 }, () => cache.read('a')));
+    for (const log of logs) expect(log).toHaveLength(50);
+    expect(fetched).toEqual([50, 0, 0, 0, 0, 0, 0, 0]);
+    const read = store.readStreamContent.bind(store);
+    let failNext = true;
+    store.readStreamContent = (async (...args: Parameters<EventStore['readStreamContent']>) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('connection lost');
+      }
+      return read(...args);
+    }) as EventStore['readStreamContent'];
+    append('a', 2);
+    const [failed, after] = await Promise.allSettled([cache.read('a'), cache.read('a')]);
+    expect(failed.status).toBe('rejected');
+    expect(after.status === 'fulfilled' && after.value.length).toBe(52);
   });
 });

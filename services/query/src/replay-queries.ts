@@ -32,6 +32,12 @@ export interface MemoryLogSource {
 export class ReplayMemoryQueries implements MemoryQueries {
   /** Whole-log states of recently replayed memories, with how many events each has folded (LRU). */
   private readonly heads = new Map<string, { state: MemoryState; folded: number }>();
+  /**
+   * The last state folded to a record time before its memory's latest: it never changes (every
+   * later command records at or after the latest), so a run of queries at one past cut, such as
+   * verify's, folds once.
+   */
+  private pastCut: { memoryId: string; recordedAt: Instant; state: MemoryState } | undefined;
 
   constructor(
     private readonly logs: MemoryLogSource,
@@ -69,7 +75,10 @@ export class ReplayMemoryQueries implements MemoryQueries {
   private async foldUntil(memoryId: string, recordedAt?: Instant): Promise<MemoryState> {
     const log = await this.log(memoryId);
     const latest = log[log.length - 1]?.meta.recordedAt;
-    if (recordedAt !== undefined && latest !== undefined && recordedAt < latest) return foldForReading(log, recordedAt);
+    if (recordedAt !== undefined && latest !== undefined && recordedAt < latest) {
+      if (this.pastCut?.memoryId !== memoryId || this.pastCut.recordedAt !== recordedAt) this.pastCut = { memoryId, recordedAt, state: foldForReading(log, recordedAt) };
+      return this.pastCut.state;
+    }
     // A cut at or after the latest record time sees the whole log (record time is monotone per
     // memory): fold only what was appended since the cached state (the log is append-only).
     // Callers only read the state.
@@ -93,11 +102,15 @@ export class ReplayMemoryQueries implements MemoryQueries {
 
 /**
  * The log is append-only, so a memory's events read once stay valid: each read
- * fetches only the revisions after the cached ones. Bounded by total events held,
- * least recently used memories out.
+ * fetches only the revisions after the cached ones. Reads of one memory run one
+ * after another (a read that started while another was fetching would otherwise
+ * fetch the whole log again: verify's concurrent comparisons did, ~10x slower).
+ * Bounded by total events held, least recently used memories out.
  */
 export class MemoryLogCache implements MemoryLogSource {
   private readonly logs = new Map<string, MemoryEvent[]>();
+  /** Per memory, the last read queued; the next one starts when it settles. */
+  private readonly queued = new Map<string, Promise<readonly MemoryEvent[]>>();
   private held = 0;
 
   constructor(
@@ -105,10 +118,28 @@ export class MemoryLogCache implements MemoryLogSource {
     private readonly maxEvents = 1_000_000,
   ) {}
 
-  async read(memoryId: string): Promise<readonly MemoryEvent[]> {
-    const log = this.take(memoryId) ?? [];
-    for (const event of await readMemoryLog(this.store, memoryId, log.length)) log.push(event);
-    this.take(memoryId); // a concurrent read of the same memory may have put its own copy back
+  read(memoryId: string): Promise<readonly MemoryEvent[]> {
+    const previous = this.queued.get(memoryId);
+    const extend = () => this.extend(memoryId);
+    // After the previous read settles either way: its failure is its caller's, not this one's.
+    const next = previous ? previous.then(extend, extend) : extend();
+    this.queued.set(memoryId, next);
+    const settled = () => {
+      if (this.queued.get(memoryId) === next) this.queued.delete(memoryId);
+    };
+    next.then(settled, settled);
+    return next;
+  }
+
+  /** Fetches what was appended since the cached copy and makes the memory the most recently used. */
+  private async extend(memoryId: string): Promise<readonly MemoryEvent[]> {
+    const log = this.logs.get(memoryId) ?? [];
+    const appended = await readMemoryLog(this.store, memoryId, log.length);
+    if (this.logs.get(memoryId) === log) {
+      this.logs.delete(memoryId); // re-inserted below, as the most recent
+      this.held -= log.length;
+    }
+    for (const event of appended) log.push(event);
     this.logs.set(memoryId, log);
     this.held += log.length;
     for (const [id, events] of this.logs) {
@@ -118,13 +149,5 @@ export class MemoryLogCache implements MemoryLogSource {
     }
     return log;
   }
-
-  private take(memoryId: string): MemoryEvent[] | undefined {
-    const log = this.logs.get(memoryId);
-    if (log) {
-      this.logs.delete(memoryId);
-      this.held -= log.length;
-    }
-    return log;
-  }
 }
+

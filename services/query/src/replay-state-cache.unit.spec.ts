@@ -1,31 +1,13 @@
 import { fold, mentionsAt } from '@memotrace/domain';
-import type { EventStore, StoredEvent } from '@memotrace/event-store';
-import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
 import { MemoryLogCache, ReplayMemoryQueries } from './replay-queries';
+import { fakeMemoryLogs } from './testing/fake-memory-logs';
 
 /** Replay keeps the whole-log state of a memory and folds only appended events; cuts in the past fold from scratch. */
 describe('ReplayMemoryQueries whole-log state cache', () => {
-  const streams = new Map<string, StoredEvent[]>();
+  const { store, append: appendOn, log } = fakeMemoryLogs();
   const recordedAt = (day: number) => `2024-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
-  const append = (memoryId: string, day: number, n: number) => {
-    const streamId = memoryStreamId(memoryId);
-    const events = streams.get(streamId) ?? [];
-    for (let i = 0; i < n; i++) {
-      const revision = events.length;
-      events.push({
-        streamId,
-        revision,
-        position: revision + 1,
-        eventId: `${streamId}-${revision}`,
-        type: 'MentionRecorded',
-        data: { mentionId: `m${String(revision).padStart(3, '0')}`, docId: 'd', text: 't', speaker: null, occurredAt: null },
-        metadata: { commandId: `c${revision}`, recordedAt: recordedAt(day), actor: null, reason: null },
-      });
-    }
-    streams.set(streamId, events);
-  };
-  const store = { readStreamContent: async (streamId: string, fromRevision = 0) => (streams.get(streamId) ?? []).slice(fromRevision) } as unknown as EventStore;
-  const expected = (memoryId: string, at?: string) => mentionsAt(fold((streams.get(memoryStreamId(memoryId)) ?? []).map(toMemoryEvent), at));
+  const append = (memoryId: string, day: number, n: number) => appendOn(memoryId, n, recordedAt(day));
+  const expected = (memoryId: string, at?: string) => mentionsAt(fold(log(memoryId), at));
 
   it('answers like a fresh fold at every cut while the log grows', async () => {
     const replay = new ReplayMemoryQueries(new MemoryLogCache(store), 2);
@@ -41,5 +23,19 @@ describe('ReplayMemoryQueries whole-log state cache', () => {
     }
     expect((await replay.mentions('a', recordedAt(9))).length).toBe(18);
     expect((await replay.mentions('a', recordedAt(3))).length).toBe(9);
+  });
+
+  it('keeps a past cut exact while its memory grows, and apart from other memories at the same time', async () => {
+    const replay = new ReplayMemoryQueries(new MemoryLogCache(store));
+    append('p', 1, 2);
+    append('p', 2, 2);
+    append('q', 1, 5);
+    append('q', 2, 1);
+    expect(await replay.mentions('p', recordedAt(1))).toEqual(expected('p', recordedAt(1)));
+    append('p', 3, 4);
+    expect(await replay.mentions('p', recordedAt(1))).toHaveLength(2);
+    expect(await replay.mentions('q', recordedAt(1))).toHaveLength(5);
+    expect(await replay.mentions('p', recordedAt(2))).toEqual(expected('p', recordedAt(2)));
+    expect(await replay.mentions('p', recordedAt(1))).toEqual(expected('p', recordedAt(1)));
   });
 });

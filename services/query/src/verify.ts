@@ -1,4 +1,4 @@
-import { type Instant, type MemoryQueries, type ValidAt, fold } from '@memotrace/domain';
+import { type Instant, type MemoryQueries, type ValidAt, fold, validityBounds } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
 import { readMemoryLog } from '@memotrace/memory-log';
 
@@ -15,14 +15,28 @@ export interface VerifyReport {
   consistent: boolean;
   /** How many queries were asked both ways. */
   compared: number;
+  /** How many validity bounds (starts and ends of validity, time spans, windows) the memory knows at `recordedAt`. */
+  validityBounds: number;
+  /** The validity cuts asked: `*`, then the bounds (all of them, or an even spread of MAX_BOUND_CUTS). */
+  validAts: ValidAt[];
   differences: VerifyDifference[];
 }
 
 /**
+ * Cuts at single validity bounds asked per verify. Every version's content is already compared
+ * at `*` and in the histories, so the bound cuts test the cut logic at its edges: a bounded,
+ * evenly spread set keeps verify linear in the memory's size (each cut reads the whole memory).
+ */
+export const MAX_BOUND_CUTS = 100;
+
+/** Entity and history comparisons in flight at once (each is a few round trips). */
+const CONCURRENCY = 4;
+
+/**
  * Compares the read models with exact replay for one memory at record time `r`:
- * facts at validAt '*' and at every validity bound the memory knows at r, events
- * and episodes at the same cuts, every entity, mentions, and the history of every
- * fact. Answers compare as JSON (the wire form), every difference is reported.
+ * facts, events and episodes at validAt '*' and at the validity bounds the memory
+ * knows at r, every entity, mentions, and the history of every fact. Answers
+ * compare as JSON (the wire form), every difference is reported.
  */
 export async function verifyMemory(
   deps: { projection: MemoryQueries; replay: MemoryQueries; store: EventStore },
@@ -31,36 +45,47 @@ export async function verifyMemory(
 ): Promise<VerifyReport> {
   const log = await readMemoryLog(deps.store, memoryId);
   const state = fold(log, recordedAt);
-  const differences: VerifyDifference[] = [];
   let compared = 0;
-  const same = async (query: string, ask: (q: MemoryQueries) => Promise<unknown>) => {
+  const compare = async (query: string, ask: (q: MemoryQueries) => Promise<unknown>): Promise<VerifyDifference | undefined> => {
     compared += 1;
     const [projection, replay] = await Promise.all([ask(deps.projection), ask(deps.replay)]);
-    if (JSON.stringify(projection) !== JSON.stringify(replay)) differences.push({ query, projection, replay });
+    return JSON.stringify(projection) === JSON.stringify(replay) ? undefined : { query, projection, replay };
   };
 
-  const bounds = new Set<Instant>();
-  const add = (from: Instant, to: Instant | null) => {
-    bounds.add(from);
-    if (to !== null) bounds.add(to);
-  };
-  for (const fact of state.facts.values()) for (const v of fact.versions) add(v.validFrom, v.validTo);
-  for (const versions of state.events.values()) for (const v of versions) add(v.timeSpan.from, v.timeSpan.to);
-  for (const versions of state.episodes.values()) for (const v of versions) add(v.window.from, v.window.to);
-  const validAts: ValidAt[] = ['*', ...[...bounds].sort()];
+  const bounds = validityBounds(state);
+  const validAts: ValidAt[] = ['*', ...evenSpread(bounds, MAX_BOUND_CUTS)];
 
+  const found: (VerifyDifference | undefined)[] = [];
   for (const validAt of validAts) {
     const cut = { validAt, recordedAt };
-    await same(`facts(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.facts(memoryId, cut, {}));
-    await same(`events(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.events(memoryId, cut));
-    await same(`episodes(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.episodes(memoryId, cut));
+    found.push(await compare(`facts(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.facts(memoryId, cut, {})));
+    found.push(await compare(`events(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.events(memoryId, cut)));
+    found.push(await compare(`episodes(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.episodes(memoryId, cut)));
   }
-  for (const entityId of [...state.entities.keys()].sort()) {
-    await same(`entity(${entityId}, recordedAt=${recordedAt})`, (q) => q.entity(memoryId, entityId, recordedAt));
-  }
-  await same(`mentions(recordedAt=${recordedAt})`, (q) => q.mentions(memoryId, recordedAt));
-  for (const factId of [...state.facts.keys()].sort()) {
-    await same(`history(${factId}, recordedAt=${recordedAt})`, (q) => q.history(memoryId, factId, recordedAt));
-  }
-  return { memoryId, recordedAt, consistent: differences.length === 0, compared, differences };
+  found.push(await compare(`mentions(recordedAt=${recordedAt})`, (q) => q.mentions(memoryId, recordedAt)));
+  const perItem = [
+    ...[...state.entities.keys()].sort().map((entityId) => () => compare(`entity(${entityId}, recordedAt=${recordedAt})`, (q) => q.entity(memoryId, entityId, recordedAt))),
+    ...[...state.facts.keys()].sort().map((factId) => () => compare(`history(${factId}, recordedAt=${recordedAt})`, (q) => q.history(memoryId, factId, recordedAt))),
+  ];
+  found.push(...(await mapLimited(perItem, CONCURRENCY)));
+  const differences = found.filter((d): d is VerifyDifference => d !== undefined);
+  return { memoryId, recordedAt, consistent: differences.length === 0, compared, validityBounds: bounds.length, validAts, differences };
+}
+
+/** All of `sorted` if it has at most `max` items, else `max` of them evenly spread, the first and last included. */
+export function evenSpread<T>(sorted: readonly T[], max: number): T[] {
+  if (sorted.length <= max) return [...sorted];
+  if (max <= 1) return sorted.slice(0, max);
+  return Array.from({ length: max }, (_, i) => sorted[Math.round((i * (sorted.length - 1)) / (max - 1))]!);
+}
+
+/** Runs the tasks at most `limit` at a time; results in the tasks' order. */
+async function mapLimited<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < tasks.length; i = next++) results[i] = await tasks[i]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
 }

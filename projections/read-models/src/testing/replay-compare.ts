@@ -14,6 +14,7 @@ import {
   foldBefore,
   isCanonicalInstant,
   mentionsAt,
+  validityBounds,
 } from '@memotrace/domain';
 
 /**
@@ -31,16 +32,7 @@ export function around(instants: Iterable<Instant>): Instant[] {
 
 /** Every validity bound the log mentions (fact versions, event spans, episode windows). */
 export function validBounds(log: readonly MemoryEvent[]): Instant[] {
-  const state = fold(log);
-  const bounds = new Set<Instant>();
-  const add = (from: Instant, to: Instant | null) => {
-    bounds.add(from);
-    if (to !== null) bounds.add(to);
-  };
-  for (const fact of state.facts.values()) for (const v of fact.versions) add(v.validFrom, v.validTo);
-  for (const versions of state.events.values()) for (const v of versions) add(v.timeSpan.from, v.timeSpan.to);
-  for (const versions of state.episodes.values()) for (const v of versions) add(v.window.from, v.window.to);
-  return [...bounds].sort();
+  return validityBounds(fold(log));
 }
 
 export interface Comparison {

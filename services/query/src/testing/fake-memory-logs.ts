@@ -1,0 +1,37 @@
+import type { EventStore, StoredEvent } from '@memotrace/event-store';
+import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+
+/**
+ * In-memory memory logs of `MentionRecorded` events for replay tests: a store that
+ * answers `readStreamContent` and records how many events each read returned.
+ */
+export function fakeMemoryLogs() {
+  const streams = new Map<string, StoredEvent[]>();
+  const fetched: number[] = [];
+  const append = (memoryId: string, n: number, recordedAt = '2024-01-01T00:00:00.000Z') => {
+    const streamId = memoryStreamId(memoryId);
+    const events = streams.get(streamId) ?? [];
+    for (let i = 0; i < n; i++) {
+      const revision = events.length;
+      events.push({
+        streamId,
+        revision,
+        position: revision + 1,
+        eventId: `${streamId}-${revision}`,
+        type: 'MentionRecorded',
+        data: { mentionId: `m${String(revision).padStart(3, '0')}`, docId: 'd', text: 't', speaker: null, occurredAt: null },
+        metadata: { commandId: `c${revision}`, recordedAt, actor: null, reason: null },
+      });
+    }
+    streams.set(streamId, events);
+  };
+  const store = {
+    async readStreamContent(streamId: string, fromRevision = 0) {
+      const page = (streams.get(streamId) ?? []).slice(fromRevision);
+      fetched.push(page.length);
+      return page;
+    },
+  } as unknown as EventStore;
+  const log = (memoryId: string) => (streams.get(memoryStreamId(memoryId)) ?? []).map(toMemoryEvent);
+  return { store, append, fetched, log };
+}
