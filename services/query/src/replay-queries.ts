@@ -150,4 +150,3 @@ export class MemoryLogCache implements MemoryLogSource {
     return log;
   }
 }
-
