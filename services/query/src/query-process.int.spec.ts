@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { eventStoreMigrations } from '@memotrace/event-store';
+import { freePort } from '@memotrace/http-kit';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
 
@@ -18,17 +18,6 @@ import { readModelMigrations } from '@memotrace/read-models';
 const ROOT = resolve(__dirname, '../../..');
 const T0 = '2024-01-01T00:00:00.000Z';
 const T1 = '2024-02-01T00:00:00.000Z';
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 describe('query service process (READ_DATABASE_URL), read-your-writes across processes', () => {
   let db: TestDatabase;
