@@ -1,8 +1,6 @@
 import { type Command, DomainError } from '@memotrace/domain';
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { usePostgresStore } from '@memotrace/event-store/testing';
 import { memoryStreamId } from '@memotrace/memory-log';
-import { migrate } from '@memotrace/postgres';
-import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
 import { CommandHandler } from './command-handler';
 
 /**
@@ -13,19 +11,10 @@ const clock = { now: () => '2024-01-01T00:00:00.000Z' };
 const entity = (i: number): Command => ({ op: 'UPSERT_ENTITY', commandId: `c-${i}`, entityId: `e${i}`, name: `E ${i}` });
 
 describe('CommandHandler on a shared log', () => {
-  let db: TestDatabase;
-  let store: PostgresEventStore;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, eventStoreMigrations);
-    store = new PostgresEventStore(db.pool);
-  });
-  afterAll(async () => {
-    await store.close();
-    await db.drop();
-  });
+  const opened = usePostgresStore();
 
   it('lets two handlers (two processes) write one memory concurrently without losing a command', async () => {
+    const { store } = opened;
     const a = new CommandHandler(store, clock);
     const b = new CommandHandler(store, clock);
     const writes = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).handle('shared', [entity(i)]));
@@ -37,6 +26,7 @@ describe('CommandHandler on a shared log', () => {
   });
 
   it('answers a retry seen by the other process as a duplicate', async () => {
+    const { store } = opened;
     const a = new CommandHandler(store, clock);
     const b = new CommandHandler(store, clock);
     const first = await a.handle('retry', [entity(1)]);
@@ -47,6 +37,7 @@ describe('CommandHandler on a shared log', () => {
   });
 
   it('keeps serving a memory after a rejected batch (its cached state is dropped)', async () => {
+    const { store } = opened;
     const handler = new CommandHandler(store, clock);
     await handler.handle('after-error', [entity(1)]);
     await expect(handler.handle('after-error', [entity(2), { op: 'ARCHIVE_EDGE', commandId: 'bad', factId: 'nope' }])).rejects.toBeInstanceOf(DomainError);

@@ -1,9 +1,7 @@
-import { migrate } from '@memotrace/postgres';
-import { createTestDatabase, type TestDatabase } from '@memotrace/postgres/testing';
 import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type NewEvent, type StoredEvent } from '../port';
 import { collect, eventually, newEvent, sleep } from '../testing/helpers';
-import { eventStoreMigrations } from './migrations';
-import { PostgresEventStore } from './postgres-event-store';
+import { usePostgresStore } from '../testing/postgres-store';
+import type { PostgresEventStore } from './postgres-event-store';
 
 /**
  * The read-side guarantee under real concurrency: 8 writers × 5,000 events while one live
@@ -33,20 +31,10 @@ interface Committed {
 }
 
 describe('PostgresEventStore under concurrent writers', () => {
-  let db: TestDatabase;
-  let store: PostgresEventStore;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, eventStoreMigrations);
-    store = new PostgresEventStore(db.pool);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
-  });
+  const opened = usePostgresStore();
 
   it(`a live subscriber from 0 receives every one of ${TOTAL} committed events exactly once, in position order`, async () => {
+    const { store } = opened;
     const collector = collect(store, { fromPosition: 0 });
     const committed: Committed[] = [];
     let conflicts = 0;

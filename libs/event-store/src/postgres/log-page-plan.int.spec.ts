@@ -1,8 +1,5 @@
-import { migrate } from '@memotrace/postgres';
-import { createTestDatabase, type TestDatabase } from '@memotrace/postgres/testing';
 import { newEvent } from '../testing/helpers';
-import { eventStoreMigrations } from './migrations';
-import { PostgresEventStore } from './postgres-event-store';
+import { usePostgresStore } from '../testing/postgres-store';
 import { LOG_PAGE_PLANNER_SETTINGS, READ_ALL_CONTENT_PAGE, READ_ALL_PAGE } from './rows';
 
 interface PlanNode {
@@ -20,13 +17,10 @@ const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatM
  * it planned a bitmap scan of every event after the cursor plus a sort, per page.
  */
 describe('log page plans', () => {
-  let db: TestDatabase;
-  let store: PostgresEventStore;
+  const opened = usePostgresStore();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await migrate(db.pool, eventStoreMigrations);
-    store = new PostgresEventStore(db.pool);
+    const { db, store } = opened;
     for (let stream = 0; stream < 20; stream++) {
       await store.append(`memory-${stream}`, Array.from({ length: 1_000 }, (_, i) => newEvent({ i })), { expectedRevision: 'any' });
     }
@@ -34,13 +28,8 @@ describe('log page plans', () => {
     await db.pool.query(`DELETE FROM pg_statistic WHERE starelid = 'mt_events'::regclass`);
   }, 60_000);
 
-  afterAll(async () => {
-    await store.close();
-    await db.drop();
-  });
-
   const plan = async (text: string, settings: string): Promise<PlanNode[]> => {
-    const client = await db.pool.connect();
+    const client = await opened.db.pool.connect();
     try {
       await client.query(`BEGIN; ${settings}`);
       const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, [100, 1_000, 'memory-']);
@@ -66,6 +55,7 @@ describe('log page plans', () => {
   });
 
   it('reads pages in position order across the whole log', async () => {
+    const { store } = opened;
     const all: number[] = [];
     for (let from = 0; ; ) {
       const page = await store.readAll({ fromPosition: from, maxCount: 1_500, streamPrefix: 'memory-' });

@@ -1,18 +1,12 @@
-import { createTestDatabase, migrate, type TestDatabase } from '@memotrace/postgres';
+import type { TestDatabase } from '@memotrace/postgres';
 import pg from 'pg';
 import { newEvent, newEvents, collect, eventually, sleep, expectStored, expectStrictlyIncreasing } from '../testing/helpers';
 import { describeEventStoreConformance } from '../testing/conformance';
-import { eventStoreMigrations } from './migrations';
+import { openPostgresStore } from '../testing/postgres-store';
 import { PostgresEventStore } from './postgres-event-store';
 
-async function openStore(): Promise<{ db: TestDatabase; store: PostgresEventStore }> {
-  const db = await createTestDatabase();
-  await migrate(db.pool, eventStoreMigrations);
-  return { db, store: new PostgresEventStore(db.pool) };
-}
-
 describeEventStoreConformance('PostgresEventStore', async () => {
-  const { db, store } = await openStore();
+  const { db, store } = await openPostgresStore();
   return {
     store,
     teardown: async () => {
@@ -30,7 +24,7 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
   let store: PostgresEventStore;
 
   beforeAll(async () => {
-    ({ db, store } = await openStore());
+    ({ db, store } = await openPostgresStore());
   });
   afterAll(async () => {
     await store.close();
@@ -165,7 +159,7 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
   });
 
   it('close() completes live subscriptions and releases their connections', async () => {
-    const other = await openStore();
+    const other = await openPostgresStore();
     try {
       let completed = false;
       other.store.subscribe({ fromPosition: 0 }).subscribe({ complete: () => (completed = true) });
