@@ -2,6 +2,7 @@ import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands'
 import type { FactVersionFields } from './events';
 import { MergeClasses } from './merge-classes';
 import type { Instant } from './time';
+import type { MentionView } from './views';
 
 /**
  * The folded log of one memory, with full record-time history: what the deciders
@@ -71,14 +72,8 @@ export interface LinkRecord {
   recordedFrom: Instant;
 }
 
-export interface MentionRecord {
-  mentionId: string;
-  docId: string;
-  text: string;
-  speaker: string | null;
-  occurredAt: Instant | null;
-  recordedFrom: Instant;
-}
+/** A mention never changes once recorded: its record is its view. */
+export type MentionRecord = MentionView;
 
 /** What an accepted command created or touched, kept for idempotent retries. */
 export interface CommandOutcome {

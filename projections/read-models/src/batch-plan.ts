@@ -1,4 +1,4 @@
-import type { Cardinality, EdgeTarget, Instant, LinkKind, Participant } from '@memotrace/domain';
+import type { Cardinality, EdgeTarget, Instant, LinkKind, MentionView, Participant } from '@memotrace/domain';
 import type { LoggedMemoryEvent } from '@memotrace/memory-log';
 import { type StoredHead, VersionLedger, headKey } from './version-ledger';
 
@@ -77,14 +77,8 @@ export interface LinkRow {
   recordedFrom: Instant;
 }
 
-export interface MentionRow {
+export interface MentionRow extends MentionView {
   memoryId: string;
-  mentionId: string;
-  docId: string;
-  text: string;
-  speaker: string | null;
-  occurredAt: Instant | null;
-  recordedFrom: Instant;
 }
 
 export interface StoredHeads {
