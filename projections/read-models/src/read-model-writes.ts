@@ -2,6 +2,7 @@ import type { EdgeTarget, Literal } from '@memotrace/domain';
 import type { PoolClient } from 'pg';
 import type { BatchPlan, EpisodeContent, EventContent, FactContent, StoredHeads, VersionedKey } from './batch-plan';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant, pgInstantOrNull } from './instants';
+import type { FactRow } from './view-rows';
 import { type StoredHead, type VersionClose, type VersionLedger, type VersionRow, headKey } from './version-ledger';
 
 /**
@@ -12,17 +13,8 @@ import { type StoredHead, type VersionClose, type VersionLedger, type VersionRow
  */
 type Queryable = Pick<PoolClient, 'query'>;
 
-interface FactHeadRow extends HeadRow {
-  src: string;
-  rel: string;
-  dst_entity: string | null;
-  dst_literal: Literal | null;
-  valid_from: string;
-  valid_to: string | null;
-  confidence: number | null;
-  evidence: string[];
-  source: string | null;
-}
+/** A head's content columns are a fact row's. */
+interface FactHeadRow extends HeadRow, Omit<FactRow, 'fact_id' | 'recorded_from'> {}
 
 interface HeadRow {
   memory_id: string;
