@@ -4,12 +4,9 @@ import type { EmbeddingProvider } from '@memotrace/search-index';
 import { OpenSearchItemIndex, openSearchProjectionName } from '@memotrace/search-opensearch';
 import { Pool } from 'pg';
 import { describeWithOpenSearch, hashedEmbedding } from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
+import { MONDAY, THU, WED, WED_NOON } from './testing/alice-joins-acme';
 import { type TestService, startTestService } from './testing/test-service';
 
-const MON = '2024-05-06T09:00:00.000Z';
-const WED = '2024-05-08T00:00:00.000Z';
-const WED_NOON = '2024-05-08T12:00:00.000Z';
-const THU = '2024-05-09T10:00:00.000Z';
 const M = 'os-story';
 const LATE = ['m-thu', 'alice-beta', 'ev-move', 'ep-move'];
 
@@ -42,16 +39,7 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
     index = new OpenSearchItemIndex({ url, index: indexName });
     t = await startTestService({ openSearchUrl: url }, { embeddings, openSearchIndex: indexName });
     pool = new Pool({ connectionString: t.service.databaseUrl, max: 1 });
-    const monday = await t.commands(M, [
-      { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', recordedAt: MON },
-      { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme', recordedAt: MON },
-      { op: 'UPSERT_ENTITY', entityId: 'beta', name: 'Beta', recordedAt: MON },
-      { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: MON },
-      { op: 'RECORD_MENTION', mentionId: 'm-mon', docId: 'chat-1', text: 'I started at Acme today', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
-      { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', evidence: ['m-mon'], recordedAt: MON },
-      { op: 'UPSERT_EVENT', eventId: 'ev-join', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00Z' }, recordedAt: MON },
-      { op: 'UPSERT_EPISODE', episodeId: 'ep-onboarding', title: 'Alice onboarding at Acme', window: { from: '2024-05-06T00:00:00Z' }, events: ['ev-join'], recordedAt: MON },
-    ]);
+    const monday = await t.commands(M, [...MONDAY]);
     expect(monday.status).toBe(200);
     // Thursday: recorded after the Wednesday cut, and the best match for every query below.
     const thursday = await t.commands(M, [

@@ -1,12 +1,9 @@
 import { searchResponse } from '@memotrace/contracts';
 import fc from 'fast-check';
+import { MON, MONDAY, THU, WED, WED_NOON } from '../../../memotrace/src/testing/alice-joins-acme';
 import { type TestService, startTestService } from '../../../memotrace/src/testing/test-service';
 
 /** SPEC §4 search through HTTP, on the whole service (projection read models). */
-const MON = '2024-05-06T09:00:00.000Z';
-const WED = '2024-05-08T00:00:00.000Z';
-const WED_NOON = '2024-05-08T12:00:00.000Z';
-const THU = '2024-05-09T10:00:00.000Z';
 const M = 'search-story';
 
 describe('POST /v1/memories/{memoryId}/search', () => {
@@ -24,16 +21,7 @@ describe('POST /v1/memories/{memoryId}/search', () => {
   beforeAll(async () => {
     // BM25 only here, so exact answers do not depend on how far the search-index projector got (hybrid: hybrid-search.int.spec.ts).
     t = await startTestService();
-    const monday = await t.commands(M, [
-      { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', recordedAt: MON },
-      { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme', recordedAt: MON },
-      { op: 'UPSERT_ENTITY', entityId: 'beta', name: 'Beta', recordedAt: MON },
-      { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: MON },
-      { op: 'RECORD_MENTION', mentionId: 'm-mon', docId: 'chat-1', text: 'I started at Acme today', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
-      { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', evidence: ['m-mon'], recordedAt: MON },
-      { op: 'UPSERT_EVENT', eventId: 'ev-join', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00Z' }, recordedAt: MON },
-      { op: 'UPSERT_EPISODE', episodeId: 'ep-onboarding', title: 'Alice onboarding at Acme', window: { from: '2024-05-06T00:00:00Z' }, events: ['ev-join'], recordedAt: MON },
-    ]);
+    const monday = await t.commands(M, [...MONDAY]);
     expect(monday.status).toBe(200);
     // Thursday: what the memory learns later matches the queries below best of all.
     const thursday = await t.commands(M, [
