@@ -90,5 +90,9 @@ describe('verify', () => {
     const { body } = await t.get(`/v1/memories/${memoryId}/verify`);
     expect(body.consistent).toBe(false);
     expect(body.differences.map((d: { query: string }) => d.query)).toEqual(expect.arrayContaining([expect.stringMatching(/^facts\(validAt=\*/), expect.stringMatching(/^history\(f1,/)]));
+    // Only the fact that differs, not the memory's 150 on each side.
+    const star = body.differences.find((d: { query: string }) => d.query.startsWith('facts(validAt=*'));
+    expect(star.projection).toEqual([expect.objectContaining({ factId: 'f1', validTo: day(1.5) })]);
+    expect(star.replay).toEqual([expect.objectContaining({ factId: 'f1', validTo: null })]);
   });
 });
