@@ -11,8 +11,8 @@ export const verifyQuery = z.strictObject({ recordedAt: instant.optional() });
 
 export const verifyDifference = z.object({
   query: z.string().meta({ description: 'the query asked both ways, e.g. facts(validAt=*, recordedAt=…)' }),
-  projection: z.unknown().meta({ description: 'the read models\' answer' }),
-  replay: z.unknown().meta({ description: 'the exact replay\'s answer' }),
+  projection: z.unknown().meta({ description: 'the read models\' answer (of a listing by id: only its items that differ)' }),
+  replay: z.unknown().meta({ description: 'the exact replay\'s answer (of a listing by id: only its items that differ)' }),
 });
 
 export const verifyResponse = z.object({
