@@ -36,7 +36,8 @@ const CONCURRENCY = 4;
  * Compares the read models with exact replay for one memory at record time `r`:
  * facts, events and episodes at validAt '*' and at the validity bounds the memory
  * knows at r, every entity, mentions, and the history of every fact. Answers
- * compare as JSON (the wire form), every difference is reported.
+ * compare as JSON (the wire form); every difference is reported, a listing's by
+ * the items that differ.
  */
 export async function verifyMemory(
   deps: { projection: MemoryQueries; replay: MemoryQueries; store: EventStore },
