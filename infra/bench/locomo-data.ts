@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /** LoCoMo as the README in ../shared/data/locomo describes it (read in place, never copied). */
 export const DEV = ['conv-26', 'conv-30', 'conv-41', 'conv-42', 'conv-43'];
@@ -59,7 +60,13 @@ export function normaliseEvidence(raw: readonly string[]): string[] {
   return [...new Set(ids)];
 }
 
-export function loadLocomo(file: string): Conversation[] {
+/** `LOCOMO_FILE`, else the data set beside the repository (`../shared/data/locomo/locomo10.json`). */
+export const LOCOMO_FILE = process.env['LOCOMO_FILE'] ?? resolve(__dirname, '../../../shared/data/locomo/locomo10.json');
+
+export function loadLocomo(file: string = LOCOMO_FILE): Conversation[] {
+  if (!existsSync(file)) {
+    throw new Error(`LoCoMo not found at ${file}: the benchmark reads it in place from ../shared/data/locomo beside the repository; set LOCOMO_FILE to its locomo10.json`);
+  }
   const samples = JSON.parse(readFileSync(file, 'utf8')) as RawSample[];
   return samples.map((sample) => {
     const sessions: Session[] = [];

@@ -49,7 +49,7 @@ function variants(): Variant[] {
 
 async function main(): Promise<void> {
   const provider = embeddingsFromEnv({ ...process.env, EMBEDDINGS_CACHE_DIR: join(REPO, '.cache/embeddings') })!;
-  const conversations = loadLocomo(process.env['LOCOMO_FILE'] ?? resolve(REPO, '../shared/data/locomo/locomo10.json')).filter((c) => DEV.includes(c.sampleId));
+  const conversations = loadLocomo().filter((c) => DEV.includes(c.sampleId));
   const counter = cl100k();
   const prepared = [];
   const vectors = new Map<string, Float32Array>();

@@ -19,12 +19,11 @@ import { summary, timed } from './stats';
  * EMBEDDINGS=bge-small-en-v1.5 the local ONNX model instead of USE lite.
  */
 const REPO = resolve(__dirname, '../..');
-const DATA = process.env['LOCOMO_FILE'] ?? resolve(REPO, '../shared/data/locomo/locomo10.json');
 const DAY = 86_400_000;
 
 async function main(): Promise<void> {
   process.env['EMBEDDINGS_CACHE_DIR'] ??= join(REPO, '.cache/embeddings');
-  const conversations = loadLocomo(DATA);
+  const conversations = loadLocomo();
   const dataDir = mkdtempSync(join(tmpdir(), 'memotrace-locomo-'));
   chmodSync(dataDir, 0o755); // the embedded server runs as the postgres user
   const service = await startMemoTrace({ ...readConfig(), dataDir, port: 0 }, pino({ level: 'warn' }));
