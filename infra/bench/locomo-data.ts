@@ -61,13 +61,13 @@ export function normaliseEvidence(raw: readonly string[]): string[] {
 }
 
 /** `LOCOMO_FILE`, else the data set beside the repository (`../shared/data/locomo/locomo10.json`). */
-export const LOCOMO_FILE = process.env['LOCOMO_FILE'] ?? resolve(__dirname, '../../../shared/data/locomo/locomo10.json');
+const LOCOMO_FILE = process.env['LOCOMO_FILE'] ?? resolve(__dirname, '../../../shared/data/locomo/locomo10.json');
 
-export function loadLocomo(file: string = LOCOMO_FILE): Conversation[] {
-  if (!existsSync(file)) {
-    throw new Error(`LoCoMo not found at ${file}: the benchmark reads it in place from ../shared/data/locomo beside the repository; set LOCOMO_FILE to its locomo10.json`);
+export function loadLocomo(): Conversation[] {
+  if (!existsSync(LOCOMO_FILE)) {
+    throw new Error(`LoCoMo not found at ${LOCOMO_FILE}: the benchmark reads it in place from ../shared/data/locomo beside the repository; set LOCOMO_FILE to its locomo10.json`);
   }
-  const samples = JSON.parse(readFileSync(file, 'utf8')) as RawSample[];
+  const samples = JSON.parse(readFileSync(LOCOMO_FILE, 'utf8')) as RawSample[];
   return samples.map((sample) => {
     const sessions: Session[] = [];
     for (let n = 1; ; n++) {
