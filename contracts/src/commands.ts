@@ -131,4 +131,21 @@ export type WireCommandInput = z.input<typeof wireCommand>;
 /** A validated command: canonical instants, typed literals, optional commandId. */
 export type WireCommand = z.output<typeof wireCommand>;
 export type CommandsRequest = z.output<typeof commandsRequest>;
+
+/**
+ * A validated command with its `commandId` (the client's, or one the edge assigned). Distributes
+ * over a union, so each `op` keeps its own fields; every other field keeps its optionality.
+ */
+export type WithCommandId<C extends { commandId?: string | undefined }> = C extends unknown
+  ? Flat<Omit<C, 'commandId'> & { commandId: string }>
+  : never;
+
+/** One object type (not an intersection) in editors and errors; optional fields stay optional. */
+type Flat<T> = { [K in keyof T]: T[K] };
+
+/**
+ * The one definition of the command shape the domain decides on: the domain's `Command`
+ * (libs/domain/src/commands.ts) is this type, imported type-only. See `toDomainCommand`.
+ */
+export type DomainCommand = WithCommandId<WireCommand>;
 export const COMMAND_OPS = wireCommand.options.map((o) => o.shape.op.value);

@@ -1,8 +1,10 @@
-import type { Command } from '@memotrace/domain';
-import { commandsRequest, type WireCommand } from './commands';
+import { commandsRequest, type DomainCommand, type WireCommand } from './commands';
 import { invalidRequest, type ErrorResponse } from './errors';
 
-export type { Command as DomainCommand } from '@memotrace/domain';
+/*
+ * The edge's step from a validated wire command to the command the domain decides on. Contracts
+ * import no project: the domain's `Command` is `DomainCommand` (./commands), not the other way round.
+ */
 
 /** Whether `undefined` appears anywhere inside (checked first: copying every command is what costs). */
 function holdsUndefined(value: unknown): boolean {
@@ -24,16 +26,16 @@ function dropUndefined<T>(value: T): T {
 }
 
 /**
- * A validated wire command as a domain `Command`: the client's `commandId` if it
+ * A validated wire command as a domain command (`DomainCommand`): the client's `commandId` if it
  * gave one, else `newCommandId()` (the edge assigns one; called only then, as drawing
  * or deriving one costs); absent fields stay absent.
  */
-export function toDomainCommand(wire: WireCommand, newCommandId: () => string): Command {
-  const command: Command = { ...wire, commandId: wire.commandId ?? newCommandId() };
+export function toDomainCommand(wire: WireCommand, newCommandId: () => string): DomainCommand {
+  const command: DomainCommand = { ...wire, commandId: wire.commandId ?? newCommandId() };
   return holdsUndefined(command) ? dropUndefined(command) : command;
 }
 
-export type ParsedCommands = { ok: true; commands: Command[] } | { ok: false; error: ErrorResponse };
+export type ParsedCommands = { ok: true; commands: DomainCommand[] } | { ok: false; error: ErrorResponse };
 
 /**
  * Validates a `POST .../commands` body and converts it to domain commands, calling

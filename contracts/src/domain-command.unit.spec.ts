@@ -1,8 +1,7 @@
-import type { Command } from '@memotrace/domain';
-import { wireCommand } from './commands';
+import { type DomainCommand, wireCommand } from './commands';
 import { parseCommandsRequest, toDomainCommand } from './domain-command';
 
-const toDomain = (input: unknown, assigned = 'gen-1'): Command => toDomainCommand(wireCommand.parse(input), () => assigned);
+const toDomain = (input: unknown, assigned = 'gen-1'): DomainCommand => toDomainCommand(wireCommand.parse(input), () => assigned);
 
 describe('toDomainCommand', () => {
   it('assigns the edge commandId when the client gave none, and keeps the client one otherwise', () => {
@@ -21,7 +20,7 @@ describe('toDomainCommand', () => {
       recordedAt: '2024-05-01T10:00:00.5Z',
       evidence: [],
     });
-    const expected: Command = {
+    const expected: DomainCommand = {
       op: 'UPSERT_EDGE',
       commandId: 'gen-1',
       src: 'alice',
@@ -45,7 +44,7 @@ describe('toDomainCommand', () => {
   });
 
   it('produces exactly the domain shape for every op', () => {
-    const cases: [unknown, Command][] = [
+    const cases: [unknown, DomainCommand][] = [
       [{ op: 'UPSERT_ENTITY', name: 'Alice' }, { op: 'UPSERT_ENTITY', name: 'Alice', commandId: 'g' }],
       [{ op: 'MERGE_ENTITY', srcId: 'a', dstId: 'b' }, { op: 'MERGE_ENTITY', srcId: 'a', dstId: 'b', commandId: 'g' }],
       [{ op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many' }, { op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many', commandId: 'g' }],

@@ -1,9 +1,21 @@
-import { DOMAIN_ERROR_STATUS } from '@memotrace/domain';
 import { z } from 'zod';
 
-/** Error codes of the HTTP contract (SPEC §3.1, §4) and their HTTP statuses: the domain's, plus the edge's own. */
+/**
+ * Error codes of the HTTP contract (SPEC §3.1, §4) and their HTTP statuses: the codes of rule
+ * violations (the domain's `DomainErrorCode`s: libs/http-kit checks at compile time that each is
+ * here), then the edge's own. Contracts import no project, the domain included.
+ */
 export const ERROR_STATUS = {
-  ...DOMAIN_ERROR_STATUS,
+  INVALID_REQUEST: 400,
+  UNKNOWN_ENTITY: 404,
+  UNKNOWN_FACT: 404,
+  UNKNOWN_EVENT: 404,
+  FACT_NOT_OPEN: 409,
+  FACT_CONFLICT: 409,
+  INVALID_INTERVAL: 409,
+  RECORD_TIME_REGRESSION: 409,
+  MENTION_CONFLICT: 409,
+  MEMORY_NOT_EMPTY: 409,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

@@ -8,12 +8,20 @@ import { parseInstant, text } from './primitives';
  */
 export const literalDatatype = z.enum(['string', 'number', 'boolean', 'instant']);
 
+const literalValue = z.union([z.string(), z.number(), z.boolean()]);
+
+/**
+ * A typed literal (the domain's `Literal`). The value/datatype match is checked here at run time
+ * but not carried in the type: literals are also rebuilt from stored fields (`{literal, datatype}`).
+ */
+export type TypedLiteral = { literal: z.output<typeof literalValue>; datatype: z.output<typeof literalDatatype> };
+
 export const literalTarget = z
   .strictObject({
-    literal: z.union([z.string(), z.number(), z.boolean()]),
+    literal: literalValue,
     datatype: literalDatatype.optional(),
   })
-  .transform((v, ctx) => {
+  .transform((v, ctx): TypedLiteral => {
     const datatype = v.datatype ?? (typeof v.literal as 'string' | 'number' | 'boolean');
     const fail = (message: string) => {
       ctx.addIssue({ code: 'custom', message, path: ['literal'], input: v.literal });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { wireCommand } from './commands';
-import { toDomainCommand, type DomainCommand } from './domain-command';
+import { type DomainCommand, wireCommand } from './commands';
+import { toDomainCommand } from './domain-command';
 import { capDetails, zodIssuesToDetails, type ErrorDetail } from './errors';
 
 /**

