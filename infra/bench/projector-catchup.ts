@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { READ_MODELS_PROJECTION } from '@memotrace/read-models';
 import { resolve } from 'node:path';
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
 import { createTestDatabase, migrate } from '@memotrace/postgres';
-import { projectedPosition, readModelMigrations } from '@memotrace/read-models';
+import { readModelMigrations } from '@memotrace/read-models';
+import { projectedPosition } from '@memotrace/projection';
 import type { Pool } from 'pg';
 import { memoryBatches } from './generated-log';
 
@@ -42,7 +44,7 @@ async function catchUp(url: string, pool: Pool, head: number, run: Run): Promise
     child.stdout!.once('data', () => (startupMs = Math.max(startupMs, performance.now() - t0)));
     return child;
   });
-  while ((await projectedPosition(pool)) < head) await new Promise((r) => setTimeout(r, 50));
+  while ((await projectedPosition(pool, READ_MODELS_PROJECTION)) < head) await new Promise((r) => setTimeout(r, 50));
   const totalMs = performance.now() - t0;
   await Promise.all(
     children.map((child) => {

@@ -1,5 +1,6 @@
 import { memoryStreamId } from '@memotrace/memory-log';
-import { projectedPosition } from '@memotrace/read-models';
+import { READ_MODELS_PROJECTION } from '@memotrace/read-models';
+import { projectedPosition } from '@memotrace/projection';
 import type { Pool } from 'pg';
 import { type MemorySample, type ScaleShape, emptySample, memoryBatches } from './workload';
 
@@ -57,7 +58,7 @@ export async function ingest(
         head = Math.max(head, r.position);
         pending.push(r);
       }
-      const projected = await projectedPosition(pool);
+      const projected = await projectedPosition(pool, READ_MODELS_PROJECTION);
       const now = performance.now();
       if (writing) lagEvents.push(Math.max(0, head - projected));
       pending.sort((a, b) => a.position - b.position);

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { entityAt, eventsAt, factsAt, mentionsAt } from './cut';
+import { entityAt, episodesAt, eventsAt, factsAt, mentionsAt } from './cut';
 import { decideBatch } from './decide-batch';
-import { type MemoryEvent, factIdsOf } from './events';
+import type { MemoryEvent } from './events';
+import { factIdsOf } from './record-types';
 import { fold } from './evolve';
 import { commandsOfLog } from './export';
 import { deriveEntityId } from './ids';
@@ -14,7 +15,7 @@ import type { ValidAt } from './views';
  * Property tests over random command histories (see testing/histories.ts): a
  * handful of entities, works_at declared `one` (more DEFINE_RELATIONs at random),
  * UPSERT_EDGE with random validity/confidence, ARCHIVE_EDGE, RETRO_CORRECT,
- * MERGE_ENTITY, UPSERT_EVENT, RECORD_MENTION, record times from a small set of
+ * MERGE_ENTITY, UPSERT_EVENT, LINK, UPSERT_EPISODE, RECORD_MENTION, record times from a small set of
  * instants (monotone, with repeats, a few regressions and server-clock commands),
  * idempotent resends, and invalid commands (their batches are rejected).
  */
@@ -29,6 +30,7 @@ function answers(state: MemoryState): string {
   return JSON.stringify({
     facts: VALID_ATS.map((v) => factsAt(state, v)),
     events: EVENT_VALID_ATS.map((v) => eventsAt(state, v)),
+    episodes: EVENT_VALID_ATS.map((v) => episodesAt(state, v)),
     entities: ENTITY_QUERIES.map((id) => entityAt(state, id)),
     mentions: mentionsAt(state),
   });
@@ -70,10 +72,10 @@ describe('bitemporal properties of random histories', () => {
         unchanged += b.results?.filter((r) => r.status === 'unchanged').length ?? 0;
       }
     }
-    for (const type of ['EntityRegistered', 'EntityAliasesAdded', 'EntitiesMerged', 'RelationDefined', 'FactAsserted', 'FactArchived', 'FactRetroCorrected', 'FactSuperseded', 'EventRecorded', 'MentionRecorded']) {
+    for (const type of ['EntityRegistered', 'EntityAliasesAdded', 'EntitiesMerged', 'RelationDefined', 'FactAsserted', 'FactArchived', 'FactRetroCorrected', 'FactSuperseded', 'EventRecorded', 'EventsLinked', 'EpisodeRecorded', 'MentionRecorded']) {
       expect([type, (types.get(type) ?? 0) > 5]).toEqual([type, true]);
     }
-    for (const code of ['UNKNOWN_ENTITY', 'UNKNOWN_FACT', 'FACT_NOT_OPEN', 'FACT_CONFLICT', 'INVALID_INTERVAL', 'INVALID_REQUEST', 'RECORD_TIME_REGRESSION', 'MENTION_CONFLICT']) {
+    for (const code of ['UNKNOWN_ENTITY', 'UNKNOWN_FACT', 'FACT_NOT_OPEN', 'FACT_CONFLICT', 'INVALID_INTERVAL', 'INVALID_REQUEST', 'RECORD_TIME_REGRESSION', 'MENTION_CONFLICT', 'UNKNOWN_EVENT']) {
       expect([code, (errors.get(code) ?? 0) > 3]).toEqual([code, true]);
     }
     expect(duplicates).toBeGreaterThan(10);

@@ -123,16 +123,3 @@ export interface EventMeta {
 }
 
 export type MemoryEvent<E extends DomainEvent = DomainEvent> = E & { meta: EventMeta };
-
-/** Fact ids an event touches: the key of the per-fact audit stream. */
-export function factIdsOf(event: DomainEvent): string[] {
-  switch (event.type) {
-    case 'FactAsserted':
-    case 'FactArchived':
-    case 'FactRetroCorrected':
-    case 'FactSuperseded':
-      return [event.data.factId];
-    default:
-      return [];
-  }
-}

@@ -1,4 +1,6 @@
+import type { Change, VersionOpened, VersionedKind } from './changes';
 import type { DomainEvent, MemoryEvent } from './events';
+import { changesOf, idsOf } from './record-types';
 import {
   type FactRecord,
   type FactVersion,
@@ -57,9 +59,15 @@ export function foldBefore(events: Iterable<MemoryEvent>, before: Instant): Memo
 }
 
 function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
-  switch (event.type) {
-    case 'EntityRegistered': {
-      const { entityId, name, aliases, types } = event.data;
+  for (const change of changesOf(event)) applyChange(state, change, at);
+}
+
+/** Applies one change at record time `at` (mutating the state). */
+export function applyChange(state: MemoryState, change: Change, at: Instant): void {
+  switch (change.change) {
+    case 'entity': {
+      if (state.entities.has(change.entityId)) return;
+      const { entityId, name, aliases, types } = change;
       state.entities.set(entityId, {
         entityId,
         name,
@@ -69,69 +77,93 @@ function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
       });
       return;
     }
-    case 'EntityAliasesAdded': {
-      const entity = state.entities.get(event.data.entityId);
+    case 'labels': {
+      const entity = state.entities.get(change.entityId);
       if (!entity) return;
-      for (const value of event.data.aliases) entity.aliases.push({ value, recordedFrom: at });
-      for (const value of event.data.types) entity.types.push({ value, recordedFrom: at });
+      for (const value of change.aliases) entity.aliases.push({ value, recordedFrom: at });
+      for (const value of change.types) entity.types.push({ value, recordedFrom: at });
       return;
     }
-    case 'EntitiesMerged': {
-      const { srcRoot, dstRoot } = event.data;
+    case 'merge': {
+      const { srcId, dstId, srcRoot, dstRoot } = change;
       state.classes.merge(srcRoot, dstRoot);
-      state.merges.push({ ...event.data, recordedAt: at });
+      state.merges.push({ srcId, dstId, srcRoot, dstRoot, recordedAt: at });
       return;
     }
-    case 'RelationDefined':
-      state.relations.set(event.data.rel, event.data.cardinality);
+    case 'relation':
+      state.relations.set(change.rel, change.cardinality);
       return;
-    case 'FactAsserted': {
-      const { factId, src, rel, dst, validFrom, validTo, confidence, evidence, source } = event.data;
-      let fact = state.facts.get(factId);
+    case 'opened':
+      openItemVersion(state, change, at);
+      return;
+    case 'closed':
+      closeOpen(versionsOf(state, change.kind, change.id), at);
+      return;
+    case 'corrected': {
+      const fact = state.facts.get(change.id);
+      const open = fact && openVersion(fact.versions);
+      if (!fact || !open) return;
+      closeOpen(fact.versions, at);
+      const next: FactVersion = { ...open, validFrom: change.validFrom, validTo: change.validTo, recordedFrom: at, recordedTo: null };
+      fact.versions.push(next);
+      return;
+    }
+    case 'link': {
+      const { kind, from, to, qualifier } = change;
+      state.links.set(linkKey(kind, from, to), { kind, from, to, qualifier, recordedFrom: at });
+      return;
+    }
+    case 'mention': {
+      if (state.mentions.has(change.mentionId)) return;
+      const { mentionId, docId, text, speaker, occurredAt } = change;
+      state.mentions.set(mentionId, { mentionId, docId, text, speaker, occurredAt, recordedFrom: at });
+      return;
+    }
+    default:
+      return change satisfies never;
+  }
+}
+
+function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant): void {
+  switch (opened.kind) {
+    case 'fact': {
+      const { src, rel, dst, validFrom, validTo, confidence, evidence, source } = opened.content;
+      let fact = state.facts.get(opened.id);
       if (!fact) {
-        fact = { factId, src, rel, dst, versions: [] };
-        state.facts.set(factId, fact);
+        // A fact's src, rel and dst never change (the deciders refuse it): its first version names them.
+        fact = { factId: opened.id, src, rel, dst, versions: [] };
+        state.facts.set(opened.id, fact);
         indexSubject(state, fact);
       }
       closeOpen(fact.versions, at);
       fact.versions.push({ validFrom, validTo, confidence, evidence: evidence.slice(), source, recordedFrom: at, recordedTo: null });
       return;
     }
-    case 'FactArchived': {
-      const fact = state.facts.get(event.data.factId);
-      if (fact) closeOpen(fact.versions, at);
+    case 'event': {
+      const version: EventVersion = { eventId: opened.id, ...opened.content, recordedFrom: at, recordedTo: null };
+      pushVersion(state.events, opened.id, version, at);
       return;
     }
-    case 'FactRetroCorrected':
-    case 'FactSuperseded': {
-      const fact = state.facts.get(event.data.factId);
-      const open = fact && openVersion(fact.versions);
-      if (!fact || !open) return;
-      closeOpen(fact.versions, at);
-      const next: FactVersion = { ...open, validFrom: event.data.validFrom, validTo: event.data.validTo, recordedFrom: at, recordedTo: null };
-      fact.versions.push(next);
+    case 'episode': {
+      const version: EpisodeVersion = { episodeId: opened.id, ...opened.content, recordedFrom: at, recordedTo: null };
+      pushVersion(state.episodes, opened.id, version, at);
       return;
     }
-    case 'EventRecorded': {
-      const version: EventVersion = { ...event.data, recordedFrom: at, recordedTo: null };
-      pushVersion(state.events, event.data.eventId, version, at);
-      return;
-    }
-    case 'EventsLinked': {
-      const { kind, from, to, qualifier } = event.data;
-      state.links.set(linkKey(kind, from, to), { kind, from, to, qualifier, recordedFrom: at });
-      return;
-    }
-    case 'EpisodeRecorded': {
-      const version: EpisodeVersion = { ...event.data, recordedFrom: at, recordedTo: null };
-      pushVersion(state.episodes, event.data.episodeId, version, at);
-      return;
-    }
-    case 'MentionRecorded':
-      state.mentions.set(event.data.mentionId, { ...event.data, recordedFrom: at });
-      return;
-    case 'CommandUnchanged':
-      return; // only its outcome and record time count (see evolve)
+    default:
+      return opened satisfies never;
+  }
+}
+
+function versionsOf(state: MemoryState, kind: VersionedKind, id: string): { recordedTo: Instant | null }[] {
+  switch (kind) {
+    case 'fact':
+      return state.facts.get(id)?.versions ?? [];
+    case 'event':
+      return state.events.get(id) ?? [];
+    case 'episode':
+      return state.episodes.get(id) ?? [];
+    default:
+      return kind satisfies never;
   }
 }
 
@@ -163,35 +195,4 @@ function recordOutcome(state: MemoryState, event: MemoryEvent): void {
     state.outcomes.set(commandId, outcome);
   }
   Object.assign(outcome.ids, idsOf(event, outcome.ids));
-}
-
-/** The ids an event adds to its command's result. */
-export function idsOf(event: DomainEvent, current: Record<string, string | string[]>): Record<string, string | string[]> {
-  switch (event.type) {
-    case 'EntityRegistered':
-    case 'EntityAliasesAdded':
-      return { entityId: event.data.entityId };
-    case 'EntitiesMerged':
-      return { srcId: event.data.srcId, dstId: event.data.dstId };
-    case 'RelationDefined':
-      return { rel: event.data.rel };
-    case 'FactAsserted':
-    case 'FactArchived':
-    case 'FactRetroCorrected':
-      return { factId: event.data.factId };
-    case 'FactSuperseded': {
-      const previous = current['supersededFactIds'];
-      return { supersededFactIds: [...(Array.isArray(previous) ? previous : []), event.data.factId] };
-    }
-    case 'EventRecorded':
-      return { eventId: event.data.eventId };
-    case 'EventsLinked':
-      return { from: event.data.from, to: event.data.to };
-    case 'EpisodeRecorded':
-      return { episodeId: event.data.episodeId };
-    case 'MentionRecorded':
-      return { mentionId: event.data.mentionId };
-    case 'CommandUnchanged':
-      return event.data.ids;
-  }
 }

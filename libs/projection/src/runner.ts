@@ -1,15 +1,16 @@
 import type { EventStore, StoredEvent } from '@memotrace/event-store';
-import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
+import type { ChangeType } from '@memotrace/domain';
+import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
 import type { Subscription } from 'rxjs';
 import { type Partition, WHOLE_LOG, assertPartition, checkpointName, isCheckpointOf, layoutCheckpoints, partitionOf } from './partitions';
-import { READ_MODELS_PROJECTION, type PostgresProjection } from './read-models-projection';
+import { type ProjectedRecord, type Projection, projectedRecordOf, recordsFor } from './contract';
 
 export interface ProjectorOptions {
   store: EventStore;
   pool: Pool;
-  projections: readonly PostgresProjection[];
+  projections: readonly Projection[];
   /** Events per transaction (default 500). */
   batchSize?: number;
   /** A partial batch is flushed at most this long after its first event arrived (default 5 ms). */
@@ -35,7 +36,7 @@ export interface Projector {
  * The checkpoint a query process sees without running a projector (0 before the first batch):
  * with partitioned projectors the lowest partition checkpoint, so every memory is projected up to it.
  */
-export async function projectedPosition(pool: Pick<Pool, 'query'>, projection: string = READ_MODELS_PROJECTION): Promise<number> {
+export async function projectedPosition(pool: Pick<Pool, 'query'>, projection: string): Promise<number> {
   const { rows } = await pool.query<{ position: string | number | null }>(
     "SELECT min(position) AS position FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@'",
     [projection],
@@ -63,7 +64,7 @@ interface Waiter {
 class RunningProjector implements Projector {
   private readonly store: EventStore;
   private readonly pool: Pool;
-  private readonly projections: readonly { projection: PostgresProjection; types: ReadonlySet<string>; checkpoint: string }[];
+  private readonly projections: readonly { projection: Projection; types: ReadonlySet<ChangeType>; checkpoint: string }[];
   /** Checkpoint row names (one per projection, of this partition). */
   private readonly names: string[];
   private readonly partition: Partition;
@@ -97,7 +98,7 @@ class RunningProjector implements Projector {
     this.pool = options.pool;
     this.partition = options.partition ?? WHOLE_LOG;
     assertPartition(this.partition);
-    this.projections = options.projections.map((projection) => ({ projection, types: new Set(projection.canHandle), checkpoint: checkpointName(projection.name, this.partition) }));
+    this.projections = options.projections.map((projection) => ({ projection, types: new Set(projection.handles), checkpoint: checkpointName(projection.name, this.partition) }));
     this.names = this.projections.map((p) => p.checkpoint);
     this.batchSize = Math.max(1, options.batchSize ?? 500);
     this.idleMs = options.idleMs ?? 5;
@@ -241,19 +242,19 @@ class RunningProjector implements Projector {
   private async commit(batch: readonly StoredEvent[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
     const { index, count } = this.partition;
-    const logged = batch.map(toLoggedEvent).filter((e): e is LoggedMemoryEvent => e !== null && (count === 1 || partitionOf(e.memoryId, count) === index));
-    for (const { projection, types } of this.projections) {
-      const events = projection.prepare ? logged.filter((e) => types.has(e.event.type)) : [];
-      if (events.length > 0) await projection.prepare!(events, this.pool);
+    const records = batch.map(projectedRecordOf).filter((r): r is ProjectedRecord => r !== null && (count === 1 || partitionOf(r.memoryId, count) === index));
+    const each = this.projections.map((p) => ({ ...p, records: recordsFor(records, p.types) }));
+    for (const { projection, records: mine } of each) {
+      if (projection.prepare && mine.length > 0) await projection.prepare(mine, this.pool);
     }
     await inTransaction(this.pool, async (client) => {
       const checkpoints = await lockCheckpoints(client, this.names);
-      for (const { projection, types, checkpoint } of this.projections) {
+      for (const { projection, checkpoint, records: mine } of each) {
         const from = checkpoints.get(checkpoint);
         // Gone: another layout took over (see initialiseLayout); applying from 0 would double-apply.
         if (from === undefined) throw new Error(`checkpoint ${checkpoint} no longer exists: the projector partition layout changed; restart this projector`);
-        const events = logged.filter((e) => e.position > from && types.has(e.event.type));
-        if (events.length > 0) await projection.handle(events, client);
+        const unseen = mine.filter((r) => r.position > from);
+        if (unseen.length > 0) await projection.handle(unseen, client);
       }
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = ANY($1) AND position < $2', [this.names, last]);
     });

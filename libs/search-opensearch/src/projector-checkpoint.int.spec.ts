@@ -1,4 +1,4 @@
-import { projectedPosition } from '../../../projections/read-models/src/projector';
+import { projectedPosition } from '@memotrace/projection';
 import { type Harness, MemoryWriter, openHarness } from '../../../projections/read-models/src/testing/pg-harness';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
 import { openSearchProjection, openSearchProjectionName } from './search-projection';

@@ -1,5 +1,5 @@
 import { type Instant, type MemoryEvent, episodesAt, eventsAt, factsAt, fold, mentionsAt } from '@memotrace/domain';
-import type { LoggedMemoryEvent } from '@memotrace/memory-log';
+import { type ProjectedRecord, toProjectedRecord } from '@memotrace/projection';
 import { rng, randomLog } from '../../../projections/read-models/src/testing/random-log';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
 import { openSearchProjection } from './search-projection';
@@ -21,7 +21,7 @@ function expectedVisible(log: readonly MemoryEvent[], validAt: Instant | '*', re
 /** Feeds the log to the projection in random batch sizes, with log positions, as the projector would. */
 async function project(projection: ReturnType<typeof openSearchProjection>, memoryId: string, log: readonly MemoryEvent[], seed: number): Promise<void> {
   const random = rng(seed);
-  const logged: LoggedMemoryEvent[] = log.map((event, i) => ({ memoryId, position: i + 1, revision: i, event }));
+  const logged: ProjectedRecord[] = log.map((event, i) => toProjectedRecord(memoryId, i + 1, event));
   for (let i = 0; i < logged.length; ) {
     const size = 1 + Math.floor(random() * 12);
     await projection.handle(logged.slice(i, i + size));

@@ -1,5 +1,5 @@
-import { type DomainEventType, type Instant, type MemoryEvent, factText, mentionText } from '@memotrace/domain';
-import type { LoggedMemoryEvent } from '@memotrace/memory-log';
+import { type Change, type ChangeType, type Instant, factText, mentionText } from '@memotrace/domain';
+import type { ProjectedRecord, Projection } from '@memotrace/projection';
 import { DEFAULT_ITEM_INDEX, type SearchDoc, VECTOR_DIMENSION } from './documents';
 import { type Interval, type IntervalSet, intersect, normalize, union } from './intervals';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
@@ -25,14 +25,19 @@ export const OPENSEARCH_PROJECTION = 'search-opensearch';
  * head of every reader of the log, so embedding inside it stalled the read models. `handle`
  * folds the batch again from the index (another projector may have written in between).
  */
-export function openSearchProjection(index: OpenSearchItemIndex, options: { embedder?: Embedder; dimension?: number } = {}) {
+/** Needs none of the runner's transaction: OpenSearch is outside it (see below). */
+export interface OpenSearchProjection extends Projection {
+  handle(records: readonly ProjectedRecord[], tx?: unknown): Promise<void>;
+}
+
+export function openSearchProjection(index: OpenSearchItemIndex, options: { embedder?: Embedder; dimension?: number } = {}): OpenSearchProjection {
   const dimension = options.dimension ?? VECTOR_DIMENSION;
   let prepared = new Map<string, number[]>();
-  const project = async (events: readonly LoggedMemoryEvent[], embed: (texts: readonly string[]) => Promise<(number[] | undefined)[]>, write: boolean) => {
-    for (const [memoryId, memoryEvents] of byMemory(events)) {
+  const project = async (records: readonly ProjectedRecord[], embed: (texts: readonly string[]) => Promise<(number[] | undefined)[]>, write: boolean) => {
+    for (const [memoryId, memoryRecords] of byMemory(records)) {
       const batch = new MemoryBatch(index, memoryId);
-      await batch.load(memoryEvents);
-      for (const e of memoryEvents) batch.apply(e.event, e.position);
+      await batch.load(memoryRecords);
+      for (const { recordedAt, position, changes } of memoryRecords) for (const change of changes) batch.apply(change, recordedAt, position);
       const changed = await batch.settle(options.embedder ? embed : undefined, dimension);
       if (write) await index.upsert(changed);
     }
@@ -40,22 +45,22 @@ export function openSearchProjection(index: OpenSearchItemIndex, options: { embe
   return {
     name: openSearchProjectionName(index.index),
     version: 1,
-    canHandle: HANDLED,
-    async prepare(events: readonly LoggedMemoryEvent[], _db?: unknown): Promise<void> {
+    handles: HANDLED,
+    async prepare(records) {
       if (!options.embedder) return;
       const vectors = new Map<string, number[]>();
-      await project(events, async (texts) => {
+      await project(records, async (texts) => {
         const embedded = await options.embedder!.embed(texts);
         texts.forEach((text, i) => vectors.set(text, embedded[i]!));
         return embedded;
       }, false);
       prepared = vectors;
     },
-    async handle(events: readonly LoggedMemoryEvent[], _tx?: unknown): Promise<void> {
+    async handle(records) {
       const ready = prepared;
       prepared = new Map();
       // Only texts `prepare` did not see (none, unless another projector changed the index) are embedded here.
-      await project(events, async (texts) => {
+      await project(records, async (texts) => {
         const missing = [...new Set(texts.filter((t) => !ready.has(t)))];
         if (missing.length > 0) (await options.embedder!.embed(missing)).forEach((vector, i) => ready.set(missing[i]!, vector));
         return texts.map((t) => ready.get(t));
@@ -64,26 +69,18 @@ export function openSearchProjection(index: OpenSearchItemIndex, options: { embe
   };
 }
 
-function byMemory(events: readonly LoggedMemoryEvent[]): Map<string, LoggedMemoryEvent[]> {
-  const groups = new Map<string, LoggedMemoryEvent[]>();
-  for (const e of events) {
-    const group = groups.get(e.memoryId);
-    if (group) group.push(e);
-    else groups.set(e.memoryId, [e]);
+function byMemory(records: readonly ProjectedRecord[]): Map<string, ProjectedRecord[]> {
+  const groups = new Map<string, ProjectedRecord[]>();
+  for (const record of records) {
+    const group = groups.get(record.memoryId);
+    if (group) group.push(record);
+    else groups.set(record.memoryId, [record]);
   }
   return groups;
 }
 
-const HANDLED: readonly DomainEventType[] = [
-  'EntityRegistered',
-  'FactAsserted',
-  'FactArchived',
-  'FactRetroCorrected',
-  'FactSuperseded',
-  'EventRecorded',
-  'EpisodeRecorded',
-  'MentionRecorded',
-];
+/** Names render facts; versions and mentions are the searchable items. */
+const HANDLED: readonly ChangeType[] = ['entity', 'mention', 'opened', 'closed', 'corrected'];
 
 /** Lucene's cosine rejects zero vectors and a wrong dimension fails the whole bulk: such a doc is indexed without one. */
 const usable = (vector: number[] | undefined, dimension: number): number[] | null =>
@@ -107,39 +104,41 @@ class MemoryBatch {
     private readonly memoryId: string,
   ) {}
 
-  async load(events: readonly LoggedMemoryEvent[]): Promise<void> {
-    const factIds = new Set<string>();
-    const eventIds = new Set<string>();
-    const episodeIds = new Set<string>();
+  async load(records: readonly ProjectedRecord[]): Promise<void> {
+    const ids = { fact: new Set<string>(), event: new Set<string>(), episode: new Set<string>() };
+    const factIds = ids.fact;
+    const eventIds = ids.event;
+    const episodeIds = ids.episode;
     const keys = new Set<string>();
-    for (const { event } of events) {
-      switch (event.type) {
-        case 'FactAsserted':
-          keys.add(`entity:${event.data.src}`);
-          if (typeof event.data.dst === 'string') keys.add(`entity:${event.data.dst}`);
-          factIds.add(event.data.factId);
-          break;
-        case 'FactArchived':
-        case 'FactRetroCorrected':
-        case 'FactSuperseded':
-          factIds.add(event.data.factId);
-          break;
-        case 'EventRecorded':
-          eventIds.add(event.data.eventId);
-          event.data.includesFacts.forEach((id) => factIds.add(id));
-          break;
-        case 'EpisodeRecorded':
-          episodeIds.add(event.data.episodeId);
-          event.data.events.forEach((id) => eventIds.add(id));
-          break;
-        case 'MentionRecorded':
-          keys.add(`mention:${event.data.mentionId}`);
-          break;
-        case 'EntityRegistered':
-          keys.add(`entity:${event.data.entityId}`);
-          break;
-        default:
-          break;
+    for (const { changes } of records) {
+      for (const change of changes) {
+        switch (change.change) {
+          case 'opened':
+            ids[change.kind].add(change.id);
+            if (change.kind === 'fact') {
+              keys.add(`entity:${change.content.src}`);
+              if (typeof change.content.dst === 'string') keys.add(`entity:${change.content.dst}`);
+            } else if (change.kind === 'event') change.content.includesFacts.forEach((id) => factIds.add(id));
+            else change.content.events.forEach((id) => eventIds.add(id));
+            break;
+          case 'closed':
+          case 'corrected':
+            ids[change.kind].add(change.id);
+            break;
+          case 'mention':
+            keys.add(`mention:${change.mentionId}`);
+            break;
+          case 'entity':
+            keys.add(`entity:${change.entityId}`);
+            break;
+          case 'labels':
+          case 'merge':
+          case 'relation':
+          case 'link':
+            break;
+          default:
+            change satisfies never;
+        }
       }
     }
     const find = this.index.find.bind(this.index, this.memoryId);
@@ -158,61 +157,61 @@ class MemoryBatch {
     this.keep(await find({ kind: 'fact', field: 'itemId', values: [...new Set(missingFacts)] }));
   }
 
-  apply(event: MemoryEvent, position: number): void {
-    const at = event.meta.recordedAt;
-    switch (event.type) {
-      case 'EntityRegistered':
-        if (this.docs.has(`entity:${event.data.entityId}`)) return;
-        this.put({ ...this.base('entity', event.data.entityId, `entity:${event.data.entityId}`, at, position), text: event.data.name, payload: { name: event.data.name } });
+  apply(change: Change, at: Instant, position: number): void {
+    switch (change.change) {
+      case 'entity':
+        if (this.docs.has(`entity:${change.entityId}`)) return;
+        this.put({ ...this.base('entity', change.entityId, `entity:${change.entityId}`, at, position), text: change.name, payload: { name: change.name } });
         return;
-      case 'MentionRecorded': {
-        if (this.docs.has(`mention:${event.data.mentionId}`)) return;
-        const { mentionId, docId, text, speaker, occurredAt } = event.data;
+      case 'mention': {
+        if (this.docs.has(`mention:${change.mentionId}`)) return;
+        const { mentionId, docId, text, speaker, occurredAt } = change;
         this.put({ ...this.base('mention', mentionId, `mention:${mentionId}`, at, position), text: mentionText({ speaker, text }), occurredAt, payload: { docId } });
         return;
       }
-      case 'FactAsserted': {
-        if (this.skip('fact', event.data.factId, position)) return;
-        const { factId, src, rel, dst, validFrom, validTo, evidence, confidence, source } = event.data;
-        this.closeOpen('fact', factId, at, position);
-        this.put({
-          ...this.base('fact', factId, `fact:${factId}#${position}`, at, position),
-          text: factText({ src, rel, dst }, (id) => this.nameOf(id)),
-          valid: { from: validFrom, to: validTo },
-          evidence,
-          payload: { src, rel, dst, confidence, source },
-        });
-        return;
+      case 'opened': {
+        if (this.skip(change.kind, change.id, position)) return;
+        this.closeOpen(change.kind, change.id, at, position);
+        const base = this.base(change.kind, change.id, `${change.kind}:${change.id}#${position}`, at, position);
+        switch (change.kind) {
+          case 'fact': {
+            const { src, rel, dst, validFrom, validTo, evidence, confidence, source } = change.content;
+            this.put({ ...base, text: factText({ src, rel, dst }, (id) => this.nameOf(id)), valid: { from: validFrom, to: validTo }, evidence, payload: { src, rel, dst, confidence, source } });
+            return;
+          }
+          case 'event': {
+            const { summary, includesFacts, timeSpan, participants } = change.content;
+            this.put({ ...base, text: summary, valid: { from: timeSpan.from, to: timeSpan.to }, includesFacts, payload: { participants } });
+            return;
+          }
+          case 'episode': {
+            const { title, window, events } = change.content;
+            this.put({ ...base, text: title, valid: { from: window.from, to: window.to }, events });
+            return;
+          }
+          default:
+            return change satisfies never;
+        }
       }
-      case 'FactArchived':
-        if (this.skip('fact', event.data.factId, position)) return;
-        this.closeOpen('fact', event.data.factId, at, position);
+      case 'closed':
+        if (this.skip(change.kind, change.id, position)) return;
+        this.closeOpen(change.kind, change.id, at, position);
         return;
-      case 'FactRetroCorrected':
-      case 'FactSuperseded': {
-        if (this.skip('fact', event.data.factId, position)) return;
-        const { factId, validFrom, validTo } = event.data;
-        const previous = this.closeOpen('fact', factId, at, position);
+      case 'corrected': {
+        if (this.skip('fact', change.id, position)) return;
+        const { id, validFrom, validTo } = change;
+        const previous = this.closeOpen('fact', id, at, position);
         if (!previous) return;
-        this.put({ ...previous, itemKey: `fact:${factId}#${position}`, recorded: [{ from: at, to: null }], recordedFrom: at, recordedTo: null, position, closedPosition: null, valid: { from: validFrom, to: validTo }, vector: previous.vector ?? null });
+        this.put({ ...previous, itemKey: `fact:${id}#${position}`, recorded: [{ from: at, to: null }], recordedFrom: at, recordedTo: null, position, closedPosition: null, valid: { from: validFrom, to: validTo }, vector: previous.vector ?? null });
         return;
       }
-      case 'EventRecorded': {
-        if (this.skip('event', event.data.eventId, position)) return;
-        const { eventId, summary, includesFacts, timeSpan, participants } = event.data;
-        this.closeOpen('event', eventId, at, position);
-        this.put({ ...this.base('event', eventId, `event:${eventId}#${position}`, at, position), text: summary, valid: { from: timeSpan.from, to: timeSpan.to }, includesFacts, payload: { participants } });
+      case 'labels':
+      case 'merge':
+      case 'relation':
+      case 'link':
         return;
-      }
-      case 'EpisodeRecorded': {
-        if (this.skip('episode', event.data.episodeId, position)) return;
-        const { episodeId, title, window, events } = event.data;
-        this.closeOpen('episode', episodeId, at, position);
-        this.put({ ...this.base('episode', episodeId, `episode:${episodeId}#${position}`, at, position), text: title, valid: { from: window.from, to: window.to }, events });
-        return;
-      }
       default:
-        return;
+        return change satisfies never;
     }
   }
 

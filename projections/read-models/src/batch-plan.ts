@@ -1,37 +1,15 @@
-import type { Cardinality, EdgeTarget, Instant, LinkKind, MentionView, Participant } from '@memotrace/domain';
-import type { LoggedMemoryEvent } from '@memotrace/memory-log';
+import type { Cardinality, Change, EpisodeContent, EventContent, FactContent, Instant, LinkKind, MentionView, VersionedKind } from '@memotrace/domain';
+import { versionedItemOf } from '@memotrace/domain';
+import type { ProjectedRecord } from '@memotrace/projection';
 import { type StoredHead, VersionLedger, headKey } from './version-ledger';
 
 /**
- * What one batch of log events writes to the read models, computed in memory in
- * log order (so several touches of one fact inside a batch keep evolve's
- * semantics) and then written with one statement per table.
- * Assumes a log produced by the deciders: entities and mentions are never
- * registered twice (first registration wins here).
+ * What one batch of log records writes to the read models, computed in memory by
+ * applying their changes in log order (so several changes of one fact inside a batch
+ * keep the fold's semantics) and then written with one statement per table. Entities
+ * and mentions are recorded once (the first record wins, as in the fold).
  */
-export interface FactContent {
-  src: string;
-  rel: string;
-  dst: EdgeTarget;
-  validFrom: Instant;
-  validTo: Instant | null;
-  confidence: number | null;
-  evidence: string[];
-  source: string | null;
-}
-
-export interface EventContent {
-  summary: string;
-  participants: Participant[];
-  includesFacts: string[];
-  timeSpan: { from: Instant; to: Instant | null };
-}
-
-export interface EpisodeContent {
-  title: string;
-  window: { from: Instant; to: Instant | null };
-  events: string[];
-}
+export type { EpisodeContent, EventContent, FactContent };
 
 export interface EntityRow {
   memoryId: string;
@@ -105,36 +83,21 @@ export interface VersionedKey {
   id: string;
 }
 
-/** The versioned records a batch touches: their stored heads must be loaded before planning. */
-export function versionedKeys(events: readonly LoggedMemoryEvent[]): { facts: VersionedKey[]; events: VersionedKey[]; episodes: VersionedKey[] } {
-  const facts = new Map<string, VersionedKey>();
-  const occurrences = new Map<string, VersionedKey>();
-  const episodes = new Map<string, VersionedKey>();
-  const add = (map: Map<string, VersionedKey>, memoryId: string, id: string) => map.set(headKey(memoryId, id), { memoryId, id });
-  for (const { memoryId, event } of events) {
-    switch (event.type) {
-      case 'FactAsserted':
-      case 'FactArchived':
-      case 'FactRetroCorrected':
-      case 'FactSuperseded':
-        add(facts, memoryId, event.data.factId);
-        break;
-      case 'EventRecorded':
-        add(occurrences, memoryId, event.data.eventId);
-        break;
-      case 'EpisodeRecorded':
-        add(episodes, memoryId, event.data.episodeId);
-        break;
-      default:
-        break;
+/** The versioned items a batch touches: their stored heads must be loaded before planning. */
+export function versionedKeys(records: readonly ProjectedRecord[]): Record<VersionedKind, VersionedKey[]> {
+  const keys: Record<VersionedKind, Map<string, VersionedKey>> = { fact: new Map(), event: new Map(), episode: new Map() };
+  for (const { memoryId, changes } of records) {
+    for (const change of changes) {
+      const item = versionedItemOf(change);
+      if (item) keys[item.kind].set(headKey(memoryId, item.id), { memoryId, id: item.id });
     }
   }
-  return { facts: [...facts.values()], events: [...occurrences.values()], episodes: [...episodes.values()] };
+  return { fact: [...keys.fact.values()], event: [...keys.event.values()], episode: [...keys.episode.values()] };
 }
 
-export function planBatch(batch: readonly LoggedMemoryEvent[], heads: StoredHeads): BatchPlan {
+export function planBatch(batch: readonly ProjectedRecord[], heads: StoredHeads): BatchPlan {
   const plan = emptyPlan(heads);
-  for (const logged of batch) applyToPlan(plan, logged);
+  for (const record of batch) applyToPlan(plan, record);
   return plan;
 }
 
@@ -153,62 +116,83 @@ export function emptyPlan(heads: StoredHeads = { facts: new Map(), events: new M
   };
 }
 
-export function applyToPlan(plan: BatchPlan, { memoryId, position, event }: LoggedMemoryEvent): void {
-  const at = event.meta.recordedAt;
-  switch (event.type) {
-    case 'EntityRegistered': {
-      const { entityId, name, aliases, types } = event.data;
+export function applyToPlan(plan: BatchPlan, { memoryId, position, recordedAt, changes }: ProjectedRecord): void {
+  for (const change of changes) applyChange(plan, memoryId, position, recordedAt, change);
+}
+
+function applyChange(plan: BatchPlan, memoryId: string, position: number, at: Instant, change: Change): void {
+  switch (change.change) {
+    case 'entity': {
+      const { entityId, name, aliases, types } = change;
       plan.entities.push({ memoryId, entityId, name, recordedFrom: at, position });
       pushLabels(plan.labels, { memoryId, entityId, kind: 'alias', recordedFrom: at, position }, aliases);
       pushLabels(plan.labels, { memoryId, entityId, kind: 'type', recordedFrom: at, position }, types);
       return;
     }
-    case 'EntityAliasesAdded': {
-      const { entityId, aliases, types } = event.data;
+    case 'labels': {
+      const { entityId, aliases, types } = change;
       pushLabels(plan.labels, { memoryId, entityId, kind: 'alias', recordedFrom: at, position }, aliases);
       pushLabels(plan.labels, { memoryId, entityId, kind: 'type', recordedFrom: at, position }, types);
       return;
     }
-    case 'EntitiesMerged':
-      plan.merges.push({ memoryId, seq: position, ...event.data, recordedAt: at });
-      return;
-    case 'RelationDefined':
-      plan.relations.set(headKey(memoryId, event.data.rel), { memoryId, ...event.data, recordedFrom: at });
-      return;
-    case 'FactAsserted': {
-      const { factId, src, rel, dst, validFrom, validTo, confidence, evidence, source } = event.data;
-      // A known fact keeps the src/rel/dst of its first assertion (evolve creates the record once).
-      const known = plan.facts.latest(memoryId, factId) ?? { src, rel, dst };
-      plan.facts.push(memoryId, factId, { src: known.src, rel: known.rel, dst: known.dst, validFrom, validTo, confidence, evidence: evidence.slice(), source }, at);
+    case 'merge': {
+      const { srcId, dstId, srcRoot, dstRoot } = change;
+      plan.merges.push({ memoryId, seq: position, srcId, dstId, srcRoot, dstRoot, recordedAt: at });
       return;
     }
-    case 'FactArchived':
-      plan.facts.close(memoryId, event.data.factId, at);
+    case 'relation':
+      plan.relations.set(headKey(memoryId, change.rel), { memoryId, rel: change.rel, cardinality: change.cardinality, recordedFrom: at });
       return;
-    case 'FactRetroCorrected':
-    case 'FactSuperseded': {
-      const open = plan.facts.openContent(memoryId, event.data.factId);
-      if (open) plan.facts.push(memoryId, event.data.factId, { ...open, validFrom: event.data.validFrom, validTo: event.data.validTo }, at);
+    case 'opened':
+      switch (change.kind) {
+        case 'fact': {
+          // A known fact keeps the src/rel/dst of its first version (the fold names them once).
+          const { src, rel, dst } = plan.facts.latest(memoryId, change.id) ?? change.content;
+          plan.facts.push(memoryId, change.id, { ...change.content, src, rel, dst, evidence: change.content.evidence.slice() }, at);
+          return;
+        }
+        case 'event':
+          plan.events.push(memoryId, change.id, change.content, at);
+          return;
+        case 'episode':
+          plan.episodes.push(memoryId, change.id, change.content, at);
+          return;
+        default:
+          return change satisfies never;
+      }
+    case 'closed':
+      ledgerOf(plan, change.kind).close(memoryId, change.id, at);
+      return;
+    case 'corrected': {
+      const open = plan.facts.openContent(memoryId, change.id);
+      if (open) plan.facts.push(memoryId, change.id, { ...open, validFrom: change.validFrom, validTo: change.validTo }, at);
       return;
     }
-    case 'EventRecorded': {
-      const { eventId, summary, participants, includesFacts, timeSpan } = event.data;
-      plan.events.push(memoryId, eventId, { summary, participants, includesFacts, timeSpan }, at);
-      return;
-    }
-    case 'EventsLinked': {
-      const { kind, from, to, qualifier } = event.data;
+    case 'link': {
+      const { kind, from, to, qualifier } = change;
       plan.links.set(`${memoryId}\u0000${kind}\u0000${from}\u0000${to}`, { memoryId, kind, from, to, qualifier, recordedFrom: at });
       return;
     }
-    case 'EpisodeRecorded': {
-      const { episodeId, title, window, events } = event.data;
-      plan.episodes.push(memoryId, episodeId, { title, window, events }, at);
+    case 'mention': {
+      const { mentionId, docId, text, speaker, occurredAt } = change;
+      plan.mentions.push({ memoryId, mentionId, docId, text, speaker, occurredAt, recordedFrom: at });
       return;
     }
-    case 'MentionRecorded':
-      plan.mentions.push({ memoryId, ...event.data, recordedFrom: at });
-      return;
+    default:
+      return change satisfies never;
+  }
+}
+
+function ledgerOf(plan: BatchPlan, kind: VersionedKind): VersionLedger<unknown> {
+  switch (kind) {
+    case 'fact':
+      return plan.facts;
+    case 'event':
+      return plan.events;
+    case 'episode':
+      return plan.episodes;
+    default:
+      return kind satisfies never;
   }
 }
 

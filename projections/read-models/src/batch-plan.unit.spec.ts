@@ -1,5 +1,5 @@
 import { type EventVersion, type FactVersion, type MemoryEvent, type MemoryState, fold } from '@memotrace/domain';
-import type { LoggedMemoryEvent } from '@memotrace/memory-log';
+import { type ProjectedRecord, toProjectedRecord } from '@memotrace/projection';
 import fc from 'fast-check';
 import { type EpisodeContent, type EventContent, type FactContent, type StoredHeads, planBatch, versionedKeys } from './batch-plan';
 import { randomLog } from './testing/random-log';
@@ -35,13 +35,13 @@ class VersionTable<C> {
   }
 }
 
-function logged(memoryId: string, events: MemoryEvent[]): LoggedMemoryEvent[] {
-  return events.map((event, revision) => ({ memoryId, position: 0, revision, event }));
+function logged(memoryId: string, events: MemoryEvent[]): ProjectedRecord[] {
+  return events.map((event) => toProjectedRecord(memoryId, 0, event));
 }
 
 /** Two memories' logs interleaved batch by batch, positions 1..n. */
-function interleave(...logs: LoggedMemoryEvent[][]): LoggedMemoryEvent[] {
-  const out: LoggedMemoryEvent[] = [];
+function interleave(...logs: ProjectedRecord[][]): ProjectedRecord[] {
+  const out: ProjectedRecord[] = [];
   const cursors = logs.map(() => 0);
   for (let i = 0; out.length < logs.reduce((n, l) => n + l.length, 0); i++) {
     const which = i % logs.length;
@@ -53,7 +53,7 @@ function interleave(...logs: LoggedMemoryEvent[][]): LoggedMemoryEvent[] {
   return out.map((e, i) => ({ ...e, position: i + 1 }));
 }
 
-function project(events: LoggedMemoryEvent[], batchSizes: number[]) {
+function project(events: ProjectedRecord[], batchSizes: number[]) {
   const facts = new VersionTable<FactContent>();
   const occurrences = new VersionTable<EventContent>();
   const episodes = new VersionTable<EpisodeContent>();
@@ -65,9 +65,9 @@ function project(events: LoggedMemoryEvent[], batchSizes: number[]) {
     const pick = <T>(heads: Map<string, T>, wanted: { memoryId: string; id: string }[]) =>
       new Map(wanted.flatMap((k) => (heads.has(headKey(k.memoryId, k.id)) ? [[headKey(k.memoryId, k.id), heads.get(headKey(k.memoryId, k.id))!] as const] : [])));
     const heads: StoredHeads = {
-      facts: pick(facts.heads(true), keys.facts),
-      events: pick(occurrences.heads(false), keys.events),
-      episodes: pick(episodes.heads(false), keys.episodes),
+      facts: pick(facts.heads(true), keys.fact),
+      events: pick(occurrences.heads(false), keys.event),
+      episodes: pick(episodes.heads(false), keys.episode),
     };
     const plan = planBatch(batch, heads);
     facts.apply(plan.facts);

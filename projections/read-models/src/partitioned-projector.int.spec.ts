@@ -1,7 +1,8 @@
 import { historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import { READ_MODELS_PROJECTION } from './read-models-projection';
 import fc from 'fast-check';
-import { layoutCheckpoints } from './partitions';
-import { type Projector, projectedPosition } from './projector';
+import { layoutCheckpoints } from '@memotrace/projection';
+import { type Projector, projectedPosition } from '@memotrace/projection';
 import { dropSchema, rebuildReadModels } from './rebuild';
 import { READ_MODEL_TABLES } from './schema';
 import { type Harness, openHarness } from './testing/pg-harness';
@@ -36,10 +37,10 @@ it('splits the log between partitions, each applying only its memories, exactly 
   // Both rows exist from the first start: the readers' position is the lower one (0 here).
   expect((await checkpoints()).map((c) => c.projection)).toEqual(layoutCheckpoints('read-models', 2));
   expect(await parts[0]!.waitForPosition(head, 30_000)).toBe(true);
-  expect(await projectedPosition(harness.db.pool)).toBe(0);
+  expect(await projectedPosition(harness.db.pool, READ_MODELS_PROJECTION)).toBe(0);
   parts.push(await harness.startProjector({ partition: { index: 1, count: 2 }, batchSize: 13 }));
   expect(await parts[1]!.waitForPosition(head, 30_000)).toBe(true);
-  expect(await projectedPosition(harness.db.pool)).toBe(head);
+  expect(await projectedPosition(harness.db.pool, READ_MODELS_PROJECTION)).toBe(head);
   for (const p of parts) await p.stop();
 
   // Same rows as a whole-log build (bulk rebuild, compared table by table), and the layout survives the switch.

@@ -1,8 +1,7 @@
 import type { EpisodeVersionRow, EventVersionRow, FactVersionRow, Literal, Participant, SearchDelta, SearchFeed, Watermark } from '@memotrace/domain';
 import type { Pool } from 'pg';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
-import { targetOfRow } from './read-model-writes';
-import { MENTION_COLUMNS, type MentionRow, mentionViewOfRow } from './view-rows';
+import { MENTION_COLUMNS, type MentionRow, mentionViewOfRow, targetOfRow } from './view-rows';
 
 type Range = { from: string; to: string | null; recorded_from: string; recorded_to: string | null };
 type FactRow = Range & { fact_id: string; version_no: number; src: string; rel: string; dst_entity: string | null; dst_literal: Literal | null; evidence: string[] };

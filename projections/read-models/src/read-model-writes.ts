@@ -1,8 +1,8 @@
-import type { EdgeTarget, Literal } from '@memotrace/domain';
+import type { VersionedKind } from '@memotrace/domain';
 import type { PoolClient } from 'pg';
 import type { BatchPlan, EpisodeContent, EventContent, FactContent, StoredHeads, VersionedKey } from './batch-plan';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant, pgInstantOrNull } from './instants';
-import type { FactRow } from './view-rows';
+import { type FactRow, targetOfRow } from './view-rows';
 import { type StoredHead, type VersionClose, type VersionLedger, type VersionRow, headKey } from './version-ledger';
 
 /**
@@ -23,8 +23,8 @@ interface HeadRow {
   recorded_to: string | null;
 }
 
-export async function loadHeads(tx: Queryable, keys: { facts: VersionedKey[]; events: VersionedKey[]; episodes: VersionedKey[] }): Promise<StoredHeads> {
-  if (keys.facts.length + keys.events.length + keys.episodes.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map() };
+export async function loadHeads(tx: Queryable, keys: Record<VersionedKind, VersionedKey[]>): Promise<StoredHeads> {
+  if (keys.fact.length + keys.event.length + keys.episode.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map() };
   // The latest version is a backward walk of the primary key (~1 µs a key). Left alone, the planner
   // (stale statistics during catch-up) probed a GiST index by memory_id and sorted: ~50 µs a key.
   const { rows: setting } = await tx.query<{ previous: string }>(`SELECT current_setting('enable_sort') AS previous, set_config('enable_sort', 'off', true)`);
@@ -34,9 +34,9 @@ export async function loadHeads(tx: Queryable, keys: { facts: VersionedKey[]; ev
   return heads;
 }
 
-async function loadHeadsByPrimaryKey(tx: Queryable, keys: { facts: VersionedKey[]; events: VersionedKey[]; episodes: VersionedKey[] }): Promise<StoredHeads> {
+async function loadHeadsByPrimaryKey(tx: Queryable, keys: Record<VersionedKind, VersionedKey[]>): Promise<StoredHeads> {
   const facts = new Map<string, StoredHead<FactContent>>();
-  if (keys.facts.length > 0) {
+  if (keys.fact.length > 0) {
     const { rows } = await tx.query<FactHeadRow>(
       `SELECT k.memory_id, k.id, h.*
          FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
@@ -47,7 +47,7 @@ async function loadHeadsByPrimaryKey(tx: Queryable, keys: { facts: VersionedKey[
             WHERE v.memory_id = k.memory_id AND v.fact_id = k.id
             ORDER BY v.version_no DESC
             LIMIT 1) AS h`,
-      [keys.facts.map((k) => k.memoryId), keys.facts.map((k) => k.id)],
+      [keys.fact.map((k) => k.memoryId), keys.fact.map((k) => k.id)],
     );
     for (const row of rows) {
       facts.set(headKey(row.memory_id, row.id), {
@@ -68,8 +68,8 @@ async function loadHeadsByPrimaryKey(tx: Queryable, keys: { facts: VersionedKey[
   }
   return {
     facts,
-    events: await loadBareHeads(tx, 'rm_event_versions', 'event_id', keys.events),
-    episodes: await loadBareHeads(tx, 'rm_episode_versions', 'episode_id', keys.episodes),
+    events: await loadBareHeads(tx, 'rm_event_versions', 'event_id', keys.event),
+    episodes: await loadBareHeads(tx, 'rm_episode_versions', 'episode_id', keys.episode),
   };
 }
 
@@ -89,12 +89,6 @@ async function loadBareHeads<C>(tx: Queryable, table: string, idColumn: string, 
   );
   for (const row of rows) heads.set(headKey(row.memory_id, row.id), { versionNo: Number(row.version_no), recordedTo: instantOrNullOfEpochMs(row.recorded_to) });
   return heads;
-}
-
-export function targetOfRow(entity: string | null, literal: Literal | null): EdgeTarget {
-  if (entity !== null) return entity;
-  if (literal === null) throw new Error('fact version row has neither dst_entity nor dst_literal');
-  return { literal: literal.literal, datatype: literal.datatype };
 }
 
 export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {

@@ -1,39 +1,10 @@
-import type { DomainEventType } from '@memotrace/domain';
-import type { LoggedMemoryEvent } from '@memotrace/memory-log';
-import type { Pool, PoolClient } from 'pg';
+import { CHANGE_TYPES } from '@memotrace/domain';
+import type { Projection } from '@memotrace/projection';
+import type { PoolClient } from 'pg';
 import { planBatch, versionedKeys } from './batch-plan';
 import { loadHeads, writePlan } from './read-model-writes';
 
-/** Emmett-style projection: handles a batch of log events inside the projector's transaction. */
-export interface PostgresProjection {
-  name: string;
-  version: number;
-  canHandle: readonly DomainEventType[];
-  handle(events: readonly LoggedMemoryEvent[], tx: PoolClient): Promise<void>;
-  /**
-   * Slow work that needs no lock (embedding), run before the transaction: once the transaction
-   * holds a transaction id (its checkpoint row lock), every reader's safe head waits for it.
-   */
-  prepare?(events: readonly LoggedMemoryEvent[], db: Pick<Pool, 'query'>): Promise<void>;
-}
-
 export const READ_MODELS_PROJECTION = 'read-models';
-
-/** Every domain event type that changes what a query answers (not CommandUnchanged: it changes nothing). */
-const ANSWER_CHANGING_TYPES: readonly DomainEventType[] = [
-  'EntityRegistered',
-  'EntityAliasesAdded',
-  'EntitiesMerged',
-  'RelationDefined',
-  'FactAsserted',
-  'FactArchived',
-  'FactRetroCorrected',
-  'FactSuperseded',
-  'EventRecorded',
-  'EventsLinked',
-  'EpisodeRecorded',
-  'MentionRecorded',
-];
 
 /**
  * The version chain's foreign key check is planned once per connection and kept until the
@@ -57,14 +28,15 @@ export class StatisticsAfterGrowth {
 
 const statistics = new StatisticsAfterGrowth();
 
-export const readModelsProjection: PostgresProjection = {
+/** The read models apply every change: each one changes what some query answers. */
+export const readModelsProjection: Projection = {
   name: READ_MODELS_PROJECTION,
   version: 1,
-  canHandle: ANSWER_CHANGING_TYPES,
-  async handle(events, tx) {
-    if (events.length === 0) return;
-    const heads = await loadHeads(tx, versionedKeys(events));
-    const plan = planBatch(events, heads);
+  handles: CHANGE_TYPES,
+  async handle(records, tx) {
+    if (records.length === 0) return;
+    const heads = await loadHeads(tx, versionedKeys(records));
+    const plan = planBatch(records, heads);
     await writePlan(tx, plan);
     await statistics.afterWriting(plan.facts.rows.length + plan.events.rows.length + plan.episodes.rows.length, tx);
   },

@@ -1,5 +1,5 @@
 import { type Instant, type MemoryEvent, fold } from '@memotrace/domain';
-import type { Projector } from './projector';
+import type { Projector } from '@memotrace/projection';
 import { type Harness, MemoryWriter, openHarness } from './testing/pg-harness';
 import { randomLog } from './testing/random-log';
 import { around, expectSameAsReplay, plusMs, validBounds } from './testing/replay-compare';

@@ -4,7 +4,7 @@ import { createPool } from '@memotrace/postgres';
 import fc from 'fast-check';
 import type { Pool } from 'pg';
 import { PostgresMemoryQueries } from './postgres-memory-queries';
-import type { Projector } from './projector';
+import type { Projector } from '@memotrace/projection';
 import { type RebuildProgress, dropSchema, rebuildReadModels, snapshotSearchPath } from './rebuild';
 import { type Harness, openHarness } from './testing/pg-harness';
 import { expectSameAsReplay, plusMs, validBounds } from './testing/replay-compare';

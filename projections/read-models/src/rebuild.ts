@@ -1,16 +1,16 @@
 import type { Instant } from '@memotrace/domain';
 import type { EventStore } from '@memotrace/event-store';
-import { type LoggedMemoryEvent, MEMORY_STREAM_PREFIX, toLoggedEvent } from '@memotrace/memory-log';
+import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
+import { type ProjectedRecord, isCheckpointOf, projectedRecordOf } from '@memotrace/projection';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
 import { applyToPlan, emptyPlan } from './batch-plan';
 import { bulkLoadPlan } from './bulk-load';
-import { isCheckpointOf } from './partitions';
 import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
 import { READ_MODEL_TABLES, readModelStatements } from './schema';
 
 /**
- * Rebuild of the read models from the log, blue/green (issue 4).
+ * Rebuild of the read models from the log, blue/green.
  *
  * - To the head (`to` absent): the tables are built from position 0 in a new
  *   schema `rm_build_<ms>` (same DDL as the migration) while the live tables keep
@@ -71,7 +71,6 @@ export interface RebuildResult {
   retiredSchema?: string;
 }
 
-const HANDLED = new Set<string>(readModelsProjection.canHandle);
 const SCHEMA_NAME = /^rm_(build|snapshot|retired)_\d+$/;
 
 export async function rebuildReadModels(options: RebuildOptions): Promise<RebuildResult> {
@@ -101,10 +100,10 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
     while (position < total) {
       const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= total);
       if (page.length === 0) break;
-      for (const event of page) {
-        const logged = toLoggedEvent(event);
-        if (logged === null || !HANDLED.has(logged.event.type) || (to !== undefined && logged.event.meta.recordedAt > to)) continue;
-        applyToPlan(plan, logged);
+      for (const stored of page) {
+        const record = projectedRecordOf(stored);
+        if (record === null || record.changes.length === 0 || (to !== undefined && record.recordedAt > to)) continue;
+        applyToPlan(plan, record);
         applied += 1;
       }
       position = page[page.length - 1]!.position;
@@ -200,12 +199,13 @@ function assertSchemaName(schema: string): void {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`not a rebuild schema: ${schema}`);
 }
 
-function selectEvents(logged: readonly (LoggedMemoryEvent | null)[], to: Instant | undefined): LoggedMemoryEvent[] {
-  return logged.filter((e): e is LoggedMemoryEvent => e !== null && HANDLED.has(e.event.type) && (to === undefined || e.event.meta.recordedAt <= to));
+/** The records of a page that change something. */
+function changing(page: readonly (ProjectedRecord | null)[]): ProjectedRecord[] {
+  return page.filter((r): r is ProjectedRecord => r !== null && r.changes.length > 0);
 }
 
-async function applyBatch(client: PoolClient, events: readonly LoggedMemoryEvent[], last: number): Promise<void> {
-  if (events.length > 0) await readModelsProjection.handle(events, client);
+async function applyBatch(client: PoolClient, records: readonly ProjectedRecord[], last: number): Promise<void> {
+  if (records.length > 0) await readModelsProjection.handle(records, client);
   await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = $1', [READ_MODELS_PROJECTION, last]);
 }
 
@@ -263,10 +263,10 @@ async function switchIn(pool: Pool, store: EventStore, build: string, live: stri
         while (position < livePosition) {
           const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= livePosition);
           if (page.length === 0) break;
-          const events = selectEvents(page.map(toLoggedEvent), undefined);
+          const records = changing(page.map(projectedRecordOf));
           position = page[page.length - 1]!.position;
-          await applyBatch(client, events, position);
-          applied += events.length;
+          await applyBatch(client, records, position);
+          applied += records.length;
         }
         const partitionRows = ownRows.filter((r) => r.projection !== READ_MODELS_PROJECTION).map((r) => r.projection);
         if (partitionRows.length > 0) {

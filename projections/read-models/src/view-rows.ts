@@ -1,7 +1,6 @@
-import type { EventView, FactView, Instant, Literal, MentionView, Participant } from '@memotrace/domain';
+import type { EdgeTarget, EventView, FactView, Instant, Literal, MentionView, Participant } from '@memotrace/domain';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs } from './instants';
 import type { MergeForest } from './merge-forest';
-import { targetOfRow } from './read-model-writes';
 
 /**
  * SELECT lists and row → view mappers. Views are built with the key order of
@@ -89,4 +88,10 @@ export function mentionViewOfRow(row: MentionRow): MentionView {
     occurredAt: instantOrNullOfEpochMs(row.occurred_at),
     recordedFrom: instantOfEpochMs(row.recorded_from),
   };
+}
+
+export function targetOfRow(entity: string | null, literal: Literal | null): EdgeTarget {
+  if (entity !== null) return entity;
+  if (literal === null) throw new Error('fact version row has neither dst_entity nor dst_literal');
+  return { literal: literal.literal, datatype: literal.datatype };
 }

@@ -1,5 +1,4 @@
-import type { DomainEventType } from '@memotrace/domain';
-import type { LoggedMemoryEvent } from '@memotrace/memory-log';
+import type { Projection, ProjectedRecord } from '@memotrace/projection';
 import type { PoolClient } from 'pg';
 import type { EmbeddingProvider } from './embeddings/port';
 import { factText, mentionText } from '@memotrace/domain';
@@ -7,15 +6,6 @@ import { textHash } from './text-hash';
 import { storeVectors, storedHashes } from './vector-store';
 
 export const SEARCH_INDEX_PROJECTION = 'search-index';
-
-/** Structurally the read-models `PostgresProjection` (run by the same projector). */
-export interface SearchIndexProjection {
-  name: string;
-  version: number;
-  canHandle: readonly DomainEventType[];
-  handle(events: readonly LoggedMemoryEvent[], tx: PoolClient): Promise<void>;
-  prepare(events: readonly LoggedMemoryEvent[], db: Pick<PoolClient, 'query'>): Promise<void>;
-}
 
 export interface IndexedText {
   memoryId: string;
@@ -34,18 +24,18 @@ export interface IndexedText {
  * read models know them when the batch runs (by id if not yet known); a later rename
  * or merge changes the fact's text, and that fact is then found by BM25 only.
  */
-export function searchIndexProjection(provider: EmbeddingProvider): SearchIndexProjection {
+export function searchIndexProjection(provider: EmbeddingProvider): Projection & Required<Pick<Projection, 'prepare'>> {
   return {
     name: SEARCH_INDEX_PROJECTION,
     version: 1,
-    canHandle: ['MentionRecorded', 'EventRecorded', 'EpisodeRecorded', 'FactAsserted'],
+    handles: ['opened', 'mention'],
     // Embeds before the projector's transaction (the provider is cached: `handle` then finds the
     // vectors in memory), so a long embedding never holds back the log's safe head.
-    async prepare(events, db) {
-      await embedFresh(provider, await searchableTexts(events, db), db);
+    async prepare(records, db) {
+      await embedFresh(provider, await searchableTexts(records, db), db);
     },
-    async handle(events, tx) {
-      const texts = await searchableTexts(events, tx);
+    async handle(records, tx) {
+      const texts = await searchableTexts(records, tx);
       if (texts.length === 0) return;
       const { hashes, fresh, vectors } = await embedFresh(provider, texts, tx);
       for (let i = 0; i < fresh.length; i += 200) {
@@ -70,42 +60,35 @@ async function embedFresh(provider: EmbeddingProvider, texts: readonly IndexedTe
 }
 
 /** The texts a batch makes searchable, as the search renders them. */
-export async function searchableTexts(events: readonly LoggedMemoryEvent[], tx: Pick<PoolClient, 'query'>): Promise<IndexedText[]> {
-  const names = await entityNames(events, tx);
+export async function searchableTexts(records: readonly ProjectedRecord[], tx: Pick<PoolClient, 'query'>): Promise<IndexedText[]> {
+  const names = await entityNames(records, tx);
   const texts: IndexedText[] = [];
-  for (const { memoryId, position, event } of events) {
-    const at = { memoryId, position };
-    switch (event.type) {
-      case 'MentionRecorded':
-        texts.push({ ...at, kind: 'mention', itemId: event.data.mentionId, text: mentionText(event.data) });
-        break;
-      case 'EventRecorded':
-        texts.push({ ...at, kind: 'event', itemId: event.data.eventId, text: event.data.summary });
-        break;
-      case 'EpisodeRecorded':
-        texts.push({ ...at, kind: 'episode', itemId: event.data.episodeId, text: event.data.title });
-        break;
-      case 'FactAsserted':
-        // An inline callback: a named closure per event would cost ~1 µs under tsx (keepNames).
-        texts.push({ ...at, kind: 'fact', itemId: event.data.factId, text: factText(event.data, (id) => names.get(`${memoryId}\u0000${id}`) ?? id) });
-        break;
-      default:
-        break;
+  for (const { memoryId, position, changes } of records) {
+    for (const change of changes) {
+      const at = { memoryId, position };
+      if (change.change === 'mention') texts.push({ ...at, kind: 'mention', itemId: change.mentionId, text: mentionText(change) });
+      else if (change.change !== 'opened') continue;
+      else if (change.kind === 'event') texts.push({ ...at, kind: 'event', itemId: change.id, text: change.content.summary });
+      else if (change.kind === 'episode') texts.push({ ...at, kind: 'episode', itemId: change.id, text: change.content.title });
+      // An inline callback: a named closure per record costs more under tsx (keepNames).
+      else texts.push({ ...at, kind: 'fact', itemId: change.id, text: factText(change.content, (id) => names.get(`${memoryId}\u0000${id}`) ?? id) });
     }
   }
   return texts.filter((t) => t.text.trim() !== '');
 }
 
-async function entityNames(events: readonly LoggedMemoryEvent[], tx: Pick<PoolClient, 'query'>): Promise<Map<string, string>> {
+async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolClient, 'query'>): Promise<Map<string, string>> {
   const memories: string[] = [];
   const ids: string[] = [];
-  for (const { memoryId, event } of events) {
-    if (event.type !== 'FactAsserted') continue;
-    memories.push(memoryId);
-    ids.push(event.data.src);
-    if (typeof event.data.dst === 'string') {
+  for (const { memoryId, changes } of records) {
+    for (const change of changes) {
+      if (change.change !== 'opened' || change.kind !== 'fact') continue;
       memories.push(memoryId);
-      ids.push(event.data.dst);
+      ids.push(change.content.src);
+      if (typeof change.content.dst === 'string') {
+        memories.push(memoryId);
+        ids.push(change.content.dst);
+      }
     }
   }
   if (ids.length === 0) return new Map();

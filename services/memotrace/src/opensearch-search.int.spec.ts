@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { projectedPosition } from '@memotrace/read-models';
+import { projectedPosition } from '@memotrace/projection';
 import type { EmbeddingProvider } from '@memotrace/search-index';
 import { OpenSearchItemIndex, openSearchProjectionName } from '@memotrace/search-opensearch';
 import { Pool } from 'pg';

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
-import { PostgresMemoryQueries, READ_MODELS_PROJECTION, projectedPosition, readModelMigrations } from '@memotrace/read-models';
+import { PostgresMemoryQueries, READ_MODELS_PROJECTION, readModelMigrations } from '@memotrace/read-models';
+import { projectedPosition } from '@memotrace/projection';
 import { MemoryLogCache, ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
 import { projectorEnv } from './testing/child-env';
 import { appendMemories, expectedRowCounts, generateMemories, rowCounts } from './testing/ingest';
@@ -67,18 +68,18 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
     let ingesting = true;
     const positionsAtKill: number[] = [];
     const killer = (async () => {
-      let last = await projectedPosition(db.pool);
+      let last = await projectedPosition(db.pool, READ_MODELS_PROJECTION);
       for (let i = 0; i < KILLS; i++) {
         // Once the restarted projector has committed something, kill it at a random moment of its work.
         // (or at once when it has nothing left to do: the writers are done and it is at the head)
         const deadline = Date.now() + 30_000;
         const waiting = async () => {
-          const position = await projectedPosition(db.pool);
+          const position = await projectedPosition(db.pool, READ_MODELS_PROJECTION);
           return position <= last && (ingesting || position < (await store.headPosition())) && Date.now() < deadline;
         };
         while (await waiting()) await sleep(20);
         await sleep(Math.random() * 300);
-        last = await projectedPosition(db.pool);
+        last = await projectedPosition(db.pool, READ_MODELS_PROJECTION);
         positionsAtKill.push(last);
         await kill('SIGKILL');
         startProjector();
@@ -93,10 +94,10 @@ describe('projector crash safety (SIGKILL during ingest)', () => {
 
     // The last projector catches up to the head (re-read: the safe head trails open transactions).
     const deadline = Date.now() + 300_000;
-    while ((await projectedPosition(db.pool)) < (await store.headPosition()) && Date.now() < deadline) await sleep(200);
+    while ((await projectedPosition(db.pool, READ_MODELS_PROJECTION)) < (await store.headPosition()) && Date.now() < deadline) await sleep(200);
     await kill('SIGTERM');
     const head = await store.headPosition();
-    expect(await projectedPosition(db.pool)).toBe(head);
+    expect(await projectedPosition(db.pool, READ_MODELS_PROJECTION)).toBe(head);
     // Kills landed while there was work to do (the checkpoint moved between them).
     // (late kills may find it idle at the head once a small ingest is done; most land mid-work)
     expect(positionsAtKill).toHaveLength(KILLS);

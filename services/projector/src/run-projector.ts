@@ -1,5 +1,6 @@
 import type { EventStore } from '@memotrace/event-store';
-import { readModelsProjection, startProjector } from '@memotrace/read-models';
+import { readModelsProjection } from '@memotrace/read-models';
+import { startProjector } from '@memotrace/projection';
 import { type EmbeddingProvider, searchIndexProjection } from '@memotrace/search-index';
 import { type OpenSearchItemIndex, VECTOR_DIMENSION, openSearchProjection } from '@memotrace/search-opensearch';
 import type { Pool } from 'pg';

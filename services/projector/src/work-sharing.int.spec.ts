@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { READ_MODELS_PROJECTION } from '@memotrace/read-models';
 import { resolve } from 'node:path';
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
-import { PostgresMemoryQueries, layoutCheckpoints, projectedPosition, readModelMigrations } from '@memotrace/read-models';
+import { PostgresMemoryQueries, readModelMigrations } from '@memotrace/read-models';
+import { layoutCheckpoints, projectedPosition } from '@memotrace/projection';
 import { MemoryLogCache, ReplayMemoryQueries, verifyMemory } from '@memotrace/query-service';
 import { appendMemories, expectedRowCounts, generateMemories, rowCounts } from './testing/ingest';
 import { projectorEnv } from './testing/child-env';
@@ -86,8 +88,8 @@ describe('work-sharing projector processes', () => {
     const writing = appendMemories(store, memories);
     // Kill the process with the most partitions once it has committed something.
     const victim = [a!, b!, c!].sort((x, y) => ownedBy(y).length - ownedBy(x).length)[0]!;
-    await until(async () => (await projectedPosition(db.pool)) > 0 || (await store.headPosition()) > 2_000, 60_000, 'the projectors to start committing');
-    const killedAt = await projectedPosition(db.pool);
+    await until(async () => (await projectedPosition(db.pool, READ_MODELS_PROJECTION)) > 0 || (await store.headPosition()) > 2_000, 60_000, 'the projectors to start committing');
+    const killedAt = await projectedPosition(db.pool, READ_MODELS_PROJECTION);
     expect(ownedBy(victim).length).toBeGreaterThan(0);
     await stop(victim, 'SIGKILL');
     await writing;
@@ -96,7 +98,7 @@ describe('work-sharing projector processes', () => {
     const survivors = [a!, b!, c!].filter((p) => p !== victim);
     await until(() => survivors.reduce((n, p) => n + ownedBy(p).length, 0) === PARTITIONS, 60_000, 'the survivors to own every partition');
     // (re-read the head each time: the safe head trails transactions still open when it was read)
-    await until(async () => (await projectedPosition(db.pool)) >= (await store.headPosition()), 120_000, 'every partition to reach the head');
+    await until(async () => (await projectedPosition(db.pool, READ_MODELS_PROJECTION)) >= (await store.headPosition()), 120_000, 'every partition to reach the head');
     for (const p of survivors) await stop(p, 'SIGTERM');
     const head = await store.headPosition();
 

@@ -1,5 +1,6 @@
 import type { EventStore } from '@memotrace/event-store';
-import { type Projector, readModelsProjection, startProjector } from '@memotrace/read-models';
+import { readModelsProjection } from '@memotrace/read-models';
+import { type Projector, startProjector } from '@memotrace/projection';
 import type { Pool, PoolClient } from 'pg';
 
 /**

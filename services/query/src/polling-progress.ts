@@ -1,4 +1,5 @@
-import { projectedPosition } from '@memotrace/read-models';
+import { projectedPosition } from '@memotrace/projection';
+import { READ_MODELS_PROJECTION } from '@memotrace/read-models';
 import type { Pool } from 'pg';
 import type { ProjectionProgress } from './consistency';
 
@@ -12,7 +13,7 @@ export class PollingProjectionProgress implements ProjectionProgress {
   async waitFor(position: number, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if ((await projectedPosition(this.pool)) >= position) return true;
+      if ((await projectedPosition(this.pool, READ_MODELS_PROJECTION)) >= position) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
     }

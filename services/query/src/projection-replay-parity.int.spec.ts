@@ -2,7 +2,8 @@ import { type Cut, type FactFilter, type MemoryQueries, mentionsAt } from '@memo
 import { ENTITY_IDS, RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresEventStore } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
-import { PostgresMemoryQueries, type Projector } from '@memotrace/read-models';
+import { PostgresMemoryQueries } from '@memotrace/read-models';
+import { type Projector } from '@memotrace/projection';
 import fc from 'fast-check';
 import { MemoryLogCache, ReplayMemoryQueries } from './replay-queries';
 import { type ProjectedLog, startProjectedLog } from './testing/projected-log';

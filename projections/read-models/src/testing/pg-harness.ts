@@ -12,7 +12,7 @@ import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store
 import { memoryStreamId, toMemoryEvent, toNewEvents } from '@memotrace/memory-log';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { PostgresMemoryQueries } from '../postgres-memory-queries';
-import { type Projector, type ProjectorOptions, startProjector } from '../projector';
+import { type Projector, type ProjectorOptions, startProjector } from '@memotrace/projection';
 import { readModelsProjection } from '../read-models-projection';
 import { readModelMigrations } from '../schema';
 import type { CommandDraft } from './random-log';

@@ -1,6 +1,11 @@
 import type { Cut } from '@memotrace/domain';
 import type { Candidate } from './items';
-import type { RecallHit } from './recall-backend';
+
+/** An item found by a recall, with its score. */
+export interface RecallHit {
+  key: string;
+  score: number;
+}
 
 /**
  * The items of one memory visible in one cut (SPEC §3.2), as search sees them: the

@@ -1,4 +1,6 @@
-import type { CutItems } from './cut-items';
+import type { CutItems, RecallHit } from './cut-items';
+
+export type { RecallHit };
 
 /**
  * The seam between ranking and where hits come from. The embedded backend scores the
@@ -9,11 +11,6 @@ import type { CutItems } from './cut-items';
 export interface RecallRequest {
   query: string;
   items: CutItems;
-}
-
-export interface RecallHit {
-  key: string;
-  score: number;
 }
 
 export interface RecallResult {

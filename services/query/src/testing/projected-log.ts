@@ -1,7 +1,8 @@
 import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
 import { migrate } from '@memotrace/postgres';
 import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
-import { type Projector, readModelMigrations, readModelsProjection, startProjector } from '@memotrace/read-models';
+import { readModelMigrations, readModelsProjection } from '@memotrace/read-models';
+import { type Projector, startProjector } from '@memotrace/projection';
 
 export interface ProjectedLog {
   db: TestDatabase;

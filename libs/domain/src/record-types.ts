@@ -1,0 +1,151 @@
+import type { Change } from './changes';
+import type { Command, CommandEnvelope } from './commands';
+import type { DomainEvent, DomainEventType } from './events';
+import type { MemoryState } from './state';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A command without its envelope (commandId, recordedAt, actor, reason). */
+export type CommandBody = DistributiveOmit<Command, keyof CommandEnvelope>;
+
+export type CommandIds = Record<string, string | string[]>;
+
+/**
+ * Everything the rest of the system knows about one type of log record, in one place:
+ * what folding it changes, which ids it adds to its command's result, and (for export)
+ * the command it is the record of.
+ */
+interface RecordType<R extends DomainEvent> {
+  changes(data: R['data']): Change[];
+  /** The ids it adds to its command's result (`current`: those its command's earlier records added). */
+  ids(data: R['data'], current: CommandIds): CommandIds;
+  /**
+   * The command whose first record it is, fully resolved (explicit ids and values), so
+   * importing it into another memory decides the same records. `state` holds the log
+   * before it.
+   */
+  command(data: R['data'], state: MemoryState): CommandBody;
+}
+
+type RecordTypes = { [T in DomainEventType]: RecordType<Extract<DomainEvent, { type: T }>> };
+
+const RECORD_TYPES: RecordTypes = {
+  EntityRegistered: {
+    changes: ({ entityId, name, aliases, types }) => [{ change: 'entity', entityId, name, aliases, types }],
+    ids: ({ entityId }) => ({ entityId }),
+    command: ({ entityId, name, aliases, types }) => ({ op: 'UPSERT_ENTITY', entityId, name, aliases, types }),
+  },
+  EntityAliasesAdded: {
+    changes: ({ entityId, aliases, types }) => [{ change: 'labels', entityId, aliases, types }],
+    ids: ({ entityId }) => ({ entityId }),
+    command: ({ entityId, aliases, types }, state) => ({ op: 'UPSERT_ENTITY', entityId, name: state.entities.get(entityId)?.name ?? entityId, aliases, types }),
+  },
+  EntitiesMerged: {
+    changes: ({ srcId, dstId, srcRoot, dstRoot }) => [{ change: 'merge', srcId, dstId, srcRoot, dstRoot }],
+    ids: ({ srcId, dstId }) => ({ srcId, dstId }),
+    command: ({ srcId, dstId }) => ({ op: 'MERGE_ENTITY', srcId, dstId }),
+  },
+  RelationDefined: {
+    changes: ({ rel, cardinality }) => [{ change: 'relation', rel, cardinality }],
+    ids: ({ rel }) => ({ rel }),
+    command: ({ rel, cardinality }) => ({ op: 'DEFINE_RELATION', rel, cardinality }),
+  },
+  FactAsserted: {
+    changes: ({ factId, src, rel, dst, validFrom, validTo, confidence, evidence, source }) => [
+      { change: 'opened', kind: 'fact', id: factId, content: { src, rel, dst, validFrom, validTo, confidence, evidence, source } },
+    ],
+    ids: ({ factId }) => ({ factId }),
+    command: ({ factId, src, rel, dst, validFrom, validTo, confidence, evidence, source }) => ({
+      op: 'UPSERT_EDGE',
+      factId,
+      src,
+      rel,
+      dst,
+      validFrom,
+      validTo,
+      confidence,
+      evidence,
+      source,
+    }),
+  },
+  FactArchived: {
+    changes: ({ factId }) => [{ change: 'closed', kind: 'fact', id: factId }],
+    ids: ({ factId }) => ({ factId }),
+    command: ({ factId }) => ({ op: 'ARCHIVE_EDGE', factId }),
+  },
+  FactRetroCorrected: {
+    changes: ({ factId, validFrom, validTo }) => [{ change: 'corrected', kind: 'fact', id: factId, validFrom, validTo }],
+    ids: ({ factId }) => ({ factId }),
+    command: ({ factId, validFrom, validTo }) => ({ op: 'RETRO_CORRECT', factId, validFrom, validTo }),
+  },
+  FactSuperseded: {
+    changes: ({ factId, validFrom, validTo }) => [{ change: 'corrected', kind: 'fact', id: factId, validFrom, validTo }],
+    ids: ({ factId }, current) => {
+      const previous = current['supersededFactIds'];
+      return { supersededFactIds: [...(Array.isArray(previous) ? previous : []), factId] };
+    },
+    // Never the first record of a command (its UPSERT_EDGE's assertion is): export never asks.
+    command: ({ factId, validFrom, validTo }) => ({ op: 'RETRO_CORRECT', factId, validFrom, validTo }),
+  },
+  EventRecorded: {
+    changes: ({ eventId, summary, participants, includesFacts, timeSpan }) => [
+      { change: 'opened', kind: 'event', id: eventId, content: { summary, participants, includesFacts, timeSpan } },
+    ],
+    ids: ({ eventId }) => ({ eventId }),
+    command: ({ eventId, summary, participants, includesFacts, timeSpan }) => ({ op: 'UPSERT_EVENT', eventId, summary, participants, includesFacts, timeSpan }),
+  },
+  EventsLinked: {
+    changes: ({ kind, from, to, qualifier }) => [{ change: 'link', kind, from, to, qualifier }],
+    ids: ({ from, to }) => ({ from, to }),
+    command: ({ kind, from, to, qualifier }) => ({ op: 'LINK', kind, from, to, ...(qualifier !== null ? { qualifier } : {}) }),
+  },
+  EpisodeRecorded: {
+    changes: ({ episodeId, title, window, events }) => [{ change: 'opened', kind: 'episode', id: episodeId, content: { title, window, events } }],
+    ids: ({ episodeId }) => ({ episodeId }),
+    command: ({ episodeId, title, window, events }) => ({ op: 'UPSERT_EPISODE', episodeId, title, window, events }),
+  },
+  MentionRecorded: {
+    changes: ({ mentionId, docId, text, speaker, occurredAt }) => [{ change: 'mention', mentionId, docId, text, speaker, occurredAt }],
+    ids: ({ mentionId }) => ({ mentionId }),
+    command: ({ mentionId, docId, text, speaker, occurredAt }) => ({
+      op: 'RECORD_MENTION',
+      mentionId,
+      docId,
+      text,
+      ...(speaker !== null ? { speaker } : {}),
+      ...(occurredAt !== null ? { occurredAt } : {}),
+    }),
+  },
+  CommandUnchanged: {
+    // Accepted without changing anything: only its outcome and record time count.
+    changes: () => [],
+    ids: ({ ids }) => ids,
+    command: ({ command }) => command as unknown as CommandBody,
+  },
+};
+
+function typeOf<R extends DomainEvent>(record: R): RecordType<R> {
+  return RECORD_TYPES[record.type] as unknown as RecordType<R>;
+}
+
+/** What folding `record` changes. */
+export function changesOf(record: DomainEvent): Change[] {
+  return typeOf(record).changes(record.data);
+}
+
+/** The ids a record adds to its command's result. */
+export function idsOf(record: DomainEvent, current: CommandIds): CommandIds {
+  return typeOf(record).ids(record.data, current);
+}
+
+/** The command whose first record `record` is (without its envelope); `state` holds the log before it. */
+export function commandBodyOf(record: DomainEvent, state: MemoryState): CommandBody {
+  return typeOf(record).command(record.data, state);
+}
+
+/** Fact ids a record touches: the key of the per-fact audit stream. */
+export function factIdsOf(record: DomainEvent): string[] {
+  const ids: string[] = [];
+  for (const change of changesOf(record)) if ((change.change === 'opened' || change.change === 'closed' || change.change === 'corrected') && change.kind === 'fact') ids.push(change.id);
+  return ids;
+}

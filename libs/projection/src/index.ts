@@ -1,0 +1,3 @@
+export { type Projection, type ProjectedRecord, projectedRecordOf, recordsFor, toProjectedRecord } from './contract';
+export { startProjector, projectedPosition, type Projector, type ProjectorOptions } from './runner';
+export { partitionOf, checkpointName, layoutCheckpoints, isCheckpointOf, type Partition } from './partitions';
