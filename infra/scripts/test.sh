@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The project's test command (README, .ci/run): typecheck, unit tests, then the
-# integration tests on the embedded PostgreSQL 18 (started here, nothing to
-# install) and, when one answers on 127.0.0.1:5432, on that server too.
-# Ends with the plain line "N passed, N failed" summed from jest's JSON reports.
+# The project's test command (README, .ci/run): typecheck, lint (ESLint), the format
+# check (Prettier), unit tests, then the integration tests on the embedded PostgreSQL 18
+# (started here, nothing to install) and, when one answers on 127.0.0.1:5432, on that
+# server too (under CI=true one must answer there: no answer counts as a failure).
+# Ends with the plain line "N passed, N failed, N skipped" summed from jest's JSON reports
+# (skipped = pending + todo tests); typecheck, lint and format check count as one failure
+# each when they fail, as does a test server that does not start.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 reports=$(mktemp -d)
@@ -14,7 +17,19 @@ status=0
 failures_outside_jest=0
 
 echo "== typecheck"
-if ! npx tsc -p tsconfig.base.json --noEmit; then failures_outside_jest=1; status=1; fi
+if ! npx tsc -p tsconfig.base.json --noEmit; then failures_outside_jest=$((failures_outside_jest + 1)); status=1; fi
+
+echo "== lint"
+if ! npm run --silent lint; then
+  echo "lint failed (counted as 1 failure)"
+  failures_outside_jest=$((failures_outside_jest + 1)); status=1
+fi
+
+echo "== format check"
+if ! npm run --silent format:check; then
+  echo "format check failed: run npm run format (counted as 1 failure)"
+  failures_outside_jest=$((failures_outside_jest + 1)); status=1
+fi
 
 echo "== unit tests"
 npx jest --selectProjects unit --json --outputFile="$reports/unit.json" "$@" || status=1
@@ -56,6 +71,10 @@ if node -e "const {Client}=require('pg');const c=new Client({connectionString:pr
   echo "== integration tests on the PostgreSQL at $system_pg"
   ran_system=1
   DATABASE_URL="$system_pg" npx jest --selectProjects int --runInBand --json --outputFile="$reports/int-system.json" "$@" || status=1
+elif [ "${CI:-}" = true ]; then
+  # In CI the second leg is part of the run: a server that is not there is a failure, not a note.
+  echo "== no PostgreSQL answers at $system_pg (SYSTEM_DATABASE_URL): the integration tests on that server did not run (CI=true: counted as 1 failure)"
+  failures_outside_jest=$((failures_outside_jest + 1)); status=1
 else
   echo "== no PostgreSQL answers at $system_pg: integration tests ran on the embedded server only"
 fi
@@ -69,12 +88,13 @@ done
 
 node -e '
 const fs = require("fs");
-let passed = 0, failed = Number(process.argv[2]);
+let passed = 0, failed = Number(process.argv[2]), skipped = 0;
 for (const f of fs.readdirSync(process.argv[1])) {
   const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
   passed += r.numPassedTests;
   failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
+  skipped += (r.numPendingTests || 0) + (r.numTodoTests || 0);
 }
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 ' "$reports" "$failures_outside_jest"
 exit $status
