@@ -7,21 +7,22 @@ import { promisify } from 'node:util';
 import { type TestService, startTestService } from './testing/test-service';
 
 /**
- * The README's agents section runs verbatim: its first ```sh block makes a key (the
+ * The agents walkthrough of docs/cli-and-mcp.md runs verbatim: its first ```sh block makes a key (the
  * `npm install` / `npm start` lines are this test's service), every later ```sh block
  * prints exactly the block after it (the CLI as services/cli/bin/memotrace, the service
  * at this test's URL).
  */
 const ROOT = resolve(__dirname, '../../..');
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const start = readme.indexOf('## Agents:');
-const section = readme.slice(start, readme.indexOf('\n## ', start + 1) === -1 ? undefined : readme.indexOf('\n## ', start + 1));
+const doc = readFileSync(join(ROOT, 'docs/cli-and-mcp.md'), 'utf8');
+const start = doc.indexOf('### From a fresh clone to a fact seen through MCP');
+const end = doc.slice(start + 1).search(/\n##+ /);
+const section = doc.slice(start, end === -1 ? undefined : start + 1 + end);
 const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```(?:\n```(?:json)?\n([\s\S]*?)```)?/g)].map((m) => ({ script: m[1]!, expected: m[2] }));
 
 const bash = (script: string, cwd: string, env: NodeJS.ProcessEnv) => promisify(execFile)('bash', ['-c', `set -eo pipefail\n${script}`], { cwd, env, encoding: 'utf8' });
 const local = (script: string) => script.replaceAll('npm run -s cli --', join(ROOT, 'services/cli/bin/memotrace'));
 
-describe('README agents section', () => {
+describe('the agents walkthrough (docs/cli-and-mcp.md)', () => {
   let t: TestService | undefined;
   afterAll(() => t?.stop());
 
@@ -31,7 +32,7 @@ describe('README agents section', () => {
     expect(blocks.slice(1).every((b) => b.expected !== undefined)).toBe(true);
   });
 
-  it('prints what the README says, from a new key to the fact through MCP (HTTP and stdio)', async () => {
+  it('prints what the walkthrough says, from a new key to the fact through MCP (HTTP and stdio)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'readme-agents-'));
     const setup = blocks[0]!.script.split('\n').filter((line) => !/^(npm install|MEMOTRACE_API_KEYS_FILE=.* npm start)/.test(line.trim()));
     await bash(local(setup.join('\n')), dir, process.env);
