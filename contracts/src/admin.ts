@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalInstant, instant } from './primitives';
 
 /**
- * Operations routes of issue 4: read models vs replay for one memory (verify), and the
+ * Operations routes: read models vs replay for one memory (verify), and the
  * blue/green rebuild of the read models (admin). Wire shapes only; the services fill them.
  */
 

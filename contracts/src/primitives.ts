@@ -103,7 +103,7 @@ export function parseInstant(input: string): InstantResult {
   }
   const frac = input.slice(20, 20 + fracDigits);
   // UTC already: every 4-digit year is in range and only the milliseconds may need writing out
-  // (Date's toISOString costs ~0.6 µs, and most clients send UTC).
+  // (cheaper than Date's toISOString, and most clients send UTC).
   if (offsetAt === input.length - 1) return { ok: true, value: fracDigits === 3 ? input : `${input.slice(0, 19)}.${frac.padEnd(3, '0')}Z` };
   const oh = digitsAt(input, offsetAt + 1, 2);
   const om = digitsAt(input, offsetAt + 4, 2);
@@ -153,6 +153,7 @@ export const canonicalInstant = z
 
 // ---------------------------------------------------------------- strings
 
+// eslint-disable-next-line no-control-regex -- identifiers must not contain control characters: this finds them
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -16,7 +16,7 @@ import type {
 import { randomUUID } from 'node:crypto';
 
 /**
- * A typed client of the MemoTrace HTTP contract (SPEC §4, issue 6). Commands are
+ * A typed client of the MemoTrace HTTP contract (SPEC §4). Commands are
  * retried on network errors and 5xx/408/503 with the same `commandId`s (assigned
  * here when absent), so a retry is idempotent even if the first attempt's outcome
  * was unknown.
@@ -79,12 +79,12 @@ export class MemoTraceClient {
   }
 
   /** Low level: one request with retries; parses JSON, throws MemoTraceError on a non-2xx. */
-  async request(method: string, path: string, init: RequestOptions & { retry?: boolean } = {}): Promise<any> {
+  async request<T = unknown>(method: string, path: string, init: RequestOptions & { retry?: boolean } = {}): Promise<T> {
     const attempts = init.retry === false ? 1 : Math.max(1, this.options.retries ?? 4);
     let delay = this.options.retryDelayMs ?? 100;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(method, path, init);
+        return (await this.once(method, path, init)) as T;
       } catch (error) {
         const retryable = error instanceof MemoTraceError && (error.code === 'NETWORK' || RETRYABLE.has(error.status));
         if (!retryable || attempt >= attempts) throw error;
@@ -94,9 +94,9 @@ export class MemoTraceClient {
     }
   }
 
-  private async once(method: string, path: string, init: RequestOptions & { withStatus: true }): Promise<{ status: number; body: any }>;
-  private async once(method: string, path: string, init: RequestOptions): Promise<any>;
-  private async once(method: string, path: string, init: RequestOptions & { withStatus?: boolean }): Promise<any> {
+  private async once(method: string, path: string, init: RequestOptions & { withStatus: true }): Promise<{ status: number; body: unknown }>;
+  private async once(method: string, path: string, init: RequestOptions): Promise<unknown>;
+  private async once(method: string, path: string, init: RequestOptions & { withStatus?: boolean }): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.apiKey) headers['authorization'] = `Bearer ${this.options.apiKey}`;
     if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
@@ -118,16 +118,22 @@ export class MemoTraceClient {
         throw new MemoTraceError(response.status, 'UNEXPECTED_RESPONSE', `response is not JSON (HTTP ${response.status})`);
       }
     }
-    let body: any;
+    let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       body = undefined;
     }
-    const error = body?.error;
-    if (error && typeof error.code === 'string') throw new MemoTraceError(response.status, error.code, String(error.message), error.details);
+    const error = isObject(body) ? body['error'] : undefined;
+    if (isObject(error) && typeof error['code'] === 'string') {
+      throw new MemoTraceError(response.status, error['code'] as ErrorCode, String(error['message']), error['details'] as ErrorDetail[] | undefined);
+    }
     throw new MemoTraceError(response.status, 'UNEXPECTED_RESPONSE', `HTTP ${response.status}: ${text.slice(0, 200)}`);
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 interface RequestOptions {

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { EdgeTarget } from './commands';
 
-/** Deterministic ids: the same memory and inputs always give the same id. (One-shot `hash`: ~4x cheaper than a Hash object per id.) */
+/** Deterministic ids: the same memory and inputs always give the same id. (One-shot `hash`: cheaper than a Hash object per id.) */
 function digest(prefix: string, parts: readonly string[]): string {
   return prefix + hash('sha256', parts.join('\u0000'), 'hex').slice(0, 24);
 }
@@ -36,7 +36,8 @@ export function deriveEpisodeId(memoryId: string, title: string, from: string): 
 
 /**
  * The speaker counts (when there is one): "ok" said by each side of a dialog is two mentions, not
- * one mention recorded twice with different speakers (a conflict). Speakerless ids are as before.
+ * one mention recorded twice with different speakers (a conflict). A speakerless id leaves the
+ * speaker out of the digest altogether, so it stays the id of a mention recorded without one.
  */
 export function deriveMentionId(memoryId: string, docId: string, text: string, occurredAt: string | null, speaker: string | null = null): string {
   return digest('men_', speaker === null ? [memoryId, docId, text, occurredAt ?? ''] : [memoryId, docId, text, occurredAt ?? '', speaker]);

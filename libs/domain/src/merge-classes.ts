@@ -5,8 +5,8 @@
  * A union-find whose sets are named apart from their representatives: the smaller set joins
  * the larger (union by size) whatever the merge's direction, so a find takes at most log2(n)
  * steps, and the members form a linked list that a merge joins in O(1). Following the recorded
- * parents and copying member arrays instead made a chain of merges (each class merged into a new
- * entity) quadratic: 30,000 of them took ~5 s to fold, and again to rebuild for a query.
+ * parents and copying member arrays instead would make a chain of merges (each class merged into
+ * a new entity) quadratic to fold, and again to rebuild for a query.
  */
 export class MergeClasses {
   /** As recorded: a merged root → the root it was merged into. */

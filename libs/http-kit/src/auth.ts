@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { HttpError } from './http-error';
 
 /**
- * Access control (issue 6): API keys as bearer tokens, scoped to memories and to
+ * Access control: API keys as bearer tokens, scoped to memories and to
  * read or write (write implies read). Keys are stored hashed (sha256 hex of the
  * token); a presented token is hashed and compared to every key's hash in constant
  * time. The key's `id` is the principal recorded as `actor` on every command event.

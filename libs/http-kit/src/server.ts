@@ -22,7 +22,7 @@ export interface HttpServerOptions {
   metrics?: ServiceMetrics;
   readiness?: ReadinessCheck[];
   openApi?: () => object;
-  /** API-key access control on `/v1/...` routes (issue 6); none or no keys means open. */
+  /** API-key access control on `/v1/...` routes; none or no keys means open. */
   access?: AccessControl;
 }
 

@@ -11,7 +11,7 @@ const DISCARD_IDLE_MS = 1_000;
  * client is still uploading, and answering then closing the socket (what Fastify does) makes
  * most HTTP clients (Node's fetch, for one) fail with EPIPE instead of reading the 413. So the
  * rest of the body is read and dropped first, within bounds. Resolves with the bytes dropped once
- * they are gone, or the bounds are hit (the connection is then closed as before).
+ * they are gone, or the bounds are hit (the connection is then closed without waiting further).
  */
 export function discardUnreadBody(request: IncomingMessage): Promise<number> {
   if (request.complete || request.destroyed) return Promise.resolve(0);

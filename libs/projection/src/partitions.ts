@@ -1,8 +1,8 @@
 /**
- * Work sharing between projector processes (issue 4): memories are hashed into
+ * Work sharing between projector processes: memories are hashed into
  * `count` partitions; each partition has its own checkpoint row, committed in the
  * same transaction as its read-model writes. One partition (the default) keeps the
- * plain projection name, so a single projector's checkpoint row is unchanged.
+ * plain projection name, so a single projector's checkpoint row is the one it has without partitions.
  */
 export interface Partition {
   index: number;

@@ -24,8 +24,8 @@ export interface RuntimeConfig {
 }
 
 /**
- * Search corpora bound: 200,000 versions hold a 100,000-item memory and cost ~130 MB of RSS
- * (bench:scale at 1,000,000 versions: corpora of 500,000 versions added ~330 MB, ~660 bytes each).
+ * Search corpora bound: 200,000 versions hold a 100,000-item memory, and every version kept
+ * costs resident memory, so the corpora of all memories together stay within a fixed size.
  */
 export const DEFAULT_SEARCH_CACHE_VERSIONS = 200_000;
 

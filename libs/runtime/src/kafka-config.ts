@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Kafka (issue 3): on when KAFKA_BROKERS is set. Topic names default to `memotrace.*`. */
+/** Kafka: on when KAFKA_BROKERS is set. Topic names default to `memotrace.*`. */
 export interface KafkaConfig {
   brokers: string[];
   clientId: string;

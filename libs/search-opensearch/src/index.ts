@@ -3,3 +3,4 @@ export * from './cut-filter';
 export * from './intervals';
 export * from './opensearch-item-index';
 export * from './search-projection';
+export * from './visible-intervals';

@@ -3,6 +3,7 @@ import type { ProjectedRecord, Projection } from '@memotrace/projection';
 import { DEFAULT_ITEM_INDEX, type SearchDoc, VECTOR_DIMENSION } from './documents';
 import { type Interval, type IntervalSet, intersect, normalize, union } from './intervals';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
+import { SETTLE_ORDER, visibleIntervals } from './visible-intervals';
 
 /** Embeds texts in one batch (the search projector embeds; the command path never does). */
 export interface Embedder {
@@ -215,15 +216,15 @@ class MemoryBatch {
     }
   }
 
-  /** Recomputes event and episode visibility (SPEC 3.2), embeds new texts; returns every changed document. */
+  /**
+   * Recomputes every loaded document's record times in the cut from its kind's rule (SPEC 3.2,
+   * visible-intervals.ts: an event's cut down to when all its facts are believed, an episode's to
+   * when one of its events is visible, ...), the kinds whose members others require first; embeds
+   * new texts; returns every changed document.
+   */
   async settle(embed: ((texts: readonly string[]) => Promise<(number[] | undefined)[]>) | undefined, dimension: number): Promise<SearchDoc[]> {
-    const believed = (factId: string): IntervalSet => union(...this.versions('fact', factId).map(own));
-    for (const event of this.all('event')) {
-      const recorded = (event.includesFacts ?? []).reduce<IntervalSet>((set, factId) => intersect(set, believed(factId)), own(event));
-      this.setRecorded(event, [...recorded]);
-    }
-    const shown = (eventId: string): IntervalSet => union(...this.versions('event', eventId).map((e) => e.recorded));
-    for (const episode of this.all('episode')) this.setRecorded(episode, intersect(own(episode), union(...(episode.events ?? []).map(shown))));
+    const memberTimes = (kind: SearchDoc['kind'], itemId: string) => union(...this.versions(kind, itemId).map((doc) => doc.recorded));
+    for (const kind of SETTLE_ORDER) for (const doc of this.all(kind)) this.setRecorded(doc, visibleIntervals(kind, doc, memberTimes));
 
     const changed = [...this.dirty].map((key) => this.docs.get(key)!);
     const toEmbed = changed.filter((d) => this.fresh.has(d.itemKey) && d.kind !== 'entity' && !d.vector);

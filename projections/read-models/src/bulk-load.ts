@@ -45,9 +45,9 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * Streams `rows` (values in `columns` order) into `table` with one COPY. Lines are written
- * into off-heap buffers as they are made: a megabyte string per chunk outlived the young
- * generation and its promotion made V8 mark the whole plan (a million rows) again and again
- * (two thirds of the load phase was garbage collection).
+ * into off-heap buffers as they are made: a megabyte string per chunk would outlive the young
+ * generation, and its promotion would make V8 mark the whole plan again and again, turning the
+ * load phase into mostly garbage collection.
  */
 export async function copyRows(client: PoolClient, table: string, columns: readonly Column[], rows: Iterable<readonly unknown[]>): Promise<number> {
   const kinds = columns.map(([, kind]) => kind);
@@ -78,7 +78,7 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
 const kindOfType = (type: string): Kind => (type === 'jsonb' ? 'json' : type === 'text[]' ? 'text[]' : type === 'double precision' || type === 'integer' || type === 'bigint' ? 'number' : 'text');
 
 async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<number> {
-  // Built from empty tables: every close landed on a row of the plan itself.
+  // Built from empty tables: every close lands on a row of the plan itself.
   if (ledger.closes.length > 0) throw new Error(`${spec.table}: a bulk plan cannot close stored versions`);
   const columns: Column[] = [
     ['memory_id', 'text'],

@@ -74,7 +74,7 @@ export class PostgresSearchFeed implements SearchFeed {
   async itemsSince(memoryId: string, since: Watermark): Promise<SearchDelta> {
     // Fact versions are read through the btrees (memory_id, recorded_from | recorded_to) by row
     // comparisons, which GiST cannot serve: with a new memory's statistics not yet gathered the
-    // planner otherwise takes a GiST index on memory_id and walks the whole memory (30+ ms).
+    // planner otherwise takes a GiST index on memory_id and walks the whole memory.
     const factsAt = (column: string, op: '=' | '>=') =>
       `(memory_id, ${column}) >= ($1, $2::timestamptz) AND (memory_id, ${column}) ${op === '=' ? '<= ($1, $2::timestamptz)' : "< ($1, 'infinity'::timestamptz)"}${column === 'recorded_to' ? ' AND recorded_to IS NOT NULL' : ''}`;
     const at = (table: string, column: string) => (table === TABLES.facts.table ? factsAt(column, '=') : `memory_id = $1 AND ${column} = $2::timestamptz`);

@@ -25,8 +25,8 @@ interface HeadRow {
 
 export async function loadHeads(tx: Queryable, keys: Record<VersionedKind, VersionedKey[]>): Promise<StoredHeads> {
   if (keys.fact.length + keys.event.length + keys.episode.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map() };
-  // The latest version is a backward walk of the primary key (~1 µs a key). Left alone, the planner
-  // (stale statistics during catch-up) probed a GiST index by memory_id and sorted: ~50 µs a key.
+  // The latest version is a cheap backward walk of the primary key. Left alone, the planner (stale
+  // statistics during catch-up) probes a GiST index by memory_id and sorts, far slower per key.
   const { rows: setting } = await tx.query<{ previous: string }>(`SELECT current_setting('enable_sort') AS previous, set_config('enable_sort', 'off', true)`);
   const heads = await loadHeadsByPrimaryKey(tx, keys);
   // Not in a finally: after an error the transaction is aborted, and its rollback drops the setting anyway.

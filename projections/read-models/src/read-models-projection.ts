@@ -8,9 +8,9 @@ export const READ_MODELS_PROJECTION = 'read-models';
 
 /**
  * The version chain's foreign key check is planned once per connection and kept until the
- * table's statistics change: planned while the version tables were nearly empty, it probes
- * the GiST cut index by memory_id alone and filters a whole memory per check (measured: live
- * projection of 100,000 versions ~2x slower). So a projector analyzes them as it grows them
+ * table's statistics change: planned while the version tables are nearly empty, it probes
+ * the GiST cut index by memory_id alone and filters a whole memory per check, which slows the
+ * live projection. So a projector analyzes them as it grows them
  * past 1,000, 10,000, 100,000... versions, as autovacuum would later; an ANALYZE makes every
  * connection plan again.
  */

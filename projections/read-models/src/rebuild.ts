@@ -180,8 +180,8 @@ function isGist(sql: string): boolean {
 
 /**
  * Index builds split into two lanes of about equal cost, largest first. Cost: the table's rows
- * times the key's width (commas + 1; measured at a million fact versions, a 4-column btree took
- * 2.3 s, 3 columns 2.0 s, 2 columns 0.9-1.5 s), a GiST build as three btree builds.
+ * times the key's width (commas + 1: a btree build's time grows with its key's columns), a GiST
+ * build as three btree builds.
  */
 function twoLanes(statements: readonly string[], rows: ReadonlyMap<string, number>): [string[], string[]] {
   const cost = (sql: string) => (rows.get(/ ON (\w+)/.exec(sql)?.[1] ?? '') ?? 0) * sql.split(',').length * (isGist(sql) ? 3 : 1);

@@ -9,9 +9,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * (`prev_recorded_to`), a foreign key says version n - 1 exists and ended exactly
  * there, and a CHECK says version n starts at or after it. With each interval's
  * start <= end, the versions are ordered and disjoint, only the last can be open.
- * (This replaced a GiST exclusion constraint: its probe, ~60 µs a version with
- * btree_gist text keys, cost more than everything else the projector writes; a
- * foreign key is a btree lookup, and a rebuild validates it in one join.) Empty
+ * (A chain, not a GiST exclusion constraint: the constraint's probe, with btree_gist
+ * text keys, costs more than everything else the projector writes; a foreign key is
+ * a btree lookup, and a rebuild validates it in one join.) Empty
  * intervals [r, r) are legal: two commands at the same recordedAt can open and
  * close a version.
  */
@@ -216,9 +216,9 @@ export class ReadModelsSchema1763856000000 implements MigrationInterface {
 }
 
 /**
- * Databases created before the version chain (with GiST exclusion constraints): adds its
- * columns, fills them from each version's predecessor, and swaps the constraints. Tables
- * created by the statements above already have it (nothing to do).
+ * For databases whose versioned tables have GiST exclusion constraints instead of the version
+ * chain: adds its columns, fills them from each version's predecessor, and swaps the
+ * constraints. Tables created by the statements above already have it (nothing to do).
  */
 export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
   readonly name = 'ReadModelsVersionChain1795600000000';
@@ -255,8 +255,8 @@ export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
 
 /**
  * The unique index on open versions is implied by the version chain (a successor points at a
- * closed end, so only the last version can be open), read by no query, and cost a btree
- * insert per version written: dropped.
+ * closed end, so only the last version can be open), read by no query, and costs a btree
+ * insert per version written: this migration drops it.
  */
 export class ReadModelsNoOpenIndex1795700000000 implements MigrationInterface {
   readonly name = 'ReadModelsNoOpenIndex1795700000000';
@@ -270,16 +270,15 @@ export class ReadModelsNoOpenIndex1795700000000 implements MigrationInterface {
   }
 }
 
-/** What the GiST index on the fact versions' cut ranges was, for taking the migration back. */
+/** The GiST index on the fact versions' cut ranges, for taking the migration back. */
 const FACT_CUT_INDEX = `CREATE INDEX rm_fact_versions_cut ON rm_fact_versions
   USING gist (memory_id, tstzrange(recorded_from, recorded_to, '[)'), tstzrange(valid_from, valid_to, '[)'))`;
 
 /**
- * The GiST index on the fact versions' cut ranges halved the projector's throughput (a GiST
- * insert per version written; catch-up of 100,000 events 17,600-18,900 events/s with it,
- * 36,200-37,900 without) and served only cuts with no src or rel filter, which then read the
- * memory's versions by (memory_id) instead: 4.2 ms against 2.1 ms of SQL for a 20,000-version
- * memory, while building the answer's ~6,000 facts takes ~25 ms (docs/benchmarks.md). Dropped.
+ * The GiST index on the fact versions' cut ranges costs a GiST insert per version written, as
+ * much as all the projector's other writes, and serves only cuts with no src or rel filter. Those
+ * read the memory's versions by (memory_id) instead, which costs little next to building the
+ * answer's facts. So this migration drops it.
  */
 export class ReadModelsNoFactCutIndex1795800000000 implements MigrationInterface {
   readonly name = 'ReadModelsNoFactCutIndex1795800000000';

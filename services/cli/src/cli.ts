@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createProgress } from './progress';
 
-/** `memotrace`: the CLI of issue 6 for humans and scripts. */
+/** `memotrace`: the CLI for humans and scripts. */
 
 const BATCH = 1000;
 

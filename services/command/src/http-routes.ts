@@ -10,7 +10,7 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
   app.post('/v1/memories/:memoryId/commands', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const body = parseInput(commandsRequest, request.body, 'commands');
-    // With access control on, the authenticated principal is the actor of every command (issue 6).
+    // With access control on, the authenticated principal is the actor of every command.
     const principal = principalOf(request);
     const commands = body.commands.map((wire) => toDomainCommand(principal ? { ...wire, actor: principal.id } : wire, () => `cmd-${randomUUID()}`));
     const outcome = await handler.handle(memoryId, commands);

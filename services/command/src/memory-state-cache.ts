@@ -3,8 +3,7 @@ import type { EventStore } from '@memotrace/event-store';
 import { readMemoryLog } from '@memotrace/memory-log';
 
 /**
- * A folded state costs about 1-2 KB of heap per event (the scale benchmark: ~1.9 GB
- * of RSS for 100 memories of 10,000 events each, all cached): cap the cached events,
+ * A folded state's heap grows with every event it folds: cap the cached events,
  * not just the memories, so RSS stays bounded however large the memories grow.
  */
 export const MAX_CACHED_EVENTS = 200_000;

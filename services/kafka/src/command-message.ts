@@ -47,9 +47,9 @@ export type ReadCommandMessage = AcceptedBatch | Refusal;
 export const AUTHORIZATION_HEADER = 'authorization';
 
 export function readCommandMessage(message: CommandMessage, access: AccessControl): ReadCommandMessage {
-  let memoryId: string | undefined;
   let commandIds: string[] = [];
-  const refuse = (code: ErrorCode, text: string, details?: ErrorDetail[], deadLetter = true): Refusal => ({
+  // `memoryId`: once the message's memory id is known and valid.
+  const refuse = (code: ErrorCode, text: string, details?: ErrorDetail[], deadLetter = true, memoryId?: string): Refusal => ({
     ok: false,
     code,
     message: text,
@@ -93,7 +93,7 @@ export function readCommandMessage(message: CommandMessage, access: AccessContro
   if (claimed === undefined) return refuse('INVALID_REQUEST', 'no memory id: set the message key to the memoryId (or "memoryId" in the value)');
   const params = memoryParams.safeParse({ memoryId: claimed });
   if (!params.success) return refuse('INVALID_REQUEST', 'invalid memory id', zodIssuesToDetails(params.error));
-  memoryId = params.data.memoryId;
+  const memoryId = params.data.memoryId;
 
   // As on HTTP, the key is checked before the body is read.
   let principal: string | undefined;
@@ -102,12 +102,12 @@ export function readCommandMessage(message: CommandMessage, access: AccessContro
       principal = access.authorize(headerValue(message.headers, AUTHORIZATION_HEADER), memoryId, 'write').id;
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      return refuse(error.code, error.message, undefined, error.code === 'UNAUTHORIZED');
+      return refuse(error.code, error.message, undefined, error.code === 'UNAUTHORIZED', memoryId);
     }
   }
 
   const parsed = commandsRequest.safeParse(body);
-  if (!parsed.success) return refuse('INVALID_REQUEST', 'invalid commands', zodIssuesToDetails(parsed.error));
+  if (!parsed.success) return refuse('INVALID_REQUEST', 'invalid commands', zodIssuesToDetails(parsed.error), true, memoryId);
   const commands = parsed.data.commands.map((wire, index) =>
     toDomainCommand(principal !== undefined ? { ...wire, actor: principal } : wire, () => assignedCommandId(message, index)),
   );

@@ -18,7 +18,7 @@ import {
 import { z } from 'zod';
 
 /**
- * The memory as MCP tools (issue 6). Input schemas are the contracts' own field
+ * The memory as MCP tools. Input schemas are the contracts' own field
  * schemas (minus `op`), so the JSON Schemas an agent sees match the HTTP contract;
  * the service re-validates every command (refinements such as validTo > validFrom
  * come back as INVALID_REQUEST tool errors) and enforces the caller's API key.

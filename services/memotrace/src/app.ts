@@ -37,7 +37,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const container = new Container();
   await container.load(infraModule(config, database), commandModule, queryModule);
   container.bind(PROJECTION_PROGRESS).toConstantValue({ waitFor: (position, timeoutMs) => projector.waitForPosition(position, timeoutMs) });
-  // Search vectors (issue 5): a projector of its own; search falls back to BM25 while the model is unavailable.
+  // Search vectors: a projector of its own; search falls back to BM25 while the model is unavailable.
   const embeddings = options.embeddings === undefined ? embeddingsFromEnv() : (options.embeddings ?? undefined);
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
   const searchIndex = embeddings
@@ -65,8 +65,8 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   const rebuild = new RebuildJob(database.url);
   registerAdminRoutes(app, rebuild);
-  registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp (issue 6)
-  // Kafka is optional (issue 3): commands in and events out only when KAFKA_BROKERS is set.
+  registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
+  // Kafka is optional: commands in and events out only when KAFKA_BROKERS is set.
   const kafka = config.kafka
     ? await startKafkaBridge({ config: config.kafka, handler: container.get(COMMAND_HANDLER), access, store: database.store, pool: database.pool, logger, metrics })
     : undefined;

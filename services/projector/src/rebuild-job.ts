@@ -25,8 +25,8 @@ export type RebuildWorkerMessage = { progress: RebuildProgress } | { result: Reb
 const REBUILD_HEAP_MB = 4096;
 /**
  * Its young generation (`--max-semi-space-size=64` for the CLI, three semi-spaces): decoded log
- * rows outlived the default one and their promotion made V8 mark the growing plan again and
- * again (a million-event rebuild's read and fold ~10 % faster).
+ * rows outlive the default one, and their promotion makes V8 mark the growing plan again and
+ * again, which slows the rebuild's read and fold.
  */
 const REBUILD_YOUNG_MB = 192;
 

@@ -4,7 +4,7 @@ import { type Projector, startProjector } from '@memotrace/projection';
 import type { Pool, PoolClient } from 'pg';
 
 /**
- * Several projector processes share the read-model work (issue 4). Memories are hashed
+ * Several projector processes share the read-model work. Memories are hashed
  * into `partitions` partitions (projections/read-models/src/partitions.ts); a process
  * owns a partition while it holds the session advisory lock (PARTITION_KEY, index) on
  * its lock connection, and runs one partition projector per owned partition. Each

@@ -89,7 +89,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     return { from: q.from, to, changes };
   });
 
-  // Read models vs exact replay for one memory (issue 4): every difference, not just the first.
+  // Read models vs exact replay for one memory: every difference, not just the first.
   app.get('/v1/memories/:memoryId/verify', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(verifyQuery, request.query, 'query');

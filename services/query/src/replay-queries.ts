@@ -104,7 +104,7 @@ export class ReplayMemoryQueries implements MemoryQueries {
  * The log is append-only, so a memory's events read once stay valid: each read
  * fetches only the revisions after the cached ones. Reads of one memory run one
  * after another (a read that started while another was fetching would otherwise
- * fetch the whole log again: verify's concurrent comparisons did, ~10x slower).
+ * fetch the whole log again, and verify's concurrent comparisons start many such reads).
  * Bounded by total events held, least recently used memories out.
  */
 export class MemoryLogCache implements MemoryLogSource {

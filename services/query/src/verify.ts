@@ -78,9 +78,8 @@ const ID_KEYS = ['factId', 'eventId', 'episodeId', 'mentionId'] as const;
 
 /**
  * Two unequal answers as reported: of two listings by id, only the items that differ (missing on
- * one side, or unequal), so one bad row of a large memory is a short report (one corrupted fact
- * of a 6,000-fact memory made a 59 MB report when every difference carried both whole cuts);
- * anything else (an entity, a history, or listings with the same items in another order) whole.
+ * one side, or unequal), so one bad row of a large memory is a short report (not both whole
+ * cuts, which can run to megabytes); anything else (an entity, a history, or listings with the same items in another order) whole.
  */
 export function differingItems(projection: unknown, replay: unknown): { projection: unknown; replay: unknown } {
   if (!Array.isArray(projection) || !Array.isArray(replay)) return { projection, replay };

@@ -34,7 +34,7 @@ import {
 type KurrentModule = typeof Kurrent;
 
 /**
- * The client pulls in gRPC, protobuf and a native bridge (~0.4 s). Load it on first use, so
+ * The client pulls in gRPC, protobuf and a native bridge, slow to load. Load it on first use, so
  * processes that only use PostgreSQL do not pay for it by importing @memotrace/event-store.
  */
 let loaded: KurrentModule | undefined;

@@ -71,7 +71,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStreamContent(streamId: string, fromRevision = 0): Promise<EventContent[]> {
-    // Three columns, no tags, ids or numbers to decode: ~30 % cheaper than readStream's rows.
+    // Three columns, no tags, ids or numbers to decode: cheaper than readStream's rows.
     const rows = await this.streamRows<[string, unknown, EventMetadata]>('e.type, e.data, e.metadata', streamId, fromRevision, Number.POSITIVE_INFINITY);
     return rows.map(([type, data, metadata]) => ({ type, data, metadata }));
   }
@@ -194,9 +194,9 @@ export class PostgresEventStore implements EventStore {
  * Runs a log page query (READ_ALL_PAGE, READ_ALL_CONTENT_PAGE; maxCount checked) as one ordered scan of the position
  * index, whatever the planner estimates. Its estimates go wrong exactly when pages matter most: on
  * a log growing faster than autovacuum analyzes it (no column statistics), the stream-prefix filter
- * is guessed at 0.5 % and the head bound at 9,000 rows, so it planned a bitmap scan of every event
- * after the cursor plus a sort, per page: a live projector 875,000 events behind spent 1.3 s on
- * each page of 1,000, and fell further behind. The index scan reads only the page (and the rows
+ * and the head bound get default guesses far from the truth, so it would plan a bitmap scan of
+ * every event after the cursor plus a sort, per page: a live projector far behind would spend so
+ * long on each page that it only falls further behind. The index scan reads only the page (and the rows
  * of other streams between).
  */
 function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, { fromPosition, maxCount, streamPrefix }: ReadAllOptions): Promise<Row[]> {

@@ -1,9 +1,8 @@
 import type { EventMetadata, StoredEvent } from '../port';
 
 /**
- * Log reads fetch rows as arrays (pg's rowMode 'array'), 10-15% faster than row objects on a
- * long read (docs/benchmarks.md). The stream id comes last so readStream, which already knows
- * it, can leave it out.
+ * Log reads fetch rows as arrays (pg's rowMode 'array'), faster than row objects on a long read.
+ * The stream id comes last so readStream, which already knows it, can leave it out.
  */
 export const STREAM_EVENT_COLUMNS = 'e.position, e.revision, e.event_id, e.type, e.data, e.metadata, e.tags';
 export const EVENT_COLUMNS = `${STREAM_EVENT_COLUMNS}, e.stream_id`;
@@ -48,8 +47,8 @@ export const SAFE_ROW = 'e.tx_id < pg_snapshot_xmin(pg_current_snapshot())';
  * visible_head is the last committed position, safe or not: above the safe head it means a
  * still-running transaction (of any kind, in any database of the server) holds events back.
  * No ORDER BY outside the join: a LATERAL join runs as a nested loop, and its outer side is the
- * one head row, so the rows come in the inner ORDER BY's order; an outer sort of them was most
- * of the query's time on large pages (a 20,000-row page spilled it to disk). The readers check
+ * one head row, so the rows come in the inner ORDER BY's order; an outer sort of them would be
+ * most of the query's time on large pages (and spill to disk on the largest). The readers check
  * the order (assertAscending).
  */
 const readAllPage = (columns: string) => `

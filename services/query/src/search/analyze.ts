@@ -35,13 +35,13 @@ function push(terms: string[], word: string): void {
   if (!STOPWORDS.has(word)) terms.push(stem(word));
 }
 
-/** Memoized: a vocabulary is small next to the words analysed, and Porter2 costs ~2 µs a word. */
+/** Memoized: a vocabulary is small next to the words analysed, and Porter2 costs far more than a lookup. */
 const stemEnglish = memoize(porter2, 100_000);
 
 /**
  * Longest word stemmed. Porter2's suffix rules rescan the word and take time quadratic in its
- * length (an 8,000-letter "word" ~0.7 s, a 64 KiB one about a minute, on the search path), and
- * no English word is near this long; longer runs of letters are kept as they are.
+ * length (a long run of letters in a 64 KiB query would stall the search path), and no English
+ * word is near this long; longer runs of letters are kept as they are.
  */
 export const MAX_STEMMED_LENGTH = 64;
 

@@ -18,9 +18,8 @@ const cl100kBase = require('js-tiktoken/ranks/cl100k_base') as RankFile;
  *
  * The ranks and the pre-tokenizer pattern are js-tiktoken's. The merge loop is our
  * own: js-tiktoken merges a piece by rescanning every pair after each merge, which is
- * quadratic in the piece's length (a 16 KiB word takes about a minute), and item
- * texts are untrusted input of up to 64 KiB. Here a priority queue keyed by
- * (rank, position) performs the same merges in the same order, leftmost lowest
+ * quadratic in the piece's length, and item texts are untrusted input of up to 64 KiB.
+ * Here a priority queue keyed by (rank, position) performs the same merges in the same order, leftmost lowest
  * rank first, in O(n log n).
  */
 export class Cl100kCounter {
@@ -147,7 +146,7 @@ const MAX_MEMOIZED_PIECE = 32;
 
 let shared: Cl100kCounter | undefined;
 
-/** The process-wide counter (its rank table is built on first use, a few hundred ms). */
+/** The process-wide counter (its rank table, slow to build, is built on first use). */
 export function cl100k(): Cl100kCounter {
   shared ??= new Cl100kCounter();
   return shared;

@@ -17,7 +17,7 @@ export interface ExpansionOptions {
   earlierTurnFactor: number;
 }
 
-/** Tuned on the LoCoMo dev split only (docs/benchmarks.md): two turns either side of the ten best items. */
+/** Tuned on the LoCoMo dev split only: two turns either side of the ten best items. */
 export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 10, depth: 2, fanOut: 4, decay: 0.85, earlierTurnFactor: 0.9 };
 
 /**

@@ -18,7 +18,7 @@ export interface RankingOptions {
   expansion: ExpansionOptions;
 }
 
-/** Tuned on the LoCoMo dev split only (docs/benchmarks.md). */
+/** Tuned on the LoCoMo dev split only. */
 export const DEFAULT_RANKING: RankingOptions = { bm25Weight: 1, vectorWeight: 0.5, supersededFactor: 0.5, intentFactor: 3, speakerFactor: 1.5, expansion: DEFAULT_EXPANSION };
 
 export interface RankingContext {

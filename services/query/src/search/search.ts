@@ -29,7 +29,7 @@ export interface SearchDeps {
 }
 
 /**
- * The search pipeline (SPEC §4, issue 5) over the items visible in one cut (nothing
+ * The search pipeline (SPEC §4) over the items visible in one cut (nothing
  * outside the cut is ever a candidate, so nothing recorded after `recordedAt` can be
  * returned or influence the ranking, not even through vectors or expansion): hybrid
  * recall; temporal intent relative to the cut's reference time; graph expansion;
