@@ -1,18 +1,134 @@
 import type { EdgeTarget } from './commands';
 import type { MergeClasses } from './merge-classes';
-import { type FactRecord, type FactVersion, type MemoryState, canonicalTarget, openVersion } from './state';
+import {
+  type EntityRecord,
+  type EpisodeVersion,
+  type EventVersion,
+  type FactRecord,
+  type FactVersion,
+  type MemoryState,
+  type MentionRecord,
+  type MergeRecord,
+  canonicalTarget,
+  lastOf,
+} from './state';
 import { type Instant, contains } from './time';
-import type { ChangeView, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
+import type { ChangeView, Cut, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
 import { compareIds } from './views';
+import {
+  type AccessorParts,
+  type CutKind,
+  type CutPredicate,
+  type Translations,
+  VISIBILITY,
+  compileCut,
+  inValidTime,
+  listedMembers,
+} from './visibility';
 
 /**
- * Cut functions over a state folded up to the cut's record time `r` (see `fold`):
- * in such a state the versions in the cut are exactly the open ones, and the
- * merges, entities and mentions are exactly those recorded at or before `r`.
+ * The reference cut: cut functions over a state folded up to the cut's record time `r`
+ * (see `fold`), deciding what is in the cut `(validAt, r)` by the rules of visibility.ts
+ * (`inCut`, compiled per kind by `compileCut`), never by rules of their own. Such a state holds exactly what was recorded at
+ * or before `r`, so `r` is its latest record time, and by the invariant of SPEC 3.1 only an
+ * item's last version can hold `r` in its record interval: it is the one version the rules
+ * are asked about.
  */
 
 export function inValidity(from: Instant, to: Instant | null, validAt: ValidAt): boolean {
-  return validAt === '*' || contains(from, to, validAt);
+  return inValidTime(from, to, validAt);
+}
+
+/** The records of the state that the rules read, by kind. */
+interface StateItems {
+  fact: FactVersion;
+  event: EventVersion;
+  episode: EpisodeVersion;
+  mention: MentionRecord;
+  entity: EntityRecord;
+  merge: MergeRecord;
+}
+
+/** The domain's translation of the rules: where its records keep what the rules read, and the one version of an item that can be in the cut. */
+const STATE_ITEMS: Translations<
+  { [K in CutKind]: AccessorParts<StateItems[K]> },
+  { [K in CutKind]: { candidate(state: MemoryState, id: string): StateItems[K] | undefined } }
+> = {
+  fact: {
+    recordedFrom: (v) => v.recordedFrom,
+    recordedTo: (v) => v.recordedTo,
+    validity: { from: (v) => v.validFrom, to: (v) => v.validTo },
+    candidate: (state, id) => lastOf(state.facts.get(id)?.versions ?? []),
+  },
+  event: {
+    recordedFrom: (v) => v.recordedFrom,
+    recordedTo: (v) => v.recordedTo,
+    validity: { from: (v) => v.timeSpan.from, to: (v) => v.timeSpan.to },
+    members: (v) => v.includesFacts,
+    candidate: (state, id) => lastOf(state.events.get(id) ?? []),
+  },
+  episode: {
+    recordedFrom: (v) => v.recordedFrom,
+    recordedTo: (v) => v.recordedTo,
+    validity: { from: (v) => v.window.from, to: (v) => v.window.to },
+    members: (v) => v.events,
+    candidate: (state, id) => lastOf(state.episodes.get(id) ?? []),
+  },
+  mention: { recordedFrom: (m) => m.recordedFrom, candidate: (state, id) => state.mentions.get(id) },
+  entity: { recordedFrom: (e) => e.recordedFrom, candidate: (state, id) => state.entities.get(id) },
+  // Merges are named by no member list.
+  merge: { recordedFrom: (m) => m.recordedAt, candidate: () => undefined },
+};
+
+/**
+ * The record time of a state folded to r: its latest. (A state that does not say holds no
+ * later record time either: any instant after all of them, such as one after every instant,
+ * cuts it alike.)
+ */
+const foldedAt = (state: MemoryState): Instant => state.latestRecordedAt ?? '\uffff';
+
+/** Each kind's rule compiled once from its translation. */
+const STATE_CUT: { readonly [K in CutKind]: CutPredicate<StateItems[K]> } = {
+  fact: compileCut('fact', STATE_ITEMS.fact),
+  event: compileCut('event', STATE_ITEMS.event),
+  episode: compileCut('episode', STATE_ITEMS.episode),
+  mention: compileCut('mention', STATE_ITEMS.mention),
+  entity: compileCut('entity', STATE_ITEMS.entity),
+  merge: compileCut('merge', STATE_ITEMS.merge),
+};
+
+/** The cut `(validAt, r)` of a state folded to r, one per answer (its closures are made once, not per item). */
+class StateCut {
+  private readonly cut: Cut;
+  private readonly anyValidity: Cut;
+
+  constructor(
+    private readonly state: MemoryState,
+    validAt: ValidAt,
+  ) {
+    const recordedAt = foldedAt(state);
+    this.cut = { validAt, recordedAt };
+    this.anyValidity = { validAt: '*', recordedAt };
+  }
+
+  /** Whether `item` of `kind` is in the cut. */
+  shows<K extends CutKind>(kind: K, item: StateItems[K]): boolean {
+    return (STATE_CUT[kind] as CutPredicate<StateItems[K]>)(item, this.cut, this.counts);
+  }
+
+  /** A member counts: the item of `kind` named `id` is in the cut `('*', r)`. */
+  readonly counts = (kind: CutKind, id: string): boolean => this.countsOf(kind, id);
+
+  private countsOf<K extends CutKind>(kind: K, id: string): boolean {
+    const item = (STATE_ITEMS[kind].candidate as (state: MemoryState, id: string) => StateItems[K] | undefined)(this.state, id);
+    return item !== undefined && (STATE_CUT[kind] as CutPredicate<StateItems[K]>)(item, this.anyValidity, this.counts);
+  }
+
+  /** The members an item's answer lists (its rule's `lists`). */
+  listed(kind: 'event' | 'episode', members: readonly string[]): string[] {
+    const requires = VISIBILITY[kind].requires;
+    return listedMembers(requires, members, (id) => this.counts(requires.kind, id));
+  }
 }
 
 /** Every validity bound of the state's versions (fact validities, event spans, episode windows), sorted: where validAt cuts can change. */
@@ -30,10 +146,11 @@ export function validityBounds(state: MemoryState): Instant[] {
 
 export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter = {}): FactView[] {
   const views: FactView[] = [];
+  const cut = new StateCut(state, validAt);
   for (const fact of state.facts.values()) {
-    const open = openVersion(fact.versions);
-    if (!open || !inValidity(open.validFrom, open.validTo, validAt) || !matches(state, fact, filter)) continue;
-    views.push(factView(state.classes, fact, open));
+    const version = lastOf(fact.versions);
+    if (!version || !cut.shows('fact', version) || !matches(state, fact, filter)) continue;
+    views.push(factView(state.classes, fact, version));
   }
   return views.sort((a, b) => compareIds(a.factId, b.factId));
 }
@@ -81,11 +198,19 @@ function matches(state: MemoryState, fact: FactRecord, filter: FactFilter): bool
 }
 
 export function entityAt(state: MemoryState, entityId: string): EntityView | null {
-  if (!state.entities.has(entityId)) return null;
+  const cut = new StateCut(state, '*');
+  const shown = (id: string): EntityRecord | undefined => {
+    const entity = state.entities.get(id);
+    return entity !== undefined && cut.shows('entity', entity) ? entity : undefined;
+  };
+  if (!shown(entityId)) return null;
   const root = state.classes.canonical(entityId);
-  const entity = state.entities.get(root);
+  const entity = shown(root);
   if (!entity) return null;
-  const members = state.classes.classOf(root).map((id) => state.entities.get(id)).filter((e) => e !== undefined);
+  const members = state.classes
+    .classOf(root)
+    .map(shown)
+    .filter((e) => e !== undefined);
   const names = new Set<string>([entity.name]);
   const aliases = new Set<string>();
   const types = new Set<string>();
@@ -103,53 +228,63 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
     names: [...names],
     aliases: [...aliases],
     types: [...types],
-    merges: state.merges.filter((m) => inClass.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
+    merges: state.merges
+      .filter((m) => inClass.has(m.dstRoot) && cut.shows('merge', m))
+      .map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
     recordedFrom: entity.recordedFrom,
   };
 }
 
-/** SPEC §3.2: recorded, and every fact of its evidence closure believed at the cut. */
+/** SPEC §3.2 (VISIBILITY.event): recorded, and every fact of its evidence closure believed at the cut. */
 export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
   const views: EventView[] = [];
+  const cut = new StateCut(state, validAt);
   for (const versions of state.events.values()) {
-    const current = openVersion(versions);
-    if (!current || !inValidity(current.timeSpan.from, current.timeSpan.to, validAt) || !evidenceBelieved(state, current.includesFacts)) continue;
+    const current = lastOf(versions);
+    if (!current || !cut.shows('event', current)) continue;
     views.push({
       eventId: current.eventId,
       summary: current.summary,
       timeSpan: { from: current.timeSpan.from, to: current.timeSpan.to },
       participants: current.participants.map((p) => ({ entityId: state.classes.canonical(p.entityId), role: p.role })),
-      includesFacts: [...current.includesFacts],
+      includesFacts: cut.listed('event', current.includesFacts),
       recordedFrom: current.recordedFrom,
     });
   }
   return views.sort((a, b) => compareIds(a.eventId, b.eventId));
 }
 
-function evidenceBelieved(state: MemoryState, factIds: readonly string[]): boolean {
-  return factIds.every((factId) => {
-    const fact = state.facts.get(factId);
-    return fact !== undefined && openVersion(fact.versions) !== undefined;
-  });
-}
-
-/** Visible iff one of its events is; lists only its visible events. */
+/** VISIBILITY.episode: visible iff one of its events is; lists only its visible events. */
 export function episodesAt(state: MemoryState, validAt: ValidAt): EpisodeView[] {
-  const visibleEvents = new Set(eventsAt(state, '*').map((e) => e.eventId));
   const views: EpisodeView[] = [];
+  const cut = new StateCut(state, validAt);
   for (const versions of state.episodes.values()) {
-    const current = openVersion(versions);
-    if (!current || !inValidity(current.window.from, current.window.to, validAt)) continue;
-    const events = current.events.filter((id) => visibleEvents.has(id));
-    if (events.length === 0) continue;
-    views.push({ episodeId: current.episodeId, title: current.title, window: { from: current.window.from, to: current.window.to }, events, recordedFrom: current.recordedFrom });
+    const current = lastOf(versions);
+    if (!current || !cut.shows('episode', current)) continue;
+    const events = cut.listed('episode', current.events);
+    views.push({
+      episodeId: current.episodeId,
+      title: current.title,
+      window: { from: current.window.from, to: current.window.to },
+      events,
+      recordedFrom: current.recordedFrom,
+    });
   }
   return views.sort((a, b) => compareIds(a.episodeId, b.episodeId));
 }
 
 export function mentionsAt(state: MemoryState): MentionView[] {
+  const cut = new StateCut(state, '*');
   return [...state.mentions.values()]
-    .map((m) => ({ mentionId: m.mentionId, docId: m.docId, text: m.text, speaker: m.speaker, occurredAt: m.occurredAt, recordedFrom: m.recordedFrom }))
+    .filter((m) => cut.shows('mention', m))
+    .map((m) => ({
+      mentionId: m.mentionId,
+      docId: m.docId,
+      text: m.text,
+      speaker: m.speaker,
+      occurredAt: m.occurredAt,
+      recordedFrom: m.recordedFrom,
+    }))
     .sort((a, b) => compareIds(a.mentionId, b.mentionId));
 }
 
@@ -160,7 +295,8 @@ export function changesBetween(state: MemoryState, from: Instant, to: Instant): 
     for (const version of fact.versions) {
       const view = factView(state.classes, fact, version);
       if (contains(from, to, version.recordedFrom)) changes.push({ change: 'opened', at: version.recordedFrom, version: view });
-      if (version.recordedTo !== null && contains(from, to, version.recordedTo)) changes.push({ change: 'closed', at: version.recordedTo, version: view });
+      if (version.recordedTo !== null && contains(from, to, version.recordedTo))
+        changes.push({ change: 'closed', at: version.recordedTo, version: view });
     }
   }
   return changes.sort(compareChanges);

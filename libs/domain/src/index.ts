@@ -12,6 +12,7 @@ export { changesOf, commandBodyOf, factIdsOf, idsOf, type CommandBody, type Comm
 export { decide, type DecideContext, type Decision } from './decide';
 export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus } from './decide-batch';
 export * from './cut';
+export * from './visibility';
 export { commandsOfLog } from './export';
 export type { MemoryQueries } from './read-port';
 export type * from './search-feed';

@@ -1,9 +1,9 @@
-import { type Change, type ChangeType, type Instant, factText, mentionText } from '@memotrace/domain';
+import { type Change, type ChangeType, type Instant, factText, mentionText, ruleOf } from '@memotrace/domain';
 import type { ProjectedRecord, Projection } from '@memotrace/projection';
 import { DEFAULT_ITEM_INDEX, type SearchDoc, VECTOR_DIMENSION } from './documents';
-import { type Interval, type IntervalSet, intersect, normalize, union } from './intervals';
+import { type Interval, intersect, union } from './intervals';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
-import { SETTLE_ORDER, visibleIntervals } from './visible-intervals';
+import { SETTLE_ORDER, docFields, visibleIntervals } from './visible-intervals';
 
 /** Embeds texts in one batch (the search projector embeds; the command path never does). */
 export interface Embedder {
@@ -91,7 +91,6 @@ const usable = (vector: number[] | undefined, dimension: number): number[] | nul
 export function openSearchProjectionName(index: string): string {
   return index === DEFAULT_ITEM_INDEX ? OPENSEARCH_PROJECTION : `${OPENSEARCH_PROJECTION}:${index}`;
 }
-const own = (doc: SearchDoc): Interval[] => normalize([{ from: doc.recordedFrom, to: doc.recordedTo }]);
 const latestPosition = (docs: readonly SearchDoc[]): number => Math.max(0, ...docs.flatMap((d) => [d.position, d.closedPosition ?? 0]));
 
 /** One memory's slice of a batch: loads the documents it touches, folds the events into them, writes what changed. */
@@ -151,11 +150,7 @@ class MemoryBatch {
     eventDocs.forEach((e) => eventIds.add(e.itemId));
     const episodes = [...(await find({ kind: 'episode', field: 'itemId', values: [...episodeIds] })), ...(await find({ kind: 'episode', field: 'events', values: [...eventIds] }))];
     this.keep(episodes);
-    // What those need to decide visibility: every event of an episode, every fact of an event.
-    const missingEvents = episodes.flatMap((e) => e.events ?? []).filter((id) => !eventIds.has(id));
-    this.keep(await find({ kind: 'event', field: 'itemId', values: [...new Set(missingEvents)] }));
-    const missingFacts = this.all('event').flatMap((e) => e.includesFacts ?? []).filter((id) => !factIds.has(id));
-    this.keep(await find({ kind: 'fact', field: 'itemId', values: [...new Set(missingFacts)] }));
+    // What those need to decide visibility (every version of their members) is fetched by `settle`.
   }
 
   apply(change: Change, at: Instant, position: number): void {
@@ -223,6 +218,18 @@ class MemoryBatch {
    * new texts; returns every changed document.
    */
   async settle(embed: ((texts: readonly string[]) => Promise<(number[] | undefined)[]>) | undefined, dimension: number): Promise<SearchDoc[]> {
+    // Every version of every member a loaded document's rule reads (an episode's events, then every
+    // event's facts): `load` may hold only some versions of an item, e.g. the versions of an event
+    // found because they include a fact the batch touches, and a member's times are the union over
+    // all its versions.
+    for (const kind of [...SETTLE_ORDER].reverse()) {
+      const requires = ruleOf(kind).requires;
+      const field = docFields(kind).members;
+      if (requires === null || field === undefined) continue;
+      const ids = new Set(this.all(kind).flatMap((doc) => doc[field] ?? []));
+      if (ids.size === 0) continue;
+      this.keep(await this.index.find(this.memoryId, { kind: requires.kind as SearchDoc['kind'], field: 'itemId', values: [...ids] }));
+    }
     const memberTimes = (kind: SearchDoc['kind'], itemId: string) => union(...this.versions(kind, itemId).map((doc) => doc.recorded));
     for (const kind of SETTLE_ORDER) for (const doc of this.all(kind)) this.setRecorded(doc, visibleIntervals(kind, doc, memberTimes));
 

@@ -15,6 +15,7 @@ import {
 } from '@memotrace/domain';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
+import { cutPredicate, listedMembers, recordPredicate } from './cut-sql';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
 import { MergeForest, type MergeRow } from './merge-forest';
 import {
@@ -36,9 +37,10 @@ type MergeHorizon = { through: Instant } | { before: Instant } | 'all';
 
 /**
  * Time-cut reads over the read models, answering exactly what replay answers
- * (libs/domain/src/cut.ts over a log folded to the cut's record time). A version
- * is in the cut iff `recorded_from <= r < recorded_to` (and its validity holds):
- * the SQL twin of "open in the state folded up to r". Merges are few, so the
+ * (libs/domain/src/cut.ts over a log folded to the cut's record time). What is in a
+ * cut is decided by the domain's rules (visibility.ts), translated to SQL by cut-sql.ts:
+ * e.g. a version is in the cut iff `recorded_from <= r < recorded_to` (and its validity
+ * holds), the SQL twin of "open in the state folded up to r". Merges are few, so the
  * merge forest at r is rebuilt in JS with the domain's own functions; queries of
  * more than one statement run in one REPEATABLE READ snapshot so the forest and
  * the rows agree while the projector commits.
@@ -51,8 +53,9 @@ export class PostgresMemoryQueries implements MemoryQueries {
       const forest = await loadForest(q, memoryId, { through: cut.recordedAt });
       const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
       const param = (value: unknown) => `$${params.push(value)}`;
-      const where = ['memory_id = $1', `tstzrange(recorded_from, recorded_to, '[)') @> $2::timestamptz`];
-      if (cut.validAt !== '*') where.push(`tstzrange(valid_from, valid_to, '[)') @> ${param(pgInstant(cut.validAt))}::timestamptz`);
+      const where = [
+        cutPredicate('fact', '', { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : param(pgInstant(cut.validAt)) }),
+      ];
       if (filter.rel !== undefined) where.push(`rel = ${param(filter.rel)}`);
       // A filter names an entity class at r: any member id matches (SPEC MERGE_ENTITY).
       if (filter.src !== undefined) where.push(`src = ANY(${param(forest.classOf(filter.src))}::text[])`);
@@ -91,7 +94,7 @@ export class PostgresMemoryQueries implements MemoryQueries {
       const r = pgInstant(recordedAt);
       const { rows: entityRows } = await q.query<{ entity_id: string; name: string; recorded_from: string }>(
         `SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities
-          WHERE memory_id = $1 AND entity_id = ANY($2::text[]) AND recorded_from <= $3::timestamptz`,
+          WHERE ${cutPredicate('entity', '', { memoryId: '$1', recordedAt: '$3', validAt: null })} AND entity_id = ANY($2::text[])`,
         [memoryId, ids, r],
       );
       const entities = new Map(entityRows.map((row) => [row.entity_id, row]));
@@ -100,7 +103,7 @@ export class PostgresMemoryQueries implements MemoryQueries {
       const { rows: labels } = await q.query<{ entity_id: string; kind: 'alias' | 'type'; value: string }>(
         `SELECT l.entity_id, l.kind, l.value FROM rm_entity_labels l
            JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
-          WHERE l.memory_id = $1 AND l.entity_id = ANY($2::text[]) AND l.recorded_from <= $3::timestamptz AND l.position >= e.position
+          WHERE l.memory_id = $1 AND l.entity_id = ANY($2::text[]) AND ${recordPredicate('entity', 'l', '$3')} AND l.position >= e.position
           ORDER BY l.position, l.idx`,
         [memoryId, members, r],
       );
@@ -135,28 +138,36 @@ export class PostgresMemoryQueries implements MemoryQueries {
     return this.snapshot(async (q) => {
       const forest = await loadForest(q, memoryId, { through: cut.recordedAt });
       const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
-      const span = cut.validAt === '*' ? '' : `AND ${inSpan('ev.span_from', 'ev.span_to', `$${params.push(pgInstant(cut.validAt))}`)}`;
-      const { rows } = await q.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM rm_event_versions ev WHERE ${VISIBLE_EVENT} ${span}`, params);
+      const validAt = cut.validAt === '*' ? null : `$${params.push(pgInstant(cut.validAt))}`;
+      const { rows } = await q.query<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM rm_event_versions ev WHERE ${cutPredicate('event', 'ev', { memoryId: '$1', recordedAt: '$2', validAt })}`,
+        params,
+      );
       return rows.map((row) => eventViewOfRow(row, forest)).sort((a, b) => compareIds(a.eventId, b.eventId));
     });
   }
 
   async episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]> {
     const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
-    const window = cut.validAt === '*' ? '' : `AND ${inSpan('ep.window_from', 'ep.window_to', `$${params.push(pgInstant(cut.validAt))}`)}`;
+    const at = { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : `$${params.push(pgInstant(cut.validAt))}` };
     // One statement (one snapshot): an episode lists only its events visible at r (any validity), in its own order.
-    const { rows } = await this.pool.query<{ episode_id: string; title: string; window_from: string; window_to: string | null; events: string[]; recorded_from: string }>(
-      `WITH visible AS (SELECT ev.event_id FROM rm_event_versions ev WHERE ${VISIBLE_EVENT})
-       SELECT ep.episode_id, ep.title, ${epochMs('ep.window_from')} AS window_from, ${epochMs('ep.window_to')} AS window_to,
-              ${epochMs('ep.recorded_from')} AS recorded_from,
-              ARRAY(SELECT x.id FROM unnest(ep.events) WITH ORDINALITY AS x(id, ord)
-                     WHERE x.id IN (SELECT event_id FROM visible) ORDER BY x.ord) AS events
-         FROM rm_episode_versions ep
-        WHERE ep.memory_id = $1 AND tstzrange(ep.recorded_from, ep.recorded_to, '[)') @> $2::timestamptz ${window}`,
+    // They are asked once per episode (OFFSET 0 keeps the planner from copying the array into the WHERE),
+    // and the rule's requirement (some event visible) reads them.
+    const { rows } = await this.pool.query<{
+      episode_id: string;
+      title: string;
+      window_from: string;
+      window_to: string | null;
+      events: string[];
+      recorded_from: string;
+    }>(
+      `SELECT ep.episode_id, ep.title, ${epochMs('ep.window_from')} AS window_from, ${epochMs('ep.window_to')} AS window_to,
+              ${epochMs('ep.recorded_from')} AS recorded_from, listed.events
+         FROM rm_episode_versions ep CROSS JOIN LATERAL (SELECT ${listedMembers('episode', 'ep', at)} AS events OFFSET 0) listed
+        WHERE ${cutPredicate('episode', 'ep', at, 'listed.events')}`,
       params,
     );
     return rows
-      .filter((row) => row.events.length > 0)
       .map((row) => ({
         episodeId: row.episode_id,
         title: row.title,
@@ -169,7 +180,7 @@ export class PostgresMemoryQueries implements MemoryQueries {
 
   async mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]> {
     const { rows } = await this.pool.query<MentionRow>(
-      `SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE memory_id = $1 AND recorded_from <= $2::timestamptz`,
+      `SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE ${cutPredicate('mention', '', { memoryId: '$1', recordedAt: '$2', validAt: null })}`,
       [memoryId, pgInstant(recordedAt)],
     );
     return rows.map(mentionViewOfRow).sort((a, b) => compareIds(a.mentionId, b.mentionId));
@@ -202,27 +213,13 @@ export class PostgresMemoryQueries implements MemoryQueries {
   }
 }
 
-/** `[from, to)` holds `at` (to NULL = open); plain comparisons: spans are not constrained to from < to. */
-function inSpan(from: string, to: string, at: string): string {
-  return `${from} <= ${at}::timestamptz AND (${to} IS NULL OR ${at}::timestamptz < ${to})`;
-}
-
-/** SPEC §3.2 over alias `ev` with $1 = memory, $2 = r: recorded by r, and every included fact believed at r. */
-const VISIBLE_EVENT = `ev.memory_id = $1 AND tstzrange(ev.recorded_from, ev.recorded_to, '[)') @> $2::timestamptz
-  AND NOT EXISTS (
-    SELECT 1 FROM unnest(ev.includes_facts) AS f(fact_id)
-     WHERE NOT EXISTS (
-       SELECT 1 FROM rm_fact_versions v
-        WHERE v.memory_id = ev.memory_id AND v.fact_id = f.fact_id
-          AND tstzrange(v.recorded_from, v.recorded_to, '[)') @> $2::timestamptz))`;
-
 async function loadForest(q: Queryable, memoryId: string, horizon: MergeHorizon): Promise<MergeForest> {
   const params: unknown[] = [memoryId];
   const bound =
     horizon === 'all'
       ? ''
       : 'through' in horizon
-        ? `AND recorded_at <= $${params.push(pgInstant(horizon.through))}::timestamptz`
+        ? `AND ${recordPredicate('merge', '', `$${params.push(pgInstant(horizon.through))}`)}`
         : `AND recorded_at < $${params.push(pgInstant(horizon.before))}::timestamptz`;
   const { rows } = await q.query<{ src_id: string; dst_id: string; src_root: string; dst_root: string; recorded_at: string }>(
     `SELECT src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')} AS recorded_at

@@ -1,5 +1,5 @@
-import { type Cut, type FactFilter, type MemoryQueries, mentionsAt } from '@memotrace/domain';
-import { ENTITY_IDS, RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import type { Cut, FactFilter, MemoryQueries } from '@memotrace/domain';
+import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresEventStore } from '@memotrace/event-store';
 import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
 import { PostgresMemoryQueries } from '@memotrace/read-models';
@@ -11,13 +11,16 @@ import { type ProjectedLog, startProjectedLog } from './testing/projected-log';
 /**
  * SPEC §4: `consistency=projection` and `consistency=replay` MUST answer
  * identically. Random histories (the domain's property-test generator) are
- * appended to the log, projected, then every query is asked both ways at every
- * record time of the history, one millisecond before each, and at every valid time.
+ * appended to the log, projected, then the queries that are more than a cut are asked
+ * both ways: facts under src/rel/dst filters (merged classes) at every record time of the
+ * history, one millisecond before each, and at every valid time; history; changes.
+ * What a cut shows (facts, events, episodes, entities, mentions), projection and replay
+ * alike, is checked against the domain's reference cut by cut-conformance.int.spec.ts.
  */
 const minusMs = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
 const RECORD_CUTS = RECORD_TIMES.flatMap((t) => [minusMs(t), t]);
 const VALID_CUTS: (string | '*')[] = ['*', ...VALID_TIMES];
-const FILTERS: FactFilter[] = [{}, { src: 'e0' }, { rel: 'works_at' }, { dst: 'e1' }, { src: 'e2', rel: 'works_at' }];
+const FILTERS: FactFilter[] = [{ src: 'e0' }, { rel: 'works_at' }, { dst: 'e1' }, { src: 'e2', rel: 'works_at' }];
 
 describe('projection and replay answer identically over random histories', () => {
   let log: ProjectedLog;
@@ -42,7 +45,7 @@ describe('projection and replay answer identically over random histories', () =>
     }
   }
 
-  it('for facts, events, episodes, entities, mentions, history and changes', async () => {
+  it('for filtered facts, history and changes', async () => {
     await fc.assert(
       fc.asyncProperty(historyArb, async (batches) => {
         const memoryId = `parity-${++memories}`;
@@ -54,11 +57,7 @@ describe('projection and replay answer identically over random histories', () =>
           for (const validAt of VALID_CUTS) {
             const cut: Cut = { validAt, recordedAt };
             for (const filter of FILTERS) await compare(`facts ${JSON.stringify({ cut, filter })}`, (q) => q.facts(memoryId, cut, filter));
-            await compare(`events ${JSON.stringify(cut)}`, (q) => q.events(memoryId, cut));
-            await compare(`episodes ${JSON.stringify(cut)}`, (q) => q.episodes(memoryId, cut));
           }
-          for (const entityId of [...ENTITY_IDS, 'ghost']) await compare(`entity ${entityId}@${recordedAt}`, (q) => q.entity(memoryId, entityId, recordedAt));
-          await compare(`mentions@${recordedAt}`, (q) => q.mentions(memoryId, recordedAt));
         }
         for (const factId of [...run.state.facts.keys(), 'no-such-fact']) {
           await compare(`history ${factId}`, (q) => q.history(memoryId, factId));
@@ -67,8 +66,8 @@ describe('projection and replay answer identically over random histories', () =>
         for (let i = 0; i + 3 < RECORD_TIMES.length; i += 3) {
           await compare(`changes ${i}`, (q) => q.changes(memoryId, RECORD_TIMES[i]!, RECORD_TIMES[i + 3]!));
         }
-        // The answers are not vacuous: the final state has mentions iff the replay lists them.
-        expect((await replay.mentions(memoryId, RECORD_TIMES[RECORD_TIMES.length - 1]!)).length).toBe(mentionsAt(run.state).length);
+        // The answers are not vacuous: the seed's fact (e0 works_at e1) has a history.
+        expect((await replay.history(memoryId, [...run.state.facts.keys()][0]!))?.length).toBeGreaterThan(0);
       }),
       { numRuns: 25 },
     );

@@ -81,7 +81,27 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
     const facts = [...state.facts.keys()];
     const occurrences = [...state.events.keys()];
     const mentions = [...state.mentions.keys()];
-    switch (pick(['entity', 'entity', 'merge', 'relation', 'edge', 'edge', 'edge', 'edge', 'archive', 'retro', 'event', 'link', 'episode', 'mention'])) {
+    switch (
+      pick([
+        'entity',
+        'entity',
+        'merge',
+        'relation',
+        'edge',
+        'edge',
+        'edge',
+        'edge',
+        'archive',
+        'retro',
+        'event',
+        'event',
+        'retract',
+        'link',
+        'episode',
+        'episode',
+        'mention',
+      ])
+    ) {
       case 'entity':
         return { op: 'UPSERT_ENTITY', entityId: pick(ENTITY_IDS), name: pick(NAMES), aliases: some(NAMES), types: some(['person', 'org', 'place']) };
       case 'merge':
@@ -104,11 +124,24 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
       }
       case 'archive':
         return facts.length > 0 ? { op: 'ARCHIVE_EDGE', factId: pick(facts) } : null;
+      case 'retract': {
+        // A believed fact of an event's evidence: the event leaves the cuts, its episodes list it no more.
+        const evidence = occurrences
+          .flatMap((id) => state.events.get(id)!.at(-1)!.includesFacts)
+          .filter((id) => state.facts.get(id)!.versions.at(-1)!.recordedTo === null);
+        if (evidence.length === 0) return null;
+        return chance(0.7) ? { op: 'ARCHIVE_EDGE', factId: pick(evidence) } : { op: 'RETRO_CORRECT', factId: pick(evidence), validFrom: validTime() };
+      }
       case 'retro': {
         if (facts.length === 0) return null;
         const { from, to } = interval();
         if (from === undefined && to === undefined) return null;
-        return { op: 'RETRO_CORRECT', factId: pick(facts), ...(from !== undefined ? { validFrom: from } : {}), ...(to !== undefined ? { validTo: to } : {}) };
+        return {
+          op: 'RETRO_CORRECT',
+          factId: pick(facts),
+          ...(from !== undefined ? { validFrom: from } : {}),
+          ...(to !== undefined ? { validTo: to } : {}),
+        };
       }
       case 'event': {
         const from = validTime();
@@ -123,7 +156,13 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
       }
       case 'link':
         return occurrences.length > 0
-          ? { op: 'LINK', kind: pick(['causal', 'temporal'] as const), from: pick(occurrences), to: pick(occurrences), ...(chance(0.5) ? { qualifier: pick(['a', 'b']) } : {}) }
+          ? {
+              op: 'LINK',
+              kind: pick(['causal', 'temporal'] as const),
+              from: pick(occurrences),
+              to: pick(occurrences),
+              ...(chance(0.5) ? { qualifier: pick(['a', 'b']) } : {}),
+            }
           : null;
       case 'episode': {
         const from = validTime();
@@ -132,7 +171,9 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
           episodeId: pick(['ep1', 'ep2']),
           title: pick(['week', 'trip']),
           window: { from, to: chance(0.5) ? null : hour((Date.parse(from) - BASE) / 3_600_000 + 1 + Math.floor(random() * 96)) },
-          events: some(occurrences, 3),
+          // Known events (some may not be visible: their evidence retracted), rarely none, rarely an unknown one (a rejected batch).
+          events:
+            occurrences.length === 0 || chance(0.1) ? [] : [...some(occurrences, 2), pick(occurrences), ...(chance(0.05) ? ['ev-unknown'] : [])],
         };
       }
       default:
@@ -147,7 +188,7 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
     }
   };
 
-  for (let made = 0; made < commandCount; ) {
+  for (let made = 0; made < commandCount;) {
     const size = 1 + Math.floor(random() * 3);
     const batch: Command[] = [];
     for (let i = 0; i < size; i++) {

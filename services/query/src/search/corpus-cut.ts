@@ -1,4 +1,15 @@
-import { type Cut, factText } from '@memotrace/domain';
+import * as domain from '@memotrace/domain';
+import {
+  type Cut,
+  type CutKind,
+  type EntityNameRow,
+  type MergeRecord,
+  type RecordRule,
+  type Requirement,
+  type Translations,
+  factText,
+  ruleOf,
+} from '@memotrace/domain';
 import { MergeForest } from '@memotrace/read-models';
 import { dot, textHash } from '@memotrace/search-index';
 import { analyze } from './analyze';
@@ -7,11 +18,104 @@ import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions } from 
 import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, VectorStore } from './cut-items';
 import { innerProductError, innerProductTop } from './inner-product-top';
-import { type Candidate, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
+import { type Candidate, type ItemKind, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
 import { type RecallHit, itemKey } from './recall-backend';
 
-const MENTION = KIND_RANK.mention;
-const FACT = KIND_RANK.fact;
+/**
+ * The domain's rule tests, read once: a function imported from a package that re-exports it is
+ * a getter call per use under tsx (README, "Hot paths under tsx").
+ */
+const { inRecordTime, listedMembers } = domain;
+
+/** The corpus's typed arrays of epoch milliseconds (open ends infinite), by name. */
+type TimeColumn = 'recFrom' | 'recTo' | 'validFrom' | 'validTo';
+
+/** A version row's parts: typed-array columns, the member list read off the version. */
+interface RowParts {
+  recordedFrom: TimeColumn;
+  recordedTo: TimeColumn;
+  validity: { from: TimeColumn; to: TimeColumn };
+  members: (version: ItemVersion) => readonly string[];
+}
+
+/** A record's parts (entities and merges are records of their own, not rows). */
+interface RecordParts<T> {
+  recordedFrom: (record: T) => string;
+  recordedTo: never;
+  validity: never;
+  members: never;
+}
+
+/**
+ * The corpus's translation of the cut rules (libs/domain/src/visibility.ts): where a version
+ * row keeps what its kind's rule reads, and where entities and merges keep theirs.
+ */
+const CORPUS_CUT: Translations<{
+  fact: RowParts;
+  event: RowParts;
+  episode: RowParts;
+  mention: RowParts;
+  entity: RecordParts<EntityNameRow>;
+  merge: RecordParts<MergeRecord>;
+}> = {
+  fact: { recordedFrom: 'recFrom', recordedTo: 'recTo', validity: { from: 'validFrom', to: 'validTo' } },
+  event: { recordedFrom: 'recFrom', recordedTo: 'recTo', validity: { from: 'validFrom', to: 'validTo' }, members: (v) => v.includesFacts ?? [] },
+  episode: { recordedFrom: 'recFrom', recordedTo: 'recTo', validity: { from: 'validFrom', to: 'validTo' }, members: (v) => v.episodeEvents ?? [] },
+  mention: { recordedFrom: 'recFrom' },
+  entity: { recordedFrom: (e) => e.recordedFrom },
+  merge: { recordedFrom: (m) => m.recordedAt },
+};
+
+/** A row kind's rule, compiled once from the rule and its translation: what the scan of a view tests per row. */
+interface RowPlan {
+  kind: ItemKind;
+  record: RecordRule;
+  recordedFrom: TimeColumn;
+  recordedTo: TimeColumn | null;
+  validity: { from: TimeColumn; to: TimeColumn } | null;
+  requires: (Requirement & { kind: ItemKind; of: (version: ItemVersion) => readonly string[] }) | null;
+}
+
+const isItemKind = (kind: CutKind): kind is ItemKind => kind in KIND_RANK;
+
+function rowPlan(kind: ItemKind): RowPlan {
+  const rule = ruleOf(kind);
+  const row = CORPUS_CUT[kind] as {
+    recordedFrom: TimeColumn;
+    recordedTo?: TimeColumn;
+    validity?: { from: TimeColumn; to: TimeColumn };
+    members?: (v: ItemVersion) => readonly string[];
+  };
+  const requires = rule.requires;
+  if (requires !== null && !isItemKind(requires.kind)) throw new Error(`the corpus holds no ${requires.kind} for the members of ${kind}`);
+  return {
+    kind,
+    record: rule.record,
+    recordedFrom: row.recordedFrom,
+    recordedTo: row.recordedTo ?? null,
+    validity: rule.validity === null ? null : row.validity!,
+    requires: requires === null ? null : { ...requires, kind: requires.kind as ItemKind, of: row.members! },
+  };
+}
+
+/** The plans by KIND_RANK (the corpus's `kinds` column). */
+const ROW_PLANS: readonly RowPlan[] = (Object.keys(KIND_RANK) as ItemKind[]).sort((a, b) => KIND_RANK[a] - KIND_RANK[b]).map(rowPlan);
+
+/**
+ * A plan with its columns resolved in one corpus (once per view): the scan's per-row test,
+ * `inRecordTime` and `inValidTime` of the domain over epoch ms (open ends infinite), inlined
+ * (a call per row, shared with the domain's string instants, doubled the cost of a 100k-row
+ * scan). `to` is set only for a record interval, `validFrom`/`validTo` only for a rule with a
+ * validity.
+ */
+interface BoundPlan {
+  plan: RowPlan;
+  from: Float64Array;
+  to: Float64Array | null;
+  validFrom: Float64Array | null;
+  validTo: Float64Array | null;
+  requires: boolean;
+}
 
 /** A fact naming a merged entity: its text at the cut (canonical names), analysed. */
 interface Rendered {
@@ -64,19 +168,24 @@ export class CorpusCut implements CutItems {
 const MAX_BUILT = 50_000;
 
 /**
- * The items of a memory corpus visible in one cut (SPEC §3.2, the same rules as the
- * read models' queries): a fact version is visible iff its record interval holds r and its
- * validity holds validAt; a mention iff recorded by r; an event iff its version
- * at r spans validAt and every fact it includes is believed at r (some version's
- * record interval holds r); an episode iff its version at r spans validAt and one
- * of its events is visible at r (any validity). Entities are named by their
- * canonical id at r.
+ * The items of a memory corpus visible in one cut, by the domain's rules (SPEC §3.2,
+ * libs/domain/src/visibility.ts, translated by CORPUS_CUT): one scan tests each row's record
+ * rule and validity (e.g. a fact version iff its record interval holds r and its validity
+ * holds validAt, a mention iff recorded by r), then the rows whose rule requires members
+ * (an event: every fact it includes believed at r; an episode: one of its events visible at
+ * r at any validity) are decided. Entities are named by their canonical id at r.
  */
 export class CutView {
   readonly size: number;
   private readonly r: number;
   /** Valid time, null for `*`. */
   private readonly v: number | null;
+  /** The row plans bound to this corpus's columns, by KIND_RANK. */
+  private readonly plans: readonly BoundPlan[];
+  /** Per row, whether it is in the cut at validAt '*' (0: not decided yet, 1: yes, 2: no); made when a requirement first asks. */
+  private counted: Uint8Array | null = null;
+  /** `counts(kind)(id)`: a member of that kind counts at r. Made once (no closure per row). */
+  private readonly counts: Readonly<Record<ItemKind, (id: string) => boolean>>;
   /** The corpus generation the view was made of: a later delta may change what any cut shows. */
   private readonly generation: number;
   private readonly visible: Uint8Array;
@@ -95,26 +204,41 @@ export class CutView {
     const r = (this.r = Date.parse(cut.recordedAt));
     const v = (this.v = cut.validAt === '*' ? null : Date.parse(cut.validAt));
     this.generation = corpus.generation;
-    this.forest = new MergeForest(corpus.merges.filter((m) => Date.parse(m.recordedAt) <= r));
-    const { recFrom, recTo, validFrom, validTo, kinds } = corpus;
+    this.forest = new MergeForest(corpus.merges.filter((m) => this.recorded('merge', m)));
+    const plans = (this.plans = ROW_PLANS.map((plan) => ({
+      plan,
+      from: corpus[plan.recordedFrom],
+      to: plan.record === 'interval' ? corpus[plan.recordedTo!] : null,
+      validFrom: plan.validity === null ? null : corpus[plan.validity.from],
+      validTo: plan.validity === null ? null : corpus[plan.validity.to],
+      requires: plan.requires !== null,
+    })));
+    this.counts = {
+      fact: (id) => this.countsAt('fact', id),
+      event: (id) => this.countsAt('event', id),
+      episode: (id) => this.countsAt('episode', id),
+      mention: (id) => this.countsAt('mention', id),
+    };
+    const { kinds } = corpus;
     const visible = (this.visible = new Uint8Array(corpus.size));
-    const inValidity = (i: number) => v === null || (validFrom[i]! <= v && v < validTo[i]!);
     const deferred: number[] = [];
     let size = 0;
     for (let i = 0; i < corpus.size; i++) {
-      if (recFrom[i]! > r) continue;
-      const kind = kinds[i]!;
-      if (kind !== MENTION && r >= recTo[i]!) continue;
-      if (kind === MENTION || (kind === FACT && inValidity(i))) {
+      const bound = plans[kinds[i]!]!;
+      if (!(bound.from[i]! <= r) || (bound.to !== null && !(r < bound.to[i]!))) continue;
+      if (v !== null && bound.validFrom !== null && !(bound.validFrom[i]! <= v && v < bound.validTo![i]!)) continue;
+      if (bound.requires) deferred.push(i);
+      else {
         visible[i] = 1;
         size += 1;
-      } else if (kind !== FACT && inValidity(i)) deferred.push(i);
+      }
     }
-    // Events and episodes depend on facts and events at r: decided once every fact is.
+    // Rows whose rule requires members: decided once the scan has passed them all. Their record
+    // rule holds, so what is decided also answers whether they count as members (memoised).
+    const counted = deferred.length > 0 ? (this.counted = new Uint8Array(corpus.size)) : null;
     for (const i of deferred) {
-      const version = corpus.versions[i]!;
-      const shown = version.kind === 'event' ? this.evidenceBelieved(version) : (version.episodeEvents ?? []).some((id) => this.eventAtR(id));
-      if (shown) {
+      if (counted![i] === 0) counted![i] = this.requirementMet(i) ? 1 : 2;
+      if (counted![i] === 1) {
         visible[i] = 1;
         size += 1;
       }
@@ -201,7 +325,10 @@ export class CutView {
           scores[i] = scores[i]! + idf * ((f * (k1 + 1)) / (f + norm));
         }
       }
-      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
+      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({
+        key: versions[i]!.key,
+        score: scores[i]!,
+      }));
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
     }
@@ -245,7 +372,10 @@ export class CutView {
         if (vector !== undefined) keep(i, dot(query, vector));
       }
       for (const [i, score] of this.ownVectorCandidates(table, query, options, ownVectors)) keep(i, score);
-      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!)).map((i) => ({ key: versions[i]!.key, score: scores[i]! }));
+      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!)).map((i) => ({
+        key: versions[i]!.key,
+        score: scores[i]!,
+      }));
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
     }
@@ -259,7 +389,12 @@ export class CutView {
    * visible, all of them (a scan of them alone costs less than of every row), as for a query
    * the matrix cannot take.
    */
-  private *ownVectorCandidates(table: CorpusVectors, query: Float32Array, { limit, minCosine }: NearestOptions, visible: number): Iterable<[number, number]> {
+  private *ownVectorCandidates(
+    table: CorpusVectors,
+    query: Float32Array,
+    { limit, minCosine }: NearestOptions,
+    visible: number,
+  ): Iterable<[number, number]> {
     const own = (i: number) => this.visible[i] === 1 && !this.renderedFlags?.[i] && table.has(i);
     if (visible * 4 < table.rows || visible <= limit || query.length !== table.dimension) {
       for (let i = 0; i < this.visible.length; i++) if (own(i)) yield [i, dot(query, table.vector(i)!)];
@@ -290,7 +425,12 @@ export class CutView {
     const seen = new Set<string>([key]);
     for (const entity of c.entities ?? []) {
       const members = this.forest.classOf(entity);
-      const naming = members.length === 1 ? this.corpus.namingEntity(entity) : [...new Set(members.flatMap((m) => this.corpus.namingEntity(m)))].sort((a, b) => compareVersions(this.corpus.versions[a]!, this.corpus.versions[b]!));
+      const naming =
+        members.length === 1
+          ? this.corpus.namingEntity(entity)
+          : [...new Set(members.flatMap((m) => this.corpus.namingEntity(m)))].sort((a, b) =>
+              compareVersions(this.corpus.versions[a]!, this.corpus.versions[b]!),
+            );
       for (const i of naming) {
         if (sameEntity.length >= fanOut) break;
         const k = this.corpus.versions[i]!.key;
@@ -304,7 +444,7 @@ export class CutView {
   }
 
   /** Built once: a closure made per candidate would cost ~1 µs under tsx (README, "Hot paths under tsx"). */
-  private readonly mentionsAtR = { has: (mentionId: string) => this.mentionAtR(mentionId) };
+  private readonly mentionsAtR = { has: (mentionId: string) => this.countsAt('mention', mentionId) };
 
   private build(i: number): Candidate {
     const v = this.corpus.versions[i]!;
@@ -312,7 +452,16 @@ export class CutView {
     switch (v.kind) {
       case 'fact': {
         const f = v.fact!;
-        const view = { factId: v.id, src: forest.canonical(f.src), rel: f.rel, dst: typeof f.dst === 'string' ? forest.canonical(f.dst) : f.dst, validFrom: v.validFrom!, validTo: v.validTo!, recordedFrom: v.recordedFrom, evidence: f.evidence };
+        const view = {
+          factId: v.id,
+          src: forest.canonical(f.src),
+          rel: f.rel,
+          dst: typeof f.dst === 'string' ? forest.canonical(f.dst) : f.dst,
+          validFrom: v.validFrom!,
+          validTo: v.validTo!,
+          recordedFrom: v.recordedFrom,
+          evidence: f.evidence,
+        };
         return factCandidate(view, this.nameOf, this.mentionsAtR);
       }
       case 'event':
@@ -321,7 +470,7 @@ export class CutView {
           summary: v.text,
           timeSpan: { from: v.validFrom!, to: v.validTo! },
           participants: v.participants!.map((p) => ({ entityId: forest.canonical(p.entityId), role: p.role })),
-          includesFacts: v.includesFacts!,
+          includesFacts: this.listed(i),
           recordedFrom: v.recordedFrom,
         });
       case 'episode':
@@ -329,18 +478,25 @@ export class CutView {
           episodeId: v.id,
           title: v.text,
           window: { from: v.validFrom!, to: v.validTo! },
-          events: v.episodeEvents!.filter((id) => this.eventAtR(id)),
+          events: this.listed(i),
           recordedFrom: v.recordedFrom,
         });
       case 'mention':
-        return mentionCandidate({ mentionId: v.id, docId: v.docId!, text: v.mentionText!, speaker: v.speaker!, occurredAt: v.occurredAt ?? null, recordedFrom: v.recordedFrom });
+        return mentionCandidate({
+          mentionId: v.id,
+          docId: v.docId!,
+          text: v.mentionText!,
+          speaker: v.speaker!,
+          occurredAt: v.occurredAt ?? null,
+          recordedFrom: v.recordedFrom,
+        });
     }
   }
 
   /** An entity's name at r (its canonical entity's), or the id when not recorded by r. */
   private readonly nameOf = (entityId: string): string => {
     const entity = this.corpus.entities.get(this.forest.canonical(entityId));
-    return entity !== undefined && Date.parse(entity.recordedFrom) <= this.r ? entity.name : this.forest.canonical(entityId);
+    return entity !== undefined && this.recorded('entity', entity) ? entity.name : this.forest.canonical(entityId);
   };
 
   /** Facts naming an entity merged by r are shown with canonical names: their text (and BM25 terms) at the cut. */
@@ -349,7 +505,14 @@ export class CutView {
       for (const i of this.corpus.namingEntity(merged)) {
         const v = this.corpus.versions[i]!;
         if (!this.visible[i] || v.fact === undefined || this.rendered.has(i)) continue;
-        const text = factText({ src: this.forest.canonical(v.fact.src), rel: v.fact.rel, dst: typeof v.fact.dst === 'string' ? this.forest.canonical(v.fact.dst) : v.fact.dst }, this.nameOf);
+        const text = factText(
+          {
+            src: this.forest.canonical(v.fact.src),
+            rel: v.fact.rel,
+            dst: typeof v.fact.dst === 'string' ? this.forest.canonical(v.fact.dst) : v.fact.dst,
+          },
+          this.nameOf,
+        );
         this.rendered.set(i, { text, terms: analyze(text) });
         (this.renderedFlags ??= new Uint8Array(this.corpus.size))[i] = 1;
       }
@@ -440,24 +603,42 @@ export class CutView {
     return near;
   }
 
-  /** Some version of the fact has a record interval holding r. */
-  private factAtR(factId: string): boolean {
-    return this.corpus.versionsOf(itemKey({ kind: 'fact', id: factId })).some((i) => this.corpus.recFrom[i]! <= this.r && this.r < this.corpus.recTo[i]!);
+  /** An entity or merge is in the cut at r (its kind's record rule; they have no validity). */
+  private recorded<K extends 'entity' | 'merge'>(kind: K, record: K extends 'entity' ? EntityNameRow : MergeRecord): boolean {
+    const recordedFrom = CORPUS_CUT[kind].recordedFrom as (record: EntityNameRow | MergeRecord) => string;
+    return inRecordTime(ruleOf(kind).record, Date.parse(recordedFrom(record)), null, this.r);
   }
 
-  private evidenceBelieved(version: ItemVersion): boolean {
-    return (version.includesFacts ?? []).every((id) => this.factAtR(id));
+  /** Row i's rule requires members, and enough of them count at r: `requirementHolds`, as a loop (no callback per member). */
+  private requirementMet(i: number): boolean {
+    const requires = this.plans[this.corpus.kinds[i]!]!.plan.requires!;
+    const members = requires.of(this.corpus.versions[i]!);
+    const every = requires.quantifier === 'every';
+    for (let k = 0; k < members.length; k++) if (this.countsAt(requires.kind, members[k]!) !== every) return !every;
+    return every;
   }
 
-  /** The event's version at r exists and its evidence is believed at r (visible at any validity). */
-  private eventAtR(eventId: string): boolean {
-    return this.corpus
-      .versionsOf(itemKey({ kind: 'event', id: eventId }))
-      .some((i) => this.corpus.recFrom[i]! <= this.r && this.r < this.corpus.recTo[i]! && this.evidenceBelieved(this.corpus.versions[i]!));
+  /** The members row i's answer lists at r (its rule's `lists`). */
+  private listed(i: number): string[] {
+    const requires = this.plans[this.corpus.kinds[i]!]!.plan.requires!;
+    return listedMembers(requires, requires.of(this.corpus.versions[i]!), this.counts[requires.kind]);
   }
 
-  private mentionAtR(mentionId: string): boolean {
-    return this.corpus.versionsOf(itemKey({ kind: 'mention', id: mentionId })).some((i) => this.corpus.recFrom[i]! <= this.r);
+  /** Whether `id` of `kind` counts as a member at r: one of its versions is in the cut ('*', r). */
+  private countsAt(kind: ItemKind, id: string): boolean {
+    const versions = this.corpus.versionsOf(itemKey({ kind, id }));
+    for (let j = 0; j < versions.length; j++) if (this.inCutAtAnyValidity(versions[j]!)) return true;
+    return false;
+  }
+
+  /** Row i is in the cut ('*', r): its record rule holds and, if it requires members, they count (then memoised per view). */
+  private inCutAtAnyValidity(i: number): boolean {
+    const bound = this.plans[this.corpus.kinds[i]!]!;
+    if (!(bound.from[i]! <= this.r) || (bound.to !== null && !(this.r < bound.to[i]!))) return false;
+    if (!bound.requires) return true;
+    const counted = (this.counted ??= new Uint8Array(this.corpus.size));
+    if (counted[i] === 0) counted[i] = this.requirementMet(i) ? 1 : 2;
+    return counted[i] === 1;
   }
 }
 
