@@ -259,7 +259,7 @@ function fileGraph(project: Project): Graph {
 
 describe('module boundaries (Nx tags)', () => {
   it('finds the projects of the fixed layout', () => {
-    expect(projects.map((p) => p.name)).toEqual(expect.arrayContaining(['domain', 'contracts', 'event-store', 'read-models', 'memotrace']));
+    expect(projects.map((p) => p.name)).toEqual(expect.arrayContaining(['domain', 'contracts', 'log-store', 'read-models', 'memotrace']));
   });
 
   it.each(projects.map((p) => [p.name, p] as const))('%s respects its dependency constraints', (_name, project) => {
@@ -268,7 +268,7 @@ describe('module boundaries (Nx tags)', () => {
 
   it('flags a domain file importing an adapter', () => {
     const domain = projects.find((p) => p.name === 'domain')!;
-    const fakeImports = ['@memotrace/event-store', 'pg'];
+    const fakeImports = ['@memotrace/log-store', 'pg'];
     const rule = constraints.find((c) => c.sourceTag === 'type:domain')!;
     const target = projectOfAlias(fakeImports[0]!)!;
     expect(domain.tags).toContain('type:domain');
@@ -289,7 +289,7 @@ describe('module boundaries (Nx tags)', () => {
       "export * from '@memotrace/contracts';",
       "const lazy = () => import('@memotrace/contracts');",
       "import '@memotrace/contracts';",
-      "// import { wireCommand } from '@memotrace/event-store';",
+      "// import { wireCommand } from '@memotrace/log-store';",
     ].join('\n');
     expect(importsIn('fake.ts', source).map((i) => [i.specifier, i.typeOnly])).toEqual([
       ...Array.from({ length: 4 }, () => ['@memotrace/contracts', true]),

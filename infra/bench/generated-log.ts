@@ -1,14 +1,14 @@
-import { type Command, type MemoryEvent, decideBatch, initialState } from '@memotrace/domain';
+import { type Command, type MemoryRecord, decideBatch, initialState } from '@memotrace/domain';
 
 const PER_APPEND = 1_000;
 const ENTITIES = 100;
 
 /** A memory's log: entities, a `many` relation, then UPSERT_EDGE facts (one event each), decided in batches. */
-export function* memoryBatches(memoryId: string, events: number): Generator<MemoryEvent[]> {
+export function* memoryBatches(memoryId: string, events: number): Generator<MemoryRecord[]> {
   const state = initialState();
   const decide = (commands: Command[], now: string) => {
     // decideBatch evolves the state as it decides (see runHistory).
-    return decideBatch(memoryId, state, commands, now).events;
+    return decideBatch(memoryId, state, commands, now).records;
   };
   let at = Date.UTC(2024, 0, 1);
   const now = () => new Date((at += 1000)).toISOString();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventStoreMigrations, PostgresEventStore, type NewEvent, type StoredEvent } from '@memotrace/event-store';
+import { logStoreMigrations, PostgresLogStore, type NewRecord, type StoredRecord } from '@memotrace/log-store';
 import { createPool, migrate, startEmbeddedPostgres, takeOverEmbeddedShutdown, type RunningPostgres } from '@memotrace/postgres';
 import { summary } from './stats';
 
@@ -20,9 +20,9 @@ const BATCH_SIZE = 1_000;
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY ?? 2_000);
 const WARMUP_APPENDS = 200;
 
-function event(n: number, tags?: string[]): NewEvent {
+function event(n: number, tags?: string[]): NewRecord {
   return {
-    eventId: randomUUID(),
+    recordId: randomUUID(),
     type: 'FactAsserted',
     // Roughly the size of a real FactAsserted payload.
     data: { factId: `fact-${n}`, src: `entity-${n % 977}`, rel: 'works_at', dst: `entity-${(n * 7) % 977}`, validFrom: '2024-05-06T00:00:00.000Z', validTo: null, props: { n } },
@@ -47,9 +47,9 @@ async function runOn(server: Server): Promise<void> {
   const databaseName = `mt_bench_${Date.now().toString(36)}`;
   const databaseUrl = await createDatabase(server.url, databaseName);
   const pool = createPool(databaseUrl, { max: 4 });
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresLogStore(pool);
   try {
-    await migrate(pool, eventStoreMigrations);
+    await migrate(pool, logStoreMigrations);
     const version = (await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
     console.log(`log bench on PostgreSQL ${version} (${server.embedded ? 'embedded' : 'DATABASE_URL'})`);
 
@@ -109,11 +109,11 @@ function stopOnSignal(server: Server): void {
 }
 
 /** Appends one event, waits until the live subscriber has it, repeats; latency = append call → delivery. */
-async function deliveryLatency(store: PostgresEventStore, samples: number): Promise<number[]> {
+async function deliveryLatency(store: PostgresLogStore, samples: number): Promise<number[]> {
   const head = await store.headPosition();
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
-  let delivered: ((event: StoredEvent) => void) | undefined;
+  let delivered: ((event: StoredRecord) => void) | undefined;
   let live: (() => void) | undefined;
   const isLive = new Promise<void>((resolve) => (live = resolve));
   let fail: (error: unknown) => void = () => undefined;
@@ -121,7 +121,7 @@ async function deliveryLatency(store: PostgresEventStore, samples: number): Prom
   failed.catch(() => undefined); // observed through the races below
   const subscription = store.subscribe({ fromPosition: head, streamPrefix: 'latency-' }).subscribe({
     next: (stored) => {
-      const start = sentAt.get(stored.eventId);
+      const start = sentAt.get(stored.recordId);
       if (start === undefined) return;
       latencies.push(performance.now() - start);
       delivered?.(stored);
@@ -131,7 +131,7 @@ async function deliveryLatency(store: PostgresEventStore, samples: number): Prom
   try {
     // The subscription is live once a first (unmeasured) event comes through.
     const probe = event(-1);
-    sentAt.set(probe.eventId, performance.now());
+    sentAt.set(probe.recordId, performance.now());
     delivered = () => live?.();
     await store.append('latency-probe', [probe], { expectedRevision: 'no_stream' });
     await withTimeout(Promise.race([isLive, failed]), 10_000, 'subscription did not deliver the probe event');
@@ -140,7 +140,7 @@ async function deliveryLatency(store: PostgresEventStore, samples: number): Prom
     for (let i = 0; i < samples; i++) {
       const next = event(i);
       const arrived = new Promise<void>((resolve) => (delivered = () => resolve()));
-      sentAt.set(next.eventId, performance.now());
+      sentAt.set(next.recordId, performance.now());
       await store.append('latency-stream', [next], { expectedRevision: i === 0 ? 'no_stream' : i - 1 });
       await withTimeout(Promise.race([arrived, failed]), 10_000, `event ${i} was not delivered`);
     }

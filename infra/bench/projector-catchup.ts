@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { READ_MODELS_PROJECTION } from '@memotrace/read-models';
 import { resolve } from 'node:path';
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
 import { projectedPosition } from '@memotrace/projection';
@@ -59,13 +59,13 @@ async function catchUp(url: string, pool: Pool, head: number, run: Run): Promise
 async function main(): Promise<void> {
   const db = await createTestDatabase();
   try {
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-    const store = new PostgresEventStore(db.pool);
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
+    const store = new PostgresLogStore(db.pool);
     let appended = 0;
     for (let m = 0; appended < EVENTS; m++) {
       const memoryId = `catchup-${m}`;
       for (const events of memoryBatches(memoryId, Math.min(PER_MEMORY, EVENTS - appended))) {
-        await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, events), { expectedRevision: 'any' });
+        await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, events), { expectedRevision: 'any' });
         appended += events.length;
       }
     }

@@ -1,6 +1,6 @@
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { foldForReading } from '@memotrace/domain';
-import { memoryStreamId, readMemoryLog, toNewEvents } from '@memotrace/memory-log';
+import { memoryStreamId, readMemoryLog, toNewRecords } from '@memotrace/memory-log';
 import { createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations, rebuildReadModels } from '@memotrace/read-models';
 import { MemoryLogCache, ReplayMemoryQueries } from '@memotrace/query-service';
@@ -19,14 +19,14 @@ const PER_MEMORY = 10_000;
 async function main(): Promise<void> {
   const db = await createTestDatabase();
   try {
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-    const store = new PostgresEventStore(db.pool);
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
+    const store = new PostgresLogStore(db.pool);
     let appended = 0;
     const t0 = performance.now();
     for (let m = 0; appended < EVENTS; m++) {
       const memoryId = `bench-${m}`;
       for (const events of memoryBatches(memoryId, Math.min(PER_MEMORY, EVENTS - appended))) {
-        await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, events), { expectedRevision: 'any' });
+        await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, events), { expectedRevision: 'any' });
         appended += events.length;
       }
     }
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     console.log(`rebuild to the head (switched): ${result.applied} events in ${(result.elapsedMs / 1000).toFixed(1)} s = ${result.eventsPerSecond} events/s`);
 
     const memoryId = 'replay-100k';
-    for (const events of memoryBatches(memoryId, REPLAY_EVENTS)) await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, events), { expectedRevision: 'any' });
+    for (const events of memoryBatches(memoryId, REPLAY_EVENTS)) await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, events), { expectedRevision: 'any' });
     const cut = { validAt: '2023-06-01T00:00:00.000Z', recordedAt: '2100-01-01T00:00:00.000Z' };
     const freshReplay = () => new ReplayMemoryQueries(new MemoryLogCache(store));
     const replay = freshReplay();

@@ -1,6 +1,6 @@
 /**
  * Runs a command against a throw-away embedded PostgreSQL 18:
- *   npx tsx infra/scripts/with-embedded-pg.ts -- npx jest libs/event-store
+ *   npx tsx infra/scripts/with-embedded-pg.ts -- npx jest libs/log-store
  * DATABASE_URL is set for the child; exits with the child's exit code; postgres is
  * stopped and the temp dir removed on every path (including SIGINT/SIGTERM/SIGHUP).
  */

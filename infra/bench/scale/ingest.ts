@@ -19,7 +19,7 @@ export interface IngestResult {
   /** Time from a command's response until the read models had its position. */
   lagMs: number[];
   /** Events between the log head seen by clients and the projected checkpoint, sampled. */
-  lagEvents: number[];
+  lagRecords: number[];
   peakRssBytes: number;
 }
 
@@ -43,7 +43,7 @@ export async function ingest(
   const responses: Array<{ memoryId: string; position: number; at: number }> = [];
   const pending: Array<{ position: number; at: number }> = [];
   const lagMs: number[] = [];
-  const lagEvents: number[] = [];
+  const lagRecords: number[] = [];
   let head = 0;
   let commands = 0;
   let peakRss = 0;
@@ -60,7 +60,7 @@ export async function ingest(
       }
       const projected = await projectedPosition(pool, READ_MODELS_PROJECTION);
       const now = performance.now();
-      if (writing) lagEvents.push(Math.max(0, head - projected));
+      if (writing) lagRecords.push(Math.max(0, head - projected));
       pending.sort((a, b) => a.position - b.position);
       while (pending.length > 0 && pending[0]!.position <= projected) lagMs.push(now - pending.shift()!.at);
       peakRss = Math.max(peakRss, server.rssBytes());
@@ -115,7 +115,7 @@ export async function ingest(
     appendCpuSeconds: appendCpu - cpu0,
     projectedCpuSeconds: projectedCpu - cpu0,
     lagMs,
-    lagEvents,
+    lagRecords,
     peakRssBytes: peakRss,
   };
 }

@@ -29,7 +29,7 @@ export function sizeSummary(figures: SizeFigures): string[] {
     `versions ${n0(figures.versions)}, commands ${n0(figures.commands)}, memories ${figures.memories}, entities ${n0(figures.entities)}`,
     `ingest: ${n0(figures.appendedPerSecond)} commands/s appended, ${n0(figures.projectedPerSecond)} commands/s projected (read models caught up)`,
     `service CPU per command: ${f2(figures.appendCpuMicros)} µs while appending (${n0(figures.appendCpuShare * 100)} % of one core), ${f2(figures.projectedCpuMicros)} µs until projected`,
-    `projection lag: p50 ${f2(percentile(figures.lagMs, 50))} ms, p95 ${f2(percentile(figures.lagMs, 95))} ms (n=${figures.lagMs.length}); behind the head: p50 ${n0(percentile(figures.lagEvents, 50))}, p95 ${n0(percentile(figures.lagEvents, 95))} events`,
+    `projection lag: p50 ${f2(percentile(figures.lagMs, 50))} ms, p95 ${f2(percentile(figures.lagMs, 95))} ms (n=${figures.lagMs.length}); behind the head: p50 ${n0(percentile(figures.lagRecords, 50))}, p95 ${n0(percentile(figures.lagRecords, 95))} events`,
     `server RSS after reads ${mb(figures.rssBytes)}, peak ${mb(figures.peakRssBytes)}; database ${mb(figures.databaseBytes)} (naive table ${mb(figures.naive.bytes)}, ${n0(figures.naive.rows)} rows)`,
     `answers compared with the naive baseline: ${figures.compared}, mismatches: ${figures.mismatches.length}`,
     ...(figures.largeSearch

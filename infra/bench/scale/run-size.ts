@@ -35,7 +35,7 @@ export interface SizeFigures {
   /** Share of one core the service used while appending. */
   appendCpuShare: number;
   lagMs: number[];
-  lagEvents: number[];
+  lagRecords: number[];
   reads: Map<string, Latencies>;
   rssBytes: number;
   peakRssBytes: number;
@@ -115,7 +115,7 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
       projectedCpuMicros: (result.projectedCpuSeconds / result.commands) * 1e6,
       appendCpuShare: result.appendCpuSeconds / result.appendSeconds,
       lagMs: result.lagMs,
-      lagEvents: result.lagEvents,
+      lagRecords: result.lagRecords,
       reads: runner.latencies,
       rssBytes: rssAfterReads,
       peakRssBytes: Math.max(result.peakRssBytes, server.peakRssBytes()),

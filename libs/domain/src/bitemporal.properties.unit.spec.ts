@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { entityAt, episodesAt, eventsAt, factsAt, mentionsAt } from './cut';
 import { decideBatch } from './decide-batch';
-import type { MemoryEvent } from './events';
+import type { MemoryRecord } from './records';
 import { factIdsOf } from './record-types';
 import { fold } from './evolve';
 import { commandsOfLog } from './export';
@@ -42,7 +42,7 @@ function canon(value: unknown): string {
 }
 
 /** fold(log, r) folds exactly the events before the first one recorded after r. */
-function cutIndex(log: readonly MemoryEvent[], r: string): number {
+function cutIndex(log: readonly MemoryRecord[], r: string): number {
   const i = log.findIndex((e) => e.meta.recordedAt > r);
   return i === -1 ? log.length : i;
 }
@@ -55,7 +55,7 @@ function allVersions(state: MemoryState): [string, FactVersion[]][] {
   return [...state.facts.values()].map((f) => [f.factId, f.versions]);
 }
 
-const recordTimesOf = (log: readonly MemoryEvent[]): string[] => [...new Set(log.map((e) => e.meta.recordedAt))];
+const recordTimesOf = (log: readonly MemoryRecord[]): string[] => [...new Set(log.map((e) => e.meta.recordedAt))];
 
 describe('bitemporal properties of random histories', () => {
   it('the generator exercises every op, supersession, merges, duplicates and every rejection kind', () => {
@@ -254,11 +254,11 @@ describe('bitemporal properties of random histories', () => {
         const run = runHistory(batches);
         const commands = commandsOfLog(run.log);
         const imported = initialState();
-        const importedLog: MemoryEvent[] = [];
+        const importedLog: MemoryRecord[] = [];
         for (let i = 0; i < commands.length; i += batchSize) {
-          const { events, results } = decideBatch('imported-mem', imported, commands.slice(i, i + batchSize), RECORD_TIMES[0]!);
+          const { records, results } = decideBatch('imported-mem', imported, commands.slice(i, i + batchSize), RECORD_TIMES[0]!);
           expect(results.filter((r) => r.status === 'duplicate')).toEqual([]);
-          importedLog.push(...events);
+          importedLog.push(...records);
         }
         const differing = [...new Set([...recordTimesOf(run.log), ...RECORD_TIMES])].filter((r) => factsAnswers(fold(importedLog, r)) !== factsAnswers(fold(run.log, r)));
         expect(differing).toEqual([]);

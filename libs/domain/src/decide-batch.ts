@@ -1,7 +1,7 @@
 import type { Command } from './commands';
 import { decide } from './decide';
 import { DomainError } from './errors';
-import type { DomainEvent, EventMeta, MemoryEvent } from './events';
+import type { LogRecord, RecordMeta, MemoryRecord } from './records';
 import { evolve } from './evolve';
 import type { MemoryState } from './state';
 import { type Instant, maxInstant } from './time';
@@ -16,7 +16,7 @@ export interface CommandResult {
 }
 
 export interface BatchDecision {
-  events: MemoryEvent[];
+  records: MemoryRecord[];
   results: CommandResult[];
 }
 
@@ -27,7 +27,7 @@ export interface BatchDecision {
  * `state` (it was partly evolved).
  */
 export function decideBatch(memoryId: string, state: MemoryState, commands: readonly Command[], now: Instant): BatchDecision {
-  const events: MemoryEvent[] = [];
+  const records: MemoryRecord[] = [];
   let latest = state.latestRecordedAt;
   const results = commands.map((command, index): CommandResult => {
     // Every accepted command evolves the state, so earlier commands of this batch are here too.
@@ -37,19 +37,19 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
     latest = recordedAt;
     try {
       const decision = decide(command, { memoryId, recordedAt, state });
-      const meta: EventMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
-      const applied = decision.events.length > 0;
-      for (const event of applied ? decision.events : [unchangedEvent(command, decision.ids)]) {
-        const stamped = { type: event.type, data: event.data, meta } as MemoryEvent;
+      const meta: RecordMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
+      const applied = decision.records.length > 0;
+      for (const record of applied ? decision.records : [unchangedRecord(command, decision.ids)]) {
+        const stamped = { type: record.type, data: record.data, meta } as MemoryRecord;
         evolve(state, stamped);
-        events.push(stamped);
+        records.push(stamped);
       }
       return { commandId: command.commandId, status: applied ? 'applied' : 'unchanged', recordedAt, ids: decision.ids };
     } catch (error) {
       throw error instanceof DomainError ? error.at(index) : error;
     }
   });
-  return { events, results };
+  return { records, results };
 }
 
 /**
@@ -57,7 +57,7 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
  * import into another memory must not derive them again), `op` first and the other keys
  * sorted, so export -> import -> export gives the same bytes.
  */
-function unchangedEvent(command: Command, ids: Record<string, string | string[]>): DomainEvent {
+function unchangedRecord(command: Command, ids: Record<string, string | string[]>): LogRecord {
   const resolved: Record<string, unknown> = { ...command, ...ids };
   const keys = Object.keys(resolved)
     .filter((key) => !ENVELOPE_KEYS.has(key) && key !== 'op')

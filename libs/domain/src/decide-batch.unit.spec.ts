@@ -12,27 +12,27 @@ describe('decideBatch', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') }), entity('acme', 'Acme', { recordedAt: at('MON') })]);
       const first = s.when(edge('alice', 'works_at', 'acme', { commandId: 'k1', factId: 'f1', recordedAt: at('TUE') }));
       const resent = s.when(edge('alice', 'works_at', 'acme', { commandId: 'k1', factId: 'f1', recordedAt: at('WED') }));
-      expect(resent.events).toEqual([]);
+      expect(resent.records).toEqual([]);
       expect(resent.results).toEqual([{ commandId: 'k1', status: 'duplicate', recordedAt: at('TUE'), ids: { factId: 'f1' } }]);
       expect(first.results[0]).toEqual({ ...resent.results[0], status: 'applied' });
     });
 
     it('a duplicate writes nothing even when the resent body differs, and is not checked for record-time regression', () => {
       const s = given([entity('alice', 'Alice', { commandId: 'k1', recordedAt: at('MON') }), mention('d', 'x', { recordedAt: at('WED') })]);
-      const { events, results } = s.when(entity('bob', 'Bob', { commandId: 'k1', recordedAt: at('MON') }));
-      expect(events).toEqual([]);
+      const { records, results } = s.when(entity('bob', 'Bob', { commandId: 'k1', recordedAt: at('MON') }));
+      expect(records).toEqual([]);
       expect(results).toEqual([{ commandId: 'k1', status: 'duplicate', recordedAt: at('MON'), ids: { entityId: 'alice' } }]);
       expect(s.state.entities.has('bob')).toBe(false);
     });
 
     it('a commandId repeated within one batch is a duplicate of its first occurrence', () => {
       const s = given();
-      const { events, results } = s.when([
+      const { records, results } = s.when([
         entity('alice', 'Alice', { commandId: 'k1', recordedAt: at('MON') }),
         entity('bob', 'Bob', { commandId: 'k2', recordedAt: at('MON') }),
         entity('carol', 'Carol', { commandId: 'k1', recordedAt: at('TUE') }),
       ]);
-      expect(events.map((e) => e.meta.commandId)).toEqual(['k1', 'k2']);
+      expect(records.map((e) => e.meta.commandId)).toEqual(['k1', 'k2']);
       expect(results.map((r) => [r.commandId, r.status, r.recordedAt, r.ids])).toEqual([
         ['k1', 'applied', at('MON'), { entityId: 'alice' }],
         ['k2', 'applied', at('MON'), { entityId: 'bob' }],
@@ -52,8 +52,8 @@ describe('decideBatch', () => {
       expect(original.results[0]!.ids).toEqual({ factId: 'f-beta', supersededFactIds: ['f-acme'] });
 
       const replayed = fold(s.log);
-      const { events, results } = decideBatch(MEMORY, replayed, [{ op: 'ARCHIVE_EDGE', factId: 'f-beta', commandId: 'k-beta' }], at('SUN'));
-      expect(events).toEqual([]);
+      const { records, results } = decideBatch(MEMORY, replayed, [{ op: 'ARCHIVE_EDGE', factId: 'f-beta', commandId: 'k-beta' }], at('SUN'));
+      expect(records).toEqual([]);
       expect(results).toEqual([{ commandId: 'k-beta', status: 'duplicate', recordedAt: at('THU'), ids: { factId: 'f-beta', supersededFactIds: ['f-acme'] } }]);
     });
 
@@ -73,9 +73,9 @@ describe('decideBatch', () => {
 
     it('uses the server clock when none is given', () => {
       const s = given();
-      const { events, results } = s.when(entity('alice', 'Alice'), at('TUE', '10:00'));
+      const { records, results } = s.when(entity('alice', 'Alice'), at('TUE', '10:00'));
       expect(results[0]!.recordedAt).toBe(at('TUE', '10:00'));
-      expect(events[0]!.meta.recordedAt).toBe(at('TUE', '10:00'));
+      expect(records[0]!.meta.recordedAt).toBe(at('TUE', '10:00'));
     });
 
     it('uses max(now, latest) when the server clock is behind the latest accepted recordedAt', () => {
@@ -145,8 +145,8 @@ describe('decideBatch', () => {
 
     it('stamps every event with its command meta', () => {
       const state = initialState();
-      const { events } = decideBatch(MEMORY, state, [{ op: 'UPSERT_ENTITY', entityId: 'a', name: 'A', commandId: 'c1', actor: 'agent', reason: 'why' }, { op: 'UPSERT_ENTITY', entityId: 'b', name: 'B', commandId: 'c2' }], at('MON'));
-      expect(events.map((e) => e.meta)).toEqual([
+      const { records } = decideBatch(MEMORY, state, [{ op: 'UPSERT_ENTITY', entityId: 'a', name: 'A', commandId: 'c1', actor: 'agent', reason: 'why' }, { op: 'UPSERT_ENTITY', entityId: 'b', name: 'B', commandId: 'c2' }], at('MON'));
+      expect(records.map((e) => e.meta)).toEqual([
         { commandId: 'c1', recordedAt: at('MON'), actor: 'agent', reason: 'why' },
         { commandId: 'c2', recordedAt: at('MON'), actor: null, reason: null },
       ]);
@@ -163,10 +163,10 @@ describe('decideBatch', () => {
   describe('unchanged commands write no version, and the log remembers them', () => {
     it('records the command as it resolved (default ids filled in), op first and the other keys sorted', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
-      const { events } = s.when({ op: 'UPSERT_ENTITY', name: 'Alice', types: [], entityId: 'alice', commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1' });
-      expect(bare(events)).toEqual([{ type: 'CommandUnchanged', data: { command: { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', types: [] }, ids: { entityId: 'alice' } } }]);
-      expect(Object.keys((bare(events)[0]!.data as { command: object }).command)).toEqual(['op', 'entityId', 'name', 'types']);
-      expect(events[0]!.meta).toEqual({ commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1', reason: null });
+      const { records } = s.when({ op: 'UPSERT_ENTITY', name: 'Alice', types: [], entityId: 'alice', commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1' });
+      expect(bare(records)).toEqual([{ type: 'CommandUnchanged', data: { command: { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', types: [] }, ids: { entityId: 'alice' } } }]);
+      expect(Object.keys((bare(records)[0]!.data as { command: object }).command)).toEqual(['op', 'entityId', 'name', 'types']);
+      expect(records[0]!.meta).toEqual({ commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1', reason: null });
     });
 
     it('resending the commandId of an unchanged command is a duplicate with the original result, and writes nothing', () => {
@@ -174,7 +174,7 @@ describe('decideBatch', () => {
       const original = s.when(entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }));
       expect(original.results[0]).toEqual({ commandId: 'k-same', status: 'unchanged', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
       const resent = s.when(entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('WED') }));
-      expect(resent.events).toEqual([]);
+      expect(resent.records).toEqual([]);
       expect(resent.results[0]).toEqual({ commandId: 'k-same', status: 'duplicate', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
       // and after a restart (the state folded from the log)
       expect(decideBatch(MEMORY, fold(s.log), [entity('alice', 'Alice', { commandId: 'k-same' }) as Command], at('SUN')).results[0]).toMatchObject({ status: 'duplicate', recordedAt: at('TUE') });
@@ -182,8 +182,8 @@ describe('decideBatch', () => {
 
     it('a commandId first used by an unchanged command in a batch is a duplicate when repeated in it', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
-      const { events, results } = s.when([entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }), entity('bob', 'Bob', { commandId: 'k-same', recordedAt: at('TUE') })]);
-      expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']);
+      const { records, results } = s.when([entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }), entity('bob', 'Bob', { commandId: 'k-same', recordedAt: at('TUE') })]);
+      expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']);
       expect(results.map((r) => r.status)).toEqual(['unchanged', 'duplicate']);
     });
 

@@ -1,5 +1,5 @@
 import type { Change, VersionOpened, VersionedKind } from './changes';
-import type { DomainEvent, MemoryEvent } from './events';
+import type { LogRecord, MemoryRecord } from './records';
 import { changesOf, idsOf } from './record-types';
 import {
   type FactRecord,
@@ -14,21 +14,21 @@ import {
 } from './state';
 import type { Instant } from './time';
 
-/** Folds one event into the state (mutating it; see MemoryState). */
-export function evolve(state: MemoryState, event: MemoryEvent): MemoryState {
-  const at = event.meta.recordedAt;
-  applyEvent(state, event, at);
+/** Folds one record into the state (mutating it; see MemoryState). */
+export function evolve(state: MemoryState, record: MemoryRecord): MemoryState {
+  const at = record.meta.recordedAt;
+  applyRecord(state, record, at);
   state.latestRecordedAt = at;
   state.eventCount += 1;
-  recordOutcome(state, event);
+  recordOutcome(state, record);
   return state;
 }
 
-/** Folds events in log order, up to and including record time `until` (a record-time cut). */
-export function fold(events: Iterable<MemoryEvent>, until?: Instant, state: MemoryState = initialState()): MemoryState {
-  for (const event of events) {
-    if (until !== undefined && event.meta.recordedAt > until) break;
-    evolve(state, event);
+/** Folds records in log order, up to and including record time `until` (a record-time cut). */
+export function fold(records: Iterable<MemoryRecord>, until?: Instant, state: MemoryState = initialState()): MemoryState {
+  for (const record of records) {
+    if (until !== undefined && record.meta.recordedAt > until) break;
+    evolve(state, record);
   }
   return state;
 }
@@ -37,29 +37,29 @@ export function fold(events: Iterable<MemoryEvent>, until?: Instant, state: Memo
  * `fold` for answering queries (replay): skips the command outcomes, which only the
  * deciders read (idempotent retries), and which cost a map entry per command.
  */
-export function foldForReading(events: Iterable<MemoryEvent>, until?: Instant, state: MemoryState = initialState()): MemoryState {
-  for (const event of events) {
-    const at = event.meta.recordedAt;
+export function foldForReading(records: Iterable<MemoryRecord>, until?: Instant, state: MemoryState = initialState()): MemoryState {
+  for (const record of records) {
+    const at = record.meta.recordedAt;
     if (until !== undefined && at > until) break;
-    applyEvent(state, event, at);
+    applyRecord(state, record, at);
     state.latestRecordedAt = at;
     state.eventCount += 1;
   }
   return state;
 }
 
-/** Folds the events recorded strictly before `before`. */
-export function foldBefore(events: Iterable<MemoryEvent>, before: Instant): MemoryState {
+/** Folds the records recorded strictly before `before`. */
+export function foldBefore(records: Iterable<MemoryRecord>, before: Instant): MemoryState {
   const state = initialState();
-  for (const event of events) {
-    if (event.meta.recordedAt >= before) break;
-    evolve(state, event);
+  for (const record of records) {
+    if (record.meta.recordedAt >= before) break;
+    evolve(state, record);
   }
   return state;
 }
 
-function applyEvent(state: MemoryState, event: DomainEvent, at: Instant): void {
-  for (const change of changesOf(event)) applyChange(state, change, at);
+function applyRecord(state: MemoryState, record: LogRecord, at: Instant): void {
+  for (const change of changesOf(record)) applyChange(state, change, at);
 }
 
 /** Applies one change at record time `at` (mutating the state). */
@@ -186,13 +186,13 @@ function indexSubject(state: MemoryState, fact: FactRecord): void {
   state.factsBySubject.set(key, ids);
 }
 
-/** Rebuilds each command's result from its events, so idempotent retries survive restarts. */
-function recordOutcome(state: MemoryState, event: MemoryEvent): void {
-  const { commandId, recordedAt } = event.meta;
+/** Rebuilds each command's result from its records, so idempotent retries survive restarts. */
+function recordOutcome(state: MemoryState, record: MemoryRecord): void {
+  const { commandId, recordedAt } = record.meta;
   let outcome = state.outcomes.get(commandId);
   if (!outcome) {
     outcome = { recordedAt, ids: {} };
     state.outcomes.set(commandId, outcome);
   }
-  Object.assign(outcome.ids, idsOf(event, outcome.ids));
+  Object.assign(outcome.ids, idsOf(record, outcome.ids));
 }

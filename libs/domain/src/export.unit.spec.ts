@@ -1,7 +1,7 @@
 import type { Command } from './commands';
 import { changesBetween, entityAt, episodesAt, eventsAt, factHistory, factsAt, mentionsAt } from './cut';
 import { decideBatch } from './decide-batch';
-import type { MemoryEvent } from './events';
+import type { MemoryRecord } from './records';
 import { fold } from './evolve';
 import { commandsOfLog } from './export';
 import { deriveEntityId } from './ids';
@@ -53,13 +53,13 @@ function richHistory() {
   return { s, alice, acmeFact, likesEvent };
 }
 
-function replay(memoryId: string, commands: readonly Command[], batchSize: number): { log: MemoryEvent[]; state: MemoryState } {
+function replay(memoryId: string, commands: readonly Command[], batchSize: number): { log: MemoryRecord[]; state: MemoryState } {
   const state = initialState();
-  const log: MemoryEvent[] = [];
+  const log: MemoryRecord[] = [];
   for (let i = 0; i < commands.length; i += batchSize) {
-    const { events, results } = decideBatch(memoryId, state, commands.slice(i, i + batchSize), '2000-01-01T00:00:00.000Z');
+    const { records, results } = decideBatch(memoryId, state, commands.slice(i, i + batchSize), '2000-01-01T00:00:00.000Z');
     expect(results.filter((r) => r.status === 'duplicate')).toEqual([]);
-    log.push(...events);
+    log.push(...records);
   }
   return { log, state };
 }
@@ -67,7 +67,7 @@ function replay(memoryId: string, commands: readonly Command[], batchSize: numbe
 const VALID_ATS: ValidAt[] = ['*', at('MON'), at('TUE'), at('WED'), at('THU'), at('SAT'), at('SUN')];
 
 /** Every query answer the domain gives at record time `r`. */
-function answersAt(log: readonly MemoryEvent[], r: string) {
+function answersAt(log: readonly MemoryRecord[], r: string) {
   const state = fold(log, r);
   const full = fold(log);
   return {
@@ -161,8 +161,8 @@ describe('commandsOfLog (export)', () => {
   it('idempotency survives the import: the original commandIds are duplicates there', () => {
     const { s } = richHistory();
     const imported = replay('another-memory', commandsOfLog(s.log), 1000);
-    const { events, results } = decideBatch('another-memory', imported.state, [{ op: 'MERGE_ENTITY', srcId: 'acme', dstId: 'beta', commandId: 'k-beta' }], at('SUN'));
-    expect(events).toEqual([]);
+    const { records, results } = decideBatch('another-memory', imported.state, [{ op: 'MERGE_ENTITY', srcId: 'acme', dstId: 'beta', commandId: 'k-beta' }], at('SUN'));
+    expect(records).toEqual([]);
     expect(results[0]).toMatchObject({ status: 'duplicate', recordedAt: at('THU', '09:00'), ids: { supersededFactIds: [expect.any(String)] } });
   });
 

@@ -1,6 +1,6 @@
 export * from './time';
 export * from './commands';
-export * from './events';
+export * from './records';
 export * from './errors';
 export * from './ids';
 export * from './state';

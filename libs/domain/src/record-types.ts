@@ -1,6 +1,6 @@
 import type { Change } from './changes';
 import type { Command, CommandEnvelope } from './commands';
-import type { DomainEvent, DomainEventType } from './events';
+import type { LogRecord, LogRecordType } from './records';
 import type { MemoryState } from './state';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -15,7 +15,7 @@ export type CommandIds = Record<string, string | string[]>;
  * what folding it changes, which ids it adds to its command's result, and (for export)
  * the command it is the record of.
  */
-interface RecordType<R extends DomainEvent> {
+interface RecordType<R extends LogRecord> {
   changes(data: R['data']): Change[];
   /** The ids it adds to its command's result (`current`: those its command's earlier records added). */
   ids(data: R['data'], current: CommandIds): CommandIds;
@@ -27,7 +27,7 @@ interface RecordType<R extends DomainEvent> {
   command(data: R['data'], state: MemoryState): CommandBody;
 }
 
-type RecordTypes = { [T in DomainEventType]: RecordType<Extract<DomainEvent, { type: T }>> };
+type RecordTypes = { [T in LogRecordType]: RecordType<Extract<LogRecord, { type: T }>> };
 
 const RECORD_TYPES: RecordTypes = {
   EntityRegistered: {
@@ -124,27 +124,27 @@ const RECORD_TYPES: RecordTypes = {
   },
 };
 
-function typeOf<R extends DomainEvent>(record: R): RecordType<R> {
+function typeOf<R extends LogRecord>(record: R): RecordType<R> {
   return RECORD_TYPES[record.type] as unknown as RecordType<R>;
 }
 
 /** What folding `record` changes. */
-export function changesOf(record: DomainEvent): Change[] {
+export function changesOf(record: LogRecord): Change[] {
   return typeOf(record).changes(record.data);
 }
 
 /** The ids a record adds to its command's result. */
-export function idsOf(record: DomainEvent, current: CommandIds): CommandIds {
+export function idsOf(record: LogRecord, current: CommandIds): CommandIds {
   return typeOf(record).ids(record.data, current);
 }
 
 /** The command whose first record `record` is (without its envelope); `state` holds the log before it. */
-export function commandBodyOf(record: DomainEvent, state: MemoryState): CommandBody {
+export function commandBodyOf(record: LogRecord, state: MemoryState): CommandBody {
   return typeOf(record).command(record.data, state);
 }
 
 /** Fact ids a record touches: the key of the per-fact audit stream. */
-export function factIdsOf(record: DomainEvent): string[] {
+export function factIdsOf(record: LogRecord): string[] {
   const ids: string[] = [];
   for (const change of changesOf(record)) if ((change.change === 'opened' || change.change === 'closed' || change.change === 'corrected') && change.kind === 'fact') ids.push(change.id);
   return ids;

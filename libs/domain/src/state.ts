@@ -1,5 +1,5 @@
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
-import type { FactVersionFields } from './events';
+import type { FactVersionFields } from './records';
 import { MergeClasses } from './merge-classes';
 import type { Instant } from './time';
 import type { MentionView } from './views';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { entityAt, episodesAt, eventsAt, factsAt, mentionsAt } from './cut';
-import type { MemoryEvent } from './events';
+import type { MemoryRecord } from './records';
 import { fold } from './evolve';
 import type { MemoryState } from './state';
 import { occurrenceHistoryArb, runHistory } from './testing/histories';
@@ -227,7 +227,7 @@ describe('the reference cut at every boundary of random histories', () => {
     fc.assert(
       fc.property(occurrenceHistoryArb, (batches) => {
         const run = runHistory(batches);
-        const log: readonly MemoryEvent[] = run.log;
+        const log: readonly MemoryRecord[] = run.log;
         const full = fold(log);
         for (const { r, validAts } of boundaryCuts(full)) {
           const state = fold(log, r);

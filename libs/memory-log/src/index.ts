@@ -1,5 +1,5 @@
-import { type DomainEvent, type MemoryEvent, deriveLogEventId, factIdsOf } from '@memotrace/domain';
-import type { EventContent, EventStore, NewEvent, PositionedEventContent } from '@memotrace/event-store';
+import { type LogRecord, type MemoryRecord, deriveLogRecordId, factIdsOf } from '@memotrace/domain';
+import type { RecordContent, LogStore, NewRecord, PositionedRecordContent } from '@memotrace/log-store';
 
 /**
  * How a memory lives in the log: one stream per memory (the consistency boundary:
@@ -20,40 +20,40 @@ export function factTag(memoryId: string, factId: string): string {
   return `fact:${memoryId}:${factId}`;
 }
 
-/** Log events for a decided batch; event ids are derived from (memory, command, index) so a retry is idempotent. */
-export function toNewEvents(memoryId: string, events: readonly MemoryEvent[]): NewEvent[] {
+/** Log records for a decided batch; record ids are derived from (memory, command, index) so a retry is idempotent. */
+export function toNewRecords(memoryId: string, records: readonly MemoryRecord[]): NewRecord[] {
   let commandId: string | null = null;
   let index = 0;
-  return events.map((event) => {
-    index = event.meta.commandId === commandId ? index + 1 : 0;
-    commandId = event.meta.commandId;
+  return records.map((record) => {
+    index = record.meta.commandId === commandId ? index + 1 : 0;
+    commandId = record.meta.commandId;
     return {
-      eventId: deriveLogEventId(memoryId, event.meta.commandId, index),
-      type: event.type,
-      data: event.data,
-      metadata: { ...event.meta },
-      tags: factIdsOf(event).map((factId) => factTag(memoryId, factId)),
+      recordId: deriveLogRecordId(memoryId, record.meta.commandId, index),
+      type: record.type,
+      data: record.data,
+      metadata: { ...record.meta },
+      tags: factIdsOf(record).map((factId) => factTag(memoryId, factId)),
     };
   });
 }
 
-export interface LoggedMemoryEvent {
+export interface LoggedRecord {
   memoryId: string;
   position: number;
-  event: MemoryEvent;
+  record: MemoryRecord;
 }
 
-/** A memory's log from a revision on, as domain events (contents only: no fold reads ids, positions or tags). */
-export async function readMemoryLog(store: Pick<EventStore, 'readStreamContent'>, memoryId: string, fromRevision = 0): Promise<MemoryEvent[]> {
-  return (await store.readStreamContent(memoryStreamId(memoryId), fromRevision)).map(toMemoryEvent);
+/** A memory's log from a revision on, as domain records (contents only: no fold reads ids, positions or tags). */
+export async function readMemoryLog(store: Pick<LogStore, 'readStreamContent'>, memoryId: string, fromRevision = 0): Promise<MemoryRecord[]> {
+  return (await store.readStreamContent(memoryStreamId(memoryId), fromRevision)).map(toMemoryRecord);
 }
 
-export function toMemoryEvent(stored: EventContent): MemoryEvent {
+export function toMemoryRecord(stored: RecordContent): MemoryRecord {
   const { commandId, recordedAt, actor, reason } = stored.metadata;
-  return { type: stored.type, data: stored.data, meta: { commandId, recordedAt, actor, reason } } as DomainEvent & { meta: MemoryEvent['meta'] };
+  return { type: stored.type, data: stored.data, meta: { commandId, recordedAt, actor, reason } } as LogRecord & { meta: MemoryRecord['meta'] };
 }
 
-export function toLoggedEvent(stored: PositionedEventContent): LoggedMemoryEvent | null {
+export function toLoggedRecord(stored: PositionedRecordContent): LoggedRecord | null {
   const memoryId = memoryIdOfStream(stored.streamId);
-  return memoryId === null ? null : { memoryId, position: stored.position, event: toMemoryEvent(stored) };
+  return memoryId === null ? null : { memoryId, position: stored.position, record: toMemoryRecord(stored) };
 }

@@ -1,6 +1,6 @@
-import { CHANGE_TYPES, type Change, type ChangeType, type Instant, type MemoryEvent, changesOf } from '@memotrace/domain';
-import type { PositionedEventContent } from '@memotrace/event-store';
-import { memoryIdOfStream, toMemoryEvent } from '@memotrace/memory-log';
+import { CHANGE_TYPES, type Change, type ChangeType, type Instant, type MemoryRecord, changesOf } from '@memotrace/domain';
+import type { PositionedRecordContent } from '@memotrace/log-store';
+import { memoryIdOfStream, toMemoryRecord } from '@memotrace/memory-log';
 import type { Pool, PoolClient } from 'pg';
 
 /** One log record as every projection sees it: where it is in the log, when it was recorded, and what it changes. */
@@ -12,12 +12,12 @@ export interface ProjectedRecord {
 }
 
 /** Null for a record outside the memory streams. */
-export function projectedRecordOf(stored: PositionedEventContent): ProjectedRecord | null {
+export function projectedRecordOf(stored: PositionedRecordContent): ProjectedRecord | null {
   const memoryId = memoryIdOfStream(stored.streamId);
-  return memoryId === null ? null : toProjectedRecord(memoryId, stored.position, toMemoryEvent(stored));
+  return memoryId === null ? null : toProjectedRecord(memoryId, stored.position, toMemoryRecord(stored));
 }
 
-export function toProjectedRecord(memoryId: string, position: number, record: MemoryEvent): ProjectedRecord {
+export function toProjectedRecord(memoryId: string, position: number, record: MemoryRecord): ProjectedRecord {
   return { memoryId, position, recordedAt: record.meta.recordedAt, changes: changesOf(record) };
 }
 

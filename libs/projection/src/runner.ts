@@ -1,4 +1,4 @@
-import type { EventStore, StoredEvent } from '@memotrace/event-store';
+import type { LogStore, StoredRecord } from '@memotrace/log-store';
 import type { ChangeType } from '@memotrace/domain';
 import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
@@ -8,12 +8,12 @@ import { type Partition, WHOLE_LOG, assertPartition, checkpointName, isCheckpoin
 import { type ProjectedRecord, type Projection, projectedRecordOf, recordsFor } from './contract';
 
 export interface ProjectorOptions {
-  store: EventStore;
+  store: LogStore;
   pool: Pool;
   projections: readonly Projection[];
-  /** Events per transaction (default 500). */
+  /** Records per transaction (default 500). */
   batchSize?: number;
-  /** A partial batch is flushed at most this long after its first event arrived (default 5 ms). */
+  /** A partial batch is flushed at most this long after its first record arrived (default 5 ms). */
   idleMs?: number;
   /** Pause before retrying a failed batch or re-subscribing after a subscription error (default 1000 ms). */
   retryMs?: number;
@@ -24,11 +24,11 @@ export interface ProjectorOptions {
 }
 
 export interface Projector {
-  /** The last committed checkpoint (every event up to it is in the read models). */
+  /** The last committed checkpoint (every record up to it is in the read models). */
   position(): number;
   /** True once the checkpoint reaches `position`; false on timeout or stop. */
   waitForPosition(position: number, timeoutMs: number): Promise<boolean>;
-  /** Finishes the in-flight batch and unsubscribes; queued events are re-read on the next start. */
+  /** Finishes the in-flight batch and unsubscribes; queued records are re-read on the next start. */
   stop(): Promise<void>;
 }
 
@@ -62,7 +62,7 @@ interface Waiter {
 }
 
 class RunningProjector implements Projector {
-  private readonly store: EventStore;
+  private readonly store: LogStore;
   private readonly pool: Pool;
   private readonly projections: readonly { projection: Projection; types: ReadonlySet<ChangeType>; checkpoint: string }[];
   /** Checkpoint row names (one per projection, of this partition). */
@@ -72,13 +72,13 @@ class RunningProjector implements Projector {
   private readonly idleMs: number;
   private readonly retryMs: number;
   private readonly onError: (error: Error) => void;
-  // The subscription has no back-pressure: unsubscribe above this many queued events, resume below lowWater.
+  // The subscription has no back-pressure: unsubscribe above this many queued records, resume below lowWater.
   private readonly highWater: number;
   private readonly lowWater: number;
 
   private committed = 0;
   private lastQueued = 0;
-  private readonly queue: StoredEvent[] = [];
+  private readonly queue: StoredRecord[] = [];
   private subscription: Subscription | undefined;
   /** Bumped on every (un)subscribe, so late deliveries of an old subscription are ignored. */
   private generation = 0;
@@ -161,7 +161,7 @@ class RunningProjector implements Projector {
     const generation = ++this.generation;
     const current = () => generation === this.generation;
     const subscription = this.store.subscribe({ fromPosition: this.lastQueued, streamPrefix: MEMORY_STREAM_PREFIX }).subscribe({
-      next: (event) => current() && this.enqueue(event),
+      next: (record) => current() && this.enqueue(record),
       error: (error: unknown) => current() && this.subscriptionFailed(error),
       complete: () => current() && this.subscriptionCompleted(),
     });
@@ -176,10 +176,10 @@ class RunningProjector implements Projector {
     this.subscription = undefined;
   }
 
-  private enqueue(event: StoredEvent): void {
-    if (event.position <= this.lastQueued) return; // re-delivered after a re-subscribe
-    this.queue.push(event);
-    this.lastQueued = event.position;
+  private enqueue(record: StoredRecord): void {
+    if (record.position <= this.lastQueued) return; // re-delivered after a re-subscribe
+    this.queue.push(record);
+    this.lastQueued = record.position;
     if (this.queue.length >= this.highWater) {
       this.paused = true;
       this.unsubscribe();
@@ -239,7 +239,7 @@ class RunningProjector implements Projector {
   }
 
   /** One transaction: lock the checkpoints, apply what each projection has not seen, advance them. */
-  private async commit(batch: readonly StoredEvent[]): Promise<void> {
+  private async commit(batch: readonly StoredRecord[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
     const { index, count } = this.partition;
     const records = batch.map(projectedRecordOf).filter((r): r is ProjectedRecord => r !== null && (count === 1 || partitionOf(r.memoryId, count) === index));

@@ -1,4 +1,4 @@
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { createPool, migrate, startEmbeddedPostgres, takeOverEmbeddedShutdown } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
 import { searchIndexMigrations } from '@memotrace/search-index';
@@ -10,7 +10,7 @@ export interface Database {
   pool: Pool;
   /** The replica pool when READ_DATABASE_URL is set, else `pool`. */
   readPool: Pool;
-  store: PostgresEventStore;
+  store: PostgresLogStore;
   embedded: boolean;
   close(): Promise<void>;
 }
@@ -24,8 +24,8 @@ export async function openDatabase(config: RuntimeConfig, log: (message: string)
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
   const pool = createPool(url);
   const readPool = config.readDatabaseUrl ? createPool(config.readDatabaseUrl) : pool;
-  await migrate(pool, [...eventStoreMigrations, ...readModelMigrations, ...searchIndexMigrations]);
-  const store = new PostgresEventStore(pool);
+  await migrate(pool, [...logStoreMigrations, ...readModelMigrations, ...searchIndexMigrations]);
+  const store = new PostgresLogStore(pool);
   return {
     url,
     pool,

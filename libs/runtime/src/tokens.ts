@@ -1,4 +1,4 @@
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import type { ServiceMetrics } from '@memotrace/http-kit';
 import type { ServiceIdentifier } from 'inversify';
 import type { Pool } from 'pg';
@@ -9,7 +9,7 @@ export const TOKENS = {
   config: Symbol.for('memotrace.config') as ServiceIdentifier<RuntimeConfig>,
   pool: Symbol.for('memotrace.pool') as ServiceIdentifier<Pool>,
   readPool: Symbol.for('memotrace.readPool') as ServiceIdentifier<Pool>,
-  store: Symbol.for('memotrace.store') as ServiceIdentifier<EventStore>,
+  store: Symbol.for('memotrace.store') as ServiceIdentifier<LogStore>,
   clock: Symbol.for('memotrace.clock') as ServiceIdentifier<{ now(): string }>,
   metrics: Symbol.for('memotrace.metrics') as ServiceIdentifier<ServiceMetrics>,
 };

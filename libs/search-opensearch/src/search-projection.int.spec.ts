@@ -1,4 +1,4 @@
-import type { MemoryEvent } from '@memotrace/domain';
+import type { MemoryRecord } from '@memotrace/domain';
 import { type ProjectedRecord, toProjectedRecord } from '@memotrace/projection';
 import { rng, randomLog } from '../../../projections/read-models/src/testing/random-log';
 import type { OpenSearchItemIndex } from './opensearch-item-index';
@@ -8,7 +8,7 @@ import { describeWithOpenSearch, freshIndex, hashedEmbedding } from './testing/o
 const embedder = { embed: async (texts: readonly string[]) => texts.map((t) => hashedEmbedding(t)) };
 
 /** Feeds the log to the projection in random batch sizes, with log positions, as the projector would. */
-async function project(projection: ReturnType<typeof openSearchProjection>, memoryId: string, log: readonly MemoryEvent[], seed: number): Promise<void> {
+async function project(projection: ReturnType<typeof openSearchProjection>, memoryId: string, log: readonly MemoryRecord[], seed: number): Promise<void> {
   const random = rng(seed);
   const logged: ProjectedRecord[] = log.map((event, i) => toProjectedRecord(memoryId, i + 1, event));
   for (let i = 0; i < logged.length; ) {
@@ -38,7 +38,7 @@ describeWithOpenSearch('openSearchProjection against a real node', (url) => {
 
   it('re-indexing the same log (a replayed batch, a rebuild from 0) rewrites exactly the same documents', async () => {
     const memoryId = 'idempotent';
-    const { events: log } = randomLog(memoryId, 7, 80);
+    const { records: log } = randomLog(memoryId, 7, 80);
     const projection = openSearchProjection(index, { embedder });
     await project(projection, memoryId, log, 1);
     const first = await dump(index, memoryId);
@@ -58,7 +58,7 @@ describeWithOpenSearch('openSearchProjection against a real node', (url) => {
   it('renders facts with entity names and embeds new items, so bm25 and knn find them', async () => {
     const memoryId = 'rendered';
     const meta = (n: number) => ({ commandId: `c${n}`, recordedAt: `2024-05-0${n}T00:00:00.000Z`, actor: null, reason: null });
-    const log: MemoryEvent[] = [
+    const log: MemoryRecord[] = [
       { type: 'EntityRegistered', data: { entityId: 'ada', name: 'Ada Lovelace', aliases: [], types: [] }, meta: meta(1) },
       { type: 'EntityRegistered', data: { entityId: 'acme', name: 'Acme Corp', aliases: [], types: [] }, meta: meta(1) },
       { type: 'FactAsserted', data: { factId: 'f1', src: 'ada', rel: 'worksAt', dst: 'acme', validFrom: '2024-05-01T00:00:00.000Z', validTo: null, confidence: null, evidence: ['m1'], source: null }, meta: meta(2) },

@@ -1,4 +1,4 @@
-import { type EventVersion, type FactVersion, type MemoryEvent, type MemoryState, fold } from '@memotrace/domain';
+import { type EventVersion, type FactVersion, type MemoryRecord, type MemoryState, fold } from '@memotrace/domain';
 import { type ProjectedRecord, toProjectedRecord } from '@memotrace/projection';
 import fc from 'fast-check';
 import { type EpisodeContent, type EventContent, type FactContent, type StoredHeads, planBatch, versionedKeys } from './batch-plan';
@@ -35,7 +35,7 @@ class VersionTable<C> {
   }
 }
 
-function logged(memoryId: string, events: MemoryEvent[]): ProjectedRecord[] {
+function logged(memoryId: string, events: MemoryRecord[]): ProjectedRecord[] {
   return events.map((event) => toProjectedRecord(memoryId, 0, event));
 }
 
@@ -113,9 +113,9 @@ describe('planBatch', () => {
       fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 }), (seed, batchSizes) => {
         const a = randomLog('mem-a', seed, 60);
         const b = randomLog('mem-b', seed + 1, 60);
-        const tables = project(interleave(logged('mem-a', a.events), logged('mem-b', b.events)), batchSizes);
-        expectSameVersions('mem-a', fold(a.events), tables);
-        expectSameVersions('mem-b', fold(b.events), tables);
+        const tables = project(interleave(logged('mem-a', a.records), logged('mem-b', b.records)), batchSizes);
+        expectSameVersions('mem-a', fold(a.records), tables);
+        expectSameVersions('mem-b', fold(b.records), tables);
       }),
       { numRuns: 150 },
     );
@@ -125,12 +125,12 @@ describe('planBatch', () => {
     const meta = (recordedAt: string, commandId: string) => ({ commandId, recordedAt, actor: null, reason: null });
     const r1 = '2024-05-06T10:00:00.000Z';
     const r2 = '2024-05-06T11:00:00.000Z';
-    const asserted = (recordedAt: string, commandId: string, confidence: number): MemoryEvent => ({
+    const asserted = (recordedAt: string, commandId: string, confidence: number): MemoryRecord => ({
       type: 'FactAsserted',
       data: { factId: 'f', src: 'a', rel: 'knows', dst: 'b', validFrom: r1, validTo: null, confidence, evidence: [], source: null },
       meta: meta(recordedAt, commandId),
     });
-    const events: MemoryEvent[] = [
+    const events: MemoryRecord[] = [
       asserted(r1, 'c1', 0.1),
       { type: 'FactArchived', data: { factId: 'f' }, meta: meta(r1, 'c2') },
       asserted(r2, 'c3', 0.2),

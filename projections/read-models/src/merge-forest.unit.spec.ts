@@ -6,9 +6,9 @@ describe('MergeForest', () => {
   it('rebuilds canonical ids and member classes exactly as evolve does, at every record time', () => {
     for (let seed = 1; seed <= 30; seed++) {
       const log = randomLog('m', seed, 80);
-      const full = fold(log.events);
+      const full = fold(log.records);
       for (const r of log.recordedAts) {
-        const state = fold(log.events, r);
+        const state = fold(log.records, r);
         const forest = new MergeForest(full.merges.filter((m) => m.recordedAt <= r));
         expect(forest.mergedInto).toEqual(state.classes.mergedInto);
         for (const id of [...state.entities.keys(), 'never-registered']) {

@@ -1,4 +1,4 @@
-import { type Command, type MemoryEvent, factsAt, fold } from '@memotrace/domain';
+import { type Command, type MemoryRecord, factsAt, fold } from '@memotrace/domain';
 import { type ProjectedRecord, type Projection, projectedPosition } from '@memotrace/projection';
 import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
 import { type Harness, MemoryWriter, openHarness } from './testing/pg-harness';
@@ -156,7 +156,7 @@ describe('startProjector', () => {
     expect(await projector.waitForPosition(head, 120_000)).toBe(true);
     const seconds = (performance.now() - started) / 1000;
     console.log(`projector caught up ${head} events in ${seconds.toFixed(2)} s: ${Math.round(head / seconds)} events/s`);
-    const log: MemoryEvent[] = await harness.log('bulk');
+    const log: MemoryRecord[] = await harness.log('bulk');
     const state = fold(log);
     const r = log[log.length - 1]!.meta.recordedAt;
     const timed = async <T>(query: () => Promise<T>): Promise<[T, string]> => {

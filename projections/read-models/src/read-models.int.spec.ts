@@ -1,4 +1,4 @@
-import { type Instant, type MemoryEvent, fold } from '@memotrace/domain';
+import { type Instant, type MemoryRecord, fold } from '@memotrace/domain';
 import type { Projector } from '@memotrace/projection';
 import { type Harness, MemoryWriter, openHarness } from './testing/pg-harness';
 import { randomLog } from './testing/random-log';
@@ -30,7 +30,7 @@ async function projected(position: number | null): Promise<void> {
 }
 
 /** Compares at every record time of the log (and 1 ms either side), at every validity bound (and either side) and '*'. */
-async function expectReplayEverywhere(memoryId: string, extra: { filters?: { src?: string; rel?: string; dst?: string }[]; entityIds?: string[] } = {}): Promise<MemoryEvent[]> {
+async function expectReplayEverywhere(memoryId: string, extra: { filters?: { src?: string; rel?: string; dst?: string }[]; entityIds?: string[] } = {}): Promise<MemoryRecord[]> {
   const log = await harness.log(memoryId);
   const recordTimes = [...new Set(log.map((e) => e.meta.recordedAt))];
   const recordedAts = [...around(recordTimes), '2000-01-01T00:00:00.000Z', LATER];
@@ -258,7 +258,7 @@ describe('read models answer exactly what replay answers', () => {
       await projected(last);
       for (const [j, memoryId] of memories.entries()) {
         const log = await harness.log(memoryId);
-        expect(log).toEqual(logs[j]!.events);
+        expect(log).toEqual(logs[j]!.records);
         const state = fold(log);
         await expectSameAsReplay(harness.queries, memoryId, log, {
           recordedAts: [...around(logs[j]!.recordedAts).filter((_, k) => k % 5 === 1 || k % 7 === 0), LATER],

@@ -1,5 +1,5 @@
 import type { Instant } from '@memotrace/domain';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
 import { type ProjectedRecord, isCheckpointOf, projectedRecordOf } from '@memotrace/projection';
 import { inTransaction } from '@memotrace/postgres';
@@ -22,8 +22,8 @@ import { READ_MODEL_TABLES, readModelStatements } from './schema';
  *   Statements waiting on those locks re-resolve the table names after the commit,
  *   so readers and the live projector simply continue on the new tables: the
  *   projector locks the new checkpoint row and skips what the build already applied.
- * - To a record time T: only events with recordedAt <= T are applied, into a
- *   frozen snapshot schema `rm_snapshot_<ms>` that is NOT switched in: the events
+ * - To a record time T: only records with recordedAt <= T are applied, into a
+ *   frozen snapshot schema `rm_snapshot_<ms>` that is NOT switched in: the records
  *   left out are not a prefix of the log (record time is monotone per memory, not
  *   globally), so no checkpoint could let the live projector resume from it. The
  *   live read models and projector are untouched; the snapshot is queried by
@@ -36,10 +36,10 @@ export interface RebuildProgress {
   schema: string;
   to: Instant | null;
   phase: 'building' | 'loading' | 'indexing' | 'switching' | 'done';
-  /** Log events read so far, of `total` (the log head's position when the rebuild started). */
+  /** Log records read so far, of `total` (the log head's position when the rebuild started). */
   done: number;
   total: number;
-  /** Events applied (those recorded by T, for a rebuild to T). */
+  /** Records applied (those recorded by T, for a rebuild to T). */
   applied: number;
   eventsPerSecond: number;
   /** Estimated seconds left; null before the first batch. */
@@ -49,10 +49,10 @@ export interface RebuildProgress {
 
 export interface RebuildOptions {
   pool: Pool;
-  store: EventStore;
-  /** Apply only events recorded at or before T, into a snapshot schema (no switch). */
+  store: LogStore;
+  /** Apply only records recorded at or before T, into a snapshot schema (no switch). */
   to?: Instant;
-  /** Log events read per page (default 20,000). */
+  /** Log records read per page (default 20,000). */
   batchSize?: number;
   onProgress?: (progress: RebuildProgress) => void;
   /** Keep the retired live tables (schema `rm_retired_<ms>`) after a switch. */
@@ -62,7 +62,7 @@ export interface RebuildOptions {
 export interface RebuildResult {
   schema: string;
   mode: 'switched' | 'snapshot';
-  /** The build's checkpoint: every log event up to it was read. */
+  /** The build's checkpoint: every log record up to it was read. */
   position: number;
   applied: number;
   elapsedMs: number;
@@ -238,7 +238,7 @@ function inSchema<T>(pool: Pool, schema: string, live: string, work: (client: Po
  * catch the build up to the live checkpoint, swap schemas. Retried on a deadlock or
  * lock timeout (a long reader holding one table while waiting for another).
  */
-async function switchIn(pool: Pool, store: EventStore, build: string, live: string, retired: string, batchSize: number): Promise<number> {
+async function switchIn(pool: Pool, store: LogStore, build: string, live: string, retired: string, batchSize: number): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await inSchema(pool, build, live, async (client) => {

@@ -1,5 +1,5 @@
 import { type Command, DomainError } from '@memotrace/domain';
-import { usePostgresStore } from '@memotrace/event-store/testing';
+import { usePostgresStore } from '@memotrace/log-store/testing';
 import { memoryStreamId } from '@memotrace/memory-log';
 import { CommandHandler } from './command-handler';
 

@@ -1,6 +1,6 @@
 import { type Command, type CommandResult, DomainError, decideBatch } from '@memotrace/domain';
-import { type EventStore, WrongExpectedRevisionError } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import type { Clock } from './clock';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryStateCache } from './memory-state-cache';
@@ -25,7 +25,7 @@ export class CommandHandler {
   private readonly mutex = new KeyedMutex();
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: LogStore,
     private readonly clock: Clock,
   ) {
     this.cache = new MemoryStateCache(store);
@@ -60,12 +60,12 @@ export class CommandHandler {
     }
     // The decision evolved the cached state: its event count is the memory's position after this batch.
     const position = state.eventCount;
-    if (decision.events.length === 0) return { position, results: decision.results, appended: 0 };
+    if (decision.records.length === 0) return { position, results: decision.results, appended: 0 };
     try {
-      await this.store.append(memoryStreamId(memoryId), toNewEvents(memoryId, decision.events), {
+      await this.store.append(memoryStreamId(memoryId), toNewRecords(memoryId, decision.records), {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
       });
-      return { position, results: decision.results, appended: decision.events.length };
+      return { position, results: decision.results, appended: decision.records.length };
     } catch (error) {
       this.cache.forget(memoryId);
       if (error instanceof WrongExpectedRevisionError && retriesLeft > 0) {

@@ -1,5 +1,5 @@
 import { type MemoryState, evolve, initialState } from '@memotrace/domain';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { readMemoryLog } from '@memotrace/memory-log';
 
 /**
@@ -17,7 +17,7 @@ export class MemoryStateCache {
   private readonly entries = new Map<string, MemoryState>();
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: LogStore,
     private readonly maxMemories = 1000,
     private readonly maxEvents = MAX_CACHED_EVENTS,
   ) {}

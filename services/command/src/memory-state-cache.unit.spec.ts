@@ -1,17 +1,17 @@
 import { type Command, decideBatch, initialState } from '@memotrace/domain';
-import type { EventStore, StoredEvent } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import type { LogStore, StoredRecord } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { MemoryStateCache } from './memory-state-cache';
 
 /** Streams of `events` UPSERT_ENTITY events per memory; counts the events read back. */
 function storeWithMemories(memories: string[], events: number) {
-  const streams = new Map<string, StoredEvent[]>();
+  const streams = new Map<string, StoredRecord[]>();
   let position = 0;
   for (const memoryId of memories) {
     const commands = Array.from({ length: events }, (_, i) => ({ op: 'UPSERT_ENTITY', commandId: `c${i}`, entityId: `e${i}`, name: `E ${i}` }) as Command);
-    const decided = decideBatch(memoryId, initialState(), commands, '2024-01-01T00:00:00.000Z').events;
+    const decided = decideBatch(memoryId, initialState(), commands, '2024-01-01T00:00:00.000Z').records;
     const streamId = memoryStreamId(memoryId);
-    streams.set(streamId, toNewEvents(memoryId, decided).map((event, revision) => ({ ...event, streamId, revision, position: ++position })));
+    streams.set(streamId, toNewRecords(memoryId, decided).map((event, revision) => ({ ...event, streamId, revision, position: ++position })));
   }
   const reads = { events: 0 };
   const store = {
@@ -20,7 +20,7 @@ function storeWithMemories(memories: string[], events: number) {
       reads.events += newer.length;
       return newer;
     },
-  } as unknown as EventStore;
+  } as unknown as LogStore;
   return { store, reads };
 }
 

@@ -1,6 +1,6 @@
 export * from './command-message';
 export * from './command-consumer';
-export * from './event-relay';
+export * from './log-relay';
 export * from './kafka-bridge';
 export * from './kafka-client';
 export * from './messages';

@@ -1,25 +1,25 @@
 import type { CommandHandler } from '@memotrace/command-service';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import type { AccessControl, ServiceMetrics } from '@memotrace/http-kit';
 import type { KafkaConfig } from '@memotrace/runtime';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { KafkaCommandConsumer } from './command-consumer';
-import { KafkaEventRelay } from './event-relay';
+import { KafkaLogRelay } from './log-relay';
 import { createKafka, ensureTopics, keyPartitioner } from './kafka-client';
 
 export interface KafkaBridgeDeps {
   config: KafkaConfig;
   handler: CommandHandler;
   access: AccessControl;
-  store: EventStore;
+  store: LogStore;
   pool: Pool;
   logger: Logger;
   metrics?: ServiceMetrics;
 }
 
 export interface RunningKafkaBridge {
-  relay: KafkaEventRelay;
+  relay: KafkaLogRelay;
   stop(): Promise<void>;
 }
 
@@ -33,7 +33,7 @@ export async function startKafkaBridge(deps: KafkaBridgeDeps): Promise<RunningKa
 
   const producer = kafka.producer({ createPartitioner: keyPartitioner, allowAutoTopicCreation: false });
   await producer.connect();
-  const relay = new KafkaEventRelay({ kafka, store: deps.store, pool: deps.pool, topic: events, onError });
+  const relay = new KafkaLogRelay({ kafka, store: deps.store, pool: deps.pool, topic: events, onError });
   const consumer = new KafkaCommandConsumer({ kafka, producer, handler: deps.handler, access: deps.access, config, onError, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
   try {
     await relay.start();

@@ -1,6 +1,6 @@
 import type { ErrorCode, ErrorDetail } from '@memotrace/contracts';
 import type { CommandResult } from '@memotrace/domain';
-import type { StoredEvent } from '@memotrace/event-store';
+import type { StoredRecord } from '@memotrace/log-store';
 import { memoryIdOfStream } from '@memotrace/memory-log';
 import type { Message } from 'kafkajs';
 import { AUTHORIZATION_HEADER, type CommandMessage, type Refusal } from './command-message';
@@ -42,7 +42,7 @@ export interface EventMessage {
   eventId: string;
   type: string;
   data: unknown;
-  metadata: StoredEvent['metadata'];
+  metadata: StoredRecord['metadata'];
 }
 
 export const POSITION_HEADER = 'memotrace-position';
@@ -91,14 +91,14 @@ export function deadLetter(message: CommandMessage, refusal: Refusal): Message {
   return { key: message.key, value: JSON.stringify(letter), headers: { ...headers, 'dlq-code': refusal.code, 'dlq-reason': refusal.message } };
 }
 
-export function eventMessage(event: StoredEvent): Message | null {
+export function eventMessage(event: StoredRecord): Message | null {
   const memoryId = memoryIdOfStream(event.streamId);
   if (memoryId === null) return null;
   const value: EventMessage = {
     position: event.position,
     memoryId,
     revision: event.revision,
-    eventId: event.eventId,
+    eventId: event.recordId,
     type: event.type,
     data: event.data,
     metadata: event.metadata,

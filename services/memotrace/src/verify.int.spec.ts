@@ -1,7 +1,7 @@
 import { verifyResponse } from '@memotrace/contracts';
 import { historyArb, runHistory } from '@memotrace/domain/testing/histories';
-import { PostgresEventStore } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import { PostgresLogStore } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { createPool } from '@memotrace/postgres';
 import { MAX_BOUND_CUTS } from '@memotrace/query-service';
 import fc from 'fast-check';
@@ -12,11 +12,11 @@ import { type TestService, startTestService } from './testing/test-service';
 describe('verify', () => {
   let t: TestService;
   let pool: Pool;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   beforeAll(async () => {
     t = await startTestService();
     pool = createPool(t.service.databaseUrl);
-    store = new PostgresEventStore(pool);
+    store = new PostgresLogStore(pool);
   });
   afterAll(async () => {
     await store.close();
@@ -31,7 +31,7 @@ describe('verify', () => {
       const memoryId = `verify-random-${i}`;
       const run = runHistory(batches, { memoryId });
       if (run.log.length === 0) continue;
-      await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, run.log), { expectedRevision: 'no_stream' });
+      await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, run.log), { expectedRevision: 'no_stream' });
       facts += run.state.facts.size;
       const times = [...new Set(run.log.map((e) => e.meta.recordedAt))];
       for (const recordedAt of [undefined, times[0], times[Math.floor(times.length / 2)]]) {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { PostgresMemoryQueries, READ_MODELS_PROJECTION, readModelMigrations } from '@memotrace/read-models';
 import { projectedPosition } from '@memotrace/projection';
@@ -27,14 +27,14 @@ const ROOT = resolve(__dirname, '../../..');
 
 describe('projector crash safety (SIGKILL during ingest)', () => {
   let db: TestDatabase;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   let child: ChildProcess | undefined;
   let output = '';
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-    store = new PostgresEventStore(db.pool);
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
+    store = new PostgresLogStore(db.pool);
   });
   afterAll(async () => {
     child?.kill('SIGKILL');

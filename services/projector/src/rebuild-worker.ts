@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { PostgresEventStore } from '@memotrace/event-store';
+import { PostgresLogStore } from '@memotrace/log-store';
 import { createPool } from '@memotrace/postgres';
 import { rebuildReadModels } from '@memotrace/read-models';
 import type { RebuildWorkerData, RebuildWorkerMessage } from './rebuild-job';
@@ -12,7 +12,7 @@ async function run(): Promise<void> {
   const { databaseUrl, to } = workerData as RebuildWorkerData;
   const post = (message: RebuildWorkerMessage) => parentPort!.postMessage(message);
   const pool = createPool(databaseUrl);
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresLogStore(pool);
   try {
     const result = await rebuildReadModels({ pool, store, ...(to !== null ? { to } : {}), onProgress: (progress) => post({ progress }) });
     post({ result });

@@ -1,4 +1,4 @@
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { readModelsProjection } from '@memotrace/read-models';
 import { startProjector } from '@memotrace/projection';
 import { type EmbeddingProvider, searchIndexProjection } from '@memotrace/search-index';
@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 export type RunningProjector = Awaited<ReturnType<typeof startProjector>>;
 
 /** Starts the read-model projector: from its checkpoint, catch-up then live. */
-export function runReadModelProjector(store: EventStore, pool: Pool, onError: (error: Error) => void): Promise<RunningProjector> {
+export function runReadModelProjector(store: LogStore, pool: Pool, onError: (error: Error) => void): Promise<RunningProjector> {
   return startProjector({ store, pool, projections: [readModelsProjection], onError });
 }
 
@@ -17,7 +17,7 @@ export function runReadModelProjector(store: EventStore, pool: Pool, onError: (e
  * of its own, with its own checkpoint, so slow embedding never holds back the read
  * models. Small batches keep each transaction short.
  */
-export function runSearchIndexProjector(store: EventStore, pool: Pool, provider: EmbeddingProvider, onError: (error: Error) => void): Promise<RunningProjector> {
+export function runSearchIndexProjector(store: LogStore, pool: Pool, provider: EmbeddingProvider, onError: (error: Error) => void): Promise<RunningProjector> {
   return startProjector({ store, pool, projections: [searchIndexProjection(provider)], batchSize: 64, retryMs: 5000, onError });
 }
 
@@ -28,7 +28,7 @@ export function runSearchIndexProjector(store: EventStore, pool: Pool, provider:
  * it is missing; a model that does not state its length (an endpoint without
  * `EMBEDDINGS_DIMENSION`) embeds one text to learn it.
  */
-export async function runOpenSearchProjector(store: EventStore, pool: Pool, index: OpenSearchItemIndex, provider: EmbeddingProvider | undefined, onError: (error: Error) => void): Promise<RunningProjector> {
+export async function runOpenSearchProjector(store: LogStore, pool: Pool, index: OpenSearchItemIndex, provider: EmbeddingProvider | undefined, onError: (error: Error) => void): Promise<RunningProjector> {
   const dimension = provider ? await vectorLength(provider) : VECTOR_DIMENSION;
   await index.ensureIndex(dimension);
   const embedder = provider ? { embed: async (texts: readonly string[]) => (await provider.embed(texts)).map((v) => Array.from(v)) } : undefined;

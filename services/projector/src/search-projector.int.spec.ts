@@ -1,9 +1,9 @@
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
 import { type EmbeddingProvider, cachedEmbeddings, searchIndexMigrations } from '@memotrace/search-index';
-import type { MemoryEvent } from '@memotrace/domain';
+import type { MemoryRecord } from '@memotrace/domain';
 import { type RunningProjector, runSearchIndexProjector } from './run-projector';
 
 /**
@@ -14,13 +14,13 @@ import { type RunningProjector, runSearchIndexProjector } from './run-projector'
  */
 describe('search-index projector', () => {
   let db: TestDatabase;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   let projector: RunningProjector | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations, ...searchIndexMigrations]);
-    store = new PostgresEventStore(db.pool);
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations, ...searchIndexMigrations]);
+    store = new PostgresLogStore(db.pool);
   });
   afterAll(async () => {
     await projector?.stop();
@@ -28,8 +28,8 @@ describe('search-index projector', () => {
     await db.drop();
   });
 
-  const append = (memoryId: string, commandId: string, event: Omit<MemoryEvent, 'meta'>) =>
-    store.append(memoryStreamId(memoryId), toNewEvents(memoryId, [{ ...event, meta: { commandId, recordedAt: '2024-05-01T00:00:00.000Z', actor: null, reason: null } } as MemoryEvent]), {
+  const append = (memoryId: string, commandId: string, event: Omit<MemoryRecord, 'meta'>) =>
+    store.append(memoryStreamId(memoryId), toNewRecords(memoryId, [{ ...event, meta: { commandId, recordedAt: '2024-05-01T00:00:00.000Z', actor: null, reason: null } } as MemoryRecord]), {
       expectedRevision: 'any',
     });
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { READ_MODELS_PROJECTION } from '@memotrace/read-models';
 import { resolve } from 'node:path';
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { PostgresMemoryQueries, readModelMigrations } from '@memotrace/read-models';
 import { layoutCheckpoints, projectedPosition } from '@memotrace/projection';
@@ -27,13 +27,13 @@ interface Child {
 
 describe('work-sharing projector processes', () => {
   let db: TestDatabase;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   const children: Child[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-    store = new PostgresEventStore(db.pool);
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
+    store = new PostgresLogStore(db.pool);
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { readModelsProjection } from '@memotrace/read-models';
 import { type Projector, startProjector } from '@memotrace/projection';
 import type { Pool, PoolClient } from 'pg';
@@ -22,7 +22,7 @@ const MEMBER_KEY = 0x4d54_4d42; // "MTMB"
 const PARTITION_KEY = 0x4d54_5054; // "MTPT"
 
 export interface WorkSharingOptions {
-  store: EventStore;
+  store: LogStore;
   pool: Pool;
   partitions: number;
   /** How often ownership is re-examined (default 1000 ms). */

@@ -1,5 +1,5 @@
 import type { MemoryQueries } from '@memotrace/domain';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { HttpError } from '@memotrace/http-kit';
 import { memoryStreamId } from '@memotrace/memory-log';
 
@@ -23,7 +23,7 @@ export class ConsistencyGate {
   constructor(
     private readonly projection: MemoryQueries,
     private readonly replay: MemoryQueries,
-    private readonly store: EventStore,
+    private readonly store: LogStore,
     private readonly progress: ProjectionProgress,
     private readonly options: ConsistencyOptions,
   ) {}

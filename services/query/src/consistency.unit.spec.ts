@@ -1,5 +1,5 @@
 import type { MemoryQueries } from '@memotrace/domain';
-import type { EventStore, StoredEvent } from '@memotrace/event-store';
+import type { LogStore, StoredRecord } from '@memotrace/log-store';
 import { memoryStreamId } from '@memotrace/memory-log';
 import { ConsistencyGate } from './consistency';
 
@@ -12,9 +12,9 @@ describe('ConsistencyGate', () => {
     streamPosition: async (id: string) => (id === memoryStreamId('m') ? 19 : 0),
     readStream: async (id: string, { fromRevision = 0, maxCount = Infinity }: { fromRevision?: number; maxCount?: number }) =>
       (id === memoryStreamId('m') ? logPositions : [])
-        .map((position, revision) => ({ position, revision }) as StoredEvent)
+        .map((position, revision) => ({ position, revision }) as StoredRecord)
         .slice(fromRevision, fromRevision + maxCount),
-  } as unknown as EventStore;
+  } as unknown as LogStore;
   const waited: number[] = [];
   const gate = (caughtUp: boolean) =>
     new ConsistencyGate(projection, replay, store, { waitFor: async (position) => (waited.push(position), caughtUp) }, { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 });

@@ -4,7 +4,7 @@ import {
   type EventView,
   type FactView,
   type Instant,
-  type MemoryEvent,
+  type MemoryRecord,
   type MemoryQueries,
   type MemoryState,
   type MentionView,
@@ -19,8 +19,8 @@ import {
   validityBounds,
 } from '@memotrace/domain';
 import { type Batch, historyArb, occurrenceHistoryArb, runHistory } from '@memotrace/domain/testing/histories';
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { migrate } from '@memotrace/postgres';
 import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
 import { type Projector, startProjector } from '@memotrace/projection';
@@ -77,7 +77,7 @@ interface History {
   memoryId: string;
   label: string;
   /** The accepted log, and where each appended batch ends. */
-  log: MemoryEvent[];
+  log: MemoryRecord[];
   ends: number[];
 }
 
@@ -96,9 +96,9 @@ function histories(): History[] {
   // touches (OpenSearch once lost the event's other versions, and the episode with them).
   for (const [i, seed] of [7, ...Array.from({ length: RANDOM_LOGS }, (_, k) => SEED + k)].entries()) {
     const memoryId = `cut-log-${i}`;
-    const { batches, events } = randomLog(memoryId, seed, 90);
+    const { batches, records } = randomLog(memoryId, seed, 90);
     let end = 0;
-    out.push({ memoryId, label: `randomLog seed ${seed}`, log: events, ends: batches.map((b) => (end += b.length)) });
+    out.push({ memoryId, label: `randomLog seed ${seed}`, log: records, ends: batches.map((b) => (end += b.length)) });
   }
   return out.filter((h) => h.log.length > 0);
 }
@@ -107,7 +107,7 @@ function histories(): History[] {
 class Reference {
   private readonly states = new Map<Instant, MemoryState>();
 
-  constructor(private readonly log: readonly MemoryEvent[]) {}
+  constructor(private readonly log: readonly MemoryRecord[]) {}
 
   at(r: Instant): MemoryState {
     let state = this.states.get(r);
@@ -145,7 +145,7 @@ class Mismatches {
 
 describe('the cut of every backend equals the domain\u2019s reference cut', () => {
   let db: TestDatabase;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   const projectors: Projector[] = [];
   let readModels: Projector;
   let queries: MemoryQueries;
@@ -167,8 +167,8 @@ describe('the cut of every backend equals the domain\u2019s reference cut', () =
         'cut conformance: OPENSEARCH_URL is not set, OpenSearch is not checked (infra/opensearch/opensearch.sh start gives one)\n',
       );
     db = await createTestDatabase();
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-    store = new PostgresEventStore(db.pool, { pollIntervalMs: 50 });
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
+    store = new PostgresLogStore(db.pool, { pollIntervalMs: 50 });
     readModels = await startProjector({ store, pool: db.pool, projections: [readModelsProjection], retryMs: 50 });
     projectors.push(readModels);
     queries = new PostgresMemoryQueries(db.pool);
@@ -238,7 +238,7 @@ describe('the cut of every backend equals the domain\u2019s reference cut', () =
       // Appended batch by batch; after some batches the corpus is asked again (its deltas since the last record time).
       let appended = 0;
       for (const [b, end] of ends.entries()) {
-        const { position } = await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, log.slice(appended, end)), {
+        const { position } = await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, log.slice(appended, end)), {
           expectedRevision: appended === 0 ? 'no_stream' : appended - 1,
         });
         appended = end;

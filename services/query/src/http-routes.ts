@@ -13,7 +13,7 @@ import {
   verifyQuery,
 } from '@memotrace/contracts';
 import { commandsOfLog, maxInstant } from '@memotrace/domain';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { HttpError, parseInput } from '@memotrace/http-kit';
 import { factTag, readMemoryLog } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +23,7 @@ import { verifyMemory } from './verify';
 
 export interface QueryRouteDeps {
   gate: ConsistencyGate;
-  store: EventStore;
+  store: LogStore;
   now(): string;
   corpora: SearchCorpora;
   recall?: RecallBackend | undefined;

@@ -1,4 +1,4 @@
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { MemoryLogCache } from './replay-queries';
 import { fakeMemoryLogs } from './testing/fake-memory-logs';
 
@@ -46,13 +46,13 @@ describe('MemoryLogCache', () => {
     expect(fetched).toEqual([50, 0, 0, 0, 0, 0, 0, 0]);
     const read = store.readStreamContent.bind(store);
     let failNext = true;
-    store.readStreamContent = (async (...args: Parameters<EventStore['readStreamContent']>) => {
+    store.readStreamContent = (async (...args: Parameters<LogStore['readStreamContent']>) => {
       if (failNext) {
         failNext = false;
         throw new Error('connection lost');
       }
       return read(...args);
-    }) as EventStore['readStreamContent'];
+    }) as LogStore['readStreamContent'];
     append('a', 2);
     const [failed, after] = await Promise.allSettled([cache.read('a'), cache.read('a')]);
     expect(failed.status).toBe('rejected');

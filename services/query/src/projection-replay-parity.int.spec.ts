@@ -1,7 +1,7 @@
 import type { Cut, FactFilter, MemoryQueries } from '@memotrace/domain';
 import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
-import type { PostgresEventStore } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import type { PostgresLogStore } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { PostgresMemoryQueries } from '@memotrace/read-models';
 import { type Projector } from '@memotrace/projection';
 import fc from 'fast-check';
@@ -24,7 +24,7 @@ const FILTERS: FactFilter[] = [{ src: 'e0' }, { rel: 'works_at' }, { dst: 'e1' }
 
 describe('projection and replay answer identically over random histories', () => {
   let log: ProjectedLog;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   let projector: Projector;
   let projection: MemoryQueries;
   let replay: MemoryQueries;
@@ -50,7 +50,7 @@ describe('projection and replay answer identically over random histories', () =>
       fc.asyncProperty(historyArb, async (batches) => {
         const memoryId = `parity-${++memories}`;
         const run = runHistory(batches, { memoryId });
-        const appended = await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, run.log), { expectedRevision: 'no_stream' });
+        const appended = await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, run.log), { expectedRevision: 'no_stream' });
         expect(await projector.waitForPosition(appended.position, 30_000)).toBe(true);
 
         for (const recordedAt of RECORD_CUTS) {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { eventStoreMigrations } from '@memotrace/event-store';
+import { logStoreMigrations } from '@memotrace/log-store';
 import { freePort } from '@memotrace/http-kit';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
@@ -46,7 +46,7 @@ describe('query service process (READ_DATABASE_URL), read-your-writes across pro
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
+    await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
     const [commandPort, queryPort] = [await freePort(), await freePort()];
     commandUrl = `http://127.0.0.1:${commandPort}`;
     queryUrl = `http://127.0.0.1:${queryPort}`;

@@ -2,7 +2,7 @@ import {
   type Cut,
   type FactFilter,
   type Instant,
-  type MemoryEvent,
+  type MemoryRecord,
   type MemoryQueries,
   type MemoryState,
   changesBetween,
@@ -16,12 +16,12 @@ import {
   initialState,
   mentionsAt,
 } from '@memotrace/domain';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { readMemoryLog } from '@memotrace/memory-log';
 
 /** Where replay reads a memory's log. Append-only: a later read extends an earlier one. */
 export interface MemoryLogSource {
-  read(memoryId: string): Promise<readonly MemoryEvent[]>;
+  read(memoryId: string): Promise<readonly MemoryRecord[]>;
 }
 
 /**
@@ -95,7 +95,7 @@ export class ReplayMemoryQueries implements MemoryQueries {
     return head.state;
   }
 
-  private log(memoryId: string): Promise<readonly MemoryEvent[]> {
+  private log(memoryId: string): Promise<readonly MemoryRecord[]> {
     return this.logs.read(memoryId);
   }
 }
@@ -108,17 +108,17 @@ export class ReplayMemoryQueries implements MemoryQueries {
  * Bounded by total events held, least recently used memories out.
  */
 export class MemoryLogCache implements MemoryLogSource {
-  private readonly logs = new Map<string, MemoryEvent[]>();
+  private readonly logs = new Map<string, MemoryRecord[]>();
   /** Per memory, the last read queued; the next one starts when it settles. */
-  private readonly queued = new Map<string, Promise<readonly MemoryEvent[]>>();
+  private readonly queued = new Map<string, Promise<readonly MemoryRecord[]>>();
   private held = 0;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: LogStore,
     private readonly maxEvents = 1_000_000,
   ) {}
 
-  read(memoryId: string): Promise<readonly MemoryEvent[]> {
+  read(memoryId: string): Promise<readonly MemoryRecord[]> {
     const previous = this.queued.get(memoryId);
     const extend = () => this.extend(memoryId);
     // After the previous read settles either way: its failure is its caller's, not this one's.
@@ -132,7 +132,7 @@ export class MemoryLogCache implements MemoryLogSource {
   }
 
   /** Fetches what was appended since the cached copy and makes the memory the most recently used. */
-  private async extend(memoryId: string): Promise<readonly MemoryEvent[]> {
+  private async extend(memoryId: string): Promise<readonly MemoryRecord[]> {
     const log = this.logs.get(memoryId) ?? [];
     const appended = await readMemoryLog(this.store, memoryId, log.length);
     if (this.logs.get(memoryId) === log) {

@@ -1,5 +1,5 @@
 import { type Instant, type MemoryQueries, type ValidAt, fold, validityBounds } from '@memotrace/domain';
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { readMemoryLog } from '@memotrace/memory-log';
 
 export interface VerifyDifference {
@@ -40,7 +40,7 @@ const CONCURRENCY = 4;
  * the items that differ.
  */
 export async function verifyMemory(
-  deps: { projection: MemoryQueries; replay: MemoryQueries; store: EventStore },
+  deps: { projection: MemoryQueries; replay: MemoryQueries; store: LogStore },
   memoryId: string,
   recordedAt: Instant,
 ): Promise<VerifyReport> {

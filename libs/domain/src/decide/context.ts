@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../events';
+import type { LogRecord } from '../records';
 import { DomainError } from '../errors';
 import type { MemoryState } from '../state';
 import type { Instant } from '../time';
@@ -10,14 +10,14 @@ export interface DecideContext {
   state: MemoryState;
 }
 
-/** Events to append (none: the command changes nothing) and the ids it touched. */
+/** Records to append (none: the command changes nothing) and the ids it touched. */
 export interface Decision {
-  events: DomainEvent[];
+  records: LogRecord[];
   ids: Record<string, string | string[]>;
 }
 
 export function unchanged(ids: Record<string, string | string[]>): Decision {
-  return { events: [], ids };
+  return { records: [], ids };
 }
 
 /** The canonical id of an existing entity; 404 UNKNOWN_ENTITY otherwise. */

@@ -10,7 +10,7 @@ export function decideUpsertEntity(command: UpsertEntity, { memoryId, state }: D
   const types = unique(command.types ?? []);
   if (!existing) {
     return {
-      events: [{ type: 'EntityRegistered', data: { entityId, name: command.name, aliases: unique(aliases).filter((a) => a !== command.name), types } }],
+      records: [{ type: 'EntityRegistered', data: { entityId, name: command.name, aliases: unique(aliases).filter((a) => a !== command.name), types } }],
       ids: { entityId },
     };
   }
@@ -20,7 +20,7 @@ export function decideUpsertEntity(command: UpsertEntity, { memoryId, state }: D
   const knownTypes = new Set(existing.types.map((t) => t.value));
   const newTypes = types.filter((t) => !knownTypes.has(t));
   if (newAliases.length === 0 && newTypes.length === 0) return unchanged({ entityId });
-  return { events: [{ type: 'EntityAliasesAdded', data: { entityId, aliases: newAliases, types: newTypes } }], ids: { entityId } };
+  return { records: [{ type: 'EntityAliasesAdded', data: { entityId, aliases: newAliases, types: newTypes } }], ids: { entityId } };
 }
 
 export function decideMergeEntity(command: MergeEntity, { state }: DecideContext): Decision {
@@ -28,11 +28,11 @@ export function decideMergeEntity(command: MergeEntity, { state }: DecideContext
   const dstRoot = requireEntity(state, command.dstId, 'dstId');
   const ids = { srcId: command.srcId, dstId: command.dstId };
   if (srcRoot === dstRoot) return unchanged(ids);
-  return { events: [{ type: 'EntitiesMerged', data: { srcId: command.srcId, dstId: command.dstId, srcRoot, dstRoot } }], ids };
+  return { records: [{ type: 'EntitiesMerged', data: { srcId: command.srcId, dstId: command.dstId, srcRoot, dstRoot } }], ids };
 }
 
 export function decideDefineRelation(command: DefineRelation, { state }: DecideContext): Decision {
   const ids = { rel: command.rel };
   if (state.relations.get(command.rel) === command.cardinality) return unchanged(ids);
-  return { events: [{ type: 'RelationDefined', data: { rel: command.rel, cardinality: command.cardinality } }], ids };
+  return { records: [{ type: 'RelationDefined', data: { rel: command.rel, cardinality: command.cardinality } }], ids };
 }

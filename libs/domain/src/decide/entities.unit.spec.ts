@@ -5,11 +5,11 @@ import { MEMORY, at, bare, before, edge, entity, given, merge, relation } from '
 describe('UPSERT_ENTITY', () => {
   it('creates an entity with an id derived from the memory and the case-folded, whitespace-normalised name', () => {
     const s = given();
-    const { events, results } = s.when({ op: 'UPSERT_ENTITY', name: 'Alice  Smith', recordedAt: at('MON') });
+    const { records, results } = s.when({ op: 'UPSERT_ENTITY', name: 'Alice  Smith', recordedAt: at('MON') });
 
     const id = deriveEntityId(MEMORY, 'alice smith');
     expect(id).toMatch(/^ent_[0-9a-f]{24}$/);
-    expect(bare(events)).toEqual([{ type: 'EntityRegistered', data: { entityId: id, name: 'Alice  Smith', aliases: [], types: [] } }]);
+    expect(bare(records)).toEqual([{ type: 'EntityRegistered', data: { entityId: id, name: 'Alice  Smith', aliases: [], types: [] } }]);
     expect(results).toEqual([{ commandId: 'cmd-1', status: 'applied', recordedAt: at('MON'), ids: { entityId: id } }]);
   });
 
@@ -37,47 +37,47 @@ describe('UPSERT_ENTITY', () => {
   it('a second upsert of a case/whitespace variant of the name targets the same entity', () => {
     const s = given([{ op: 'UPSERT_ENTITY', name: 'Alice Smith', recordedAt: at('MON') }]);
     const id = deriveEntityId(MEMORY, 'Alice Smith');
-    const { events, results } = s.when({ op: 'UPSERT_ENTITY', name: 'alice  smith', types: ['person'], recordedAt: at('TUE') });
+    const { records, results } = s.when({ op: 'UPSERT_ENTITY', name: 'alice  smith', types: ['person'], recordedAt: at('TUE') });
 
     expect(results[0]!.ids).toEqual({ entityId: id });
     expect(s.state.entities.size).toBe(1);
     // the variant spelling is new surface text: it becomes an alias
-    expect(bare(events)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: id, aliases: ['alice  smith'], types: ['person'] } }]);
+    expect(bare(records)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: id, aliases: ['alice  smith'], types: ['person'] } }]);
   });
 
   it('honours an explicit entityId', () => {
     const s = given();
-    const { events } = s.when(entity('alice', 'Alice', { recordedAt: at('MON') }));
-    expect(bare(events)).toEqual([{ type: 'EntityRegistered', data: { entityId: 'alice', name: 'Alice', aliases: [], types: [] } }]);
+    const { records } = s.when(entity('alice', 'Alice', { recordedAt: at('MON') }));
+    expect(bare(records)).toEqual([{ type: 'EntityRegistered', data: { entityId: 'alice', name: 'Alice', aliases: [], types: [] } }]);
     expect(s.state.entities.has(deriveEntityId(MEMORY, 'Alice'))).toBe(false);
   });
 
   it('on creation de-duplicates aliases and types and drops an alias equal to the name', () => {
     const s = given();
-    const { events } = s.when(entity('alice', 'Alice', { aliases: ['Ally', 'Alice', 'Ally', 'A.'], types: ['person', 'person', 'employee'] }));
-    expect(bare(events)).toEqual([
+    const { records } = s.when(entity('alice', 'Alice', { aliases: ['Ally', 'Alice', 'Ally', 'A.'], types: ['person', 'person', 'employee'] }));
+    expect(bare(records)).toEqual([
       { type: 'EntityRegistered', data: { entityId: 'alice', name: 'Alice', aliases: ['Ally', 'A.'], types: ['person', 'employee'] } },
     ]);
   });
 
   it('adds only the aliases and types that are new', () => {
     const s = given([entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'] })]);
-    const { events, results } = s.when(entity('alice', 'Alice', { aliases: ['Ally', 'Al'], types: ['person', 'engineer'] }));
-    expect(bare(events)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: 'alice', aliases: ['Al'], types: ['engineer'] } }]);
+    const { records, results } = s.when(entity('alice', 'Alice', { aliases: ['Ally', 'Al'], types: ['person', 'engineer'] }));
+    expect(bare(records)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: 'alice', aliases: ['Al'], types: ['engineer'] } }]);
     expect(results[0]!.status).toBe('applied');
   });
 
   it('a different name for a known entity id becomes an alias', () => {
     const s = given([entity('alice', 'Alice')]);
-    const { events } = s.when(entity('alice', 'Alice Smith'));
-    expect(bare(events)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: 'alice', aliases: ['Alice Smith'], types: [] } }]);
+    const { records } = s.when(entity('alice', 'Alice Smith'));
+    expect(bare(records)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: 'alice', aliases: ['Alice Smith'], types: [] } }]);
     expect(entityAt(s.state, 'alice')).toMatchObject({ name: 'Alice', aliases: ['Alice Smith'] });
   });
 
   it('is unchanged (no events) when nothing is new', () => {
     const s = given([entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'], recordedAt: at('MON') })]);
-    const { events, results } = s.when(entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'] }), at('TUE'));
-    expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
+    const { records, results } = s.when(entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'] }), at('TUE'));
+    expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
     expect(results).toEqual([{ commandId: 'cmd-2', status: 'unchanged', recordedAt: at('TUE'), ids: { entityId: 'alice' } }]);
   });
 
@@ -88,9 +88,9 @@ describe('UPSERT_ENTITY', () => {
 
   it('an upsert naming a merged entity adds to the canonical entity', () => {
     const s = given([entity('a1', 'Alice'), entity('a2', 'Ally'), merge('a2', 'a1')]);
-    const { events, results } = s.when(entity('a2', 'Ally', { types: ['person'] }));
+    const { records, results } = s.when(entity('a2', 'Ally', { types: ['person'] }));
     expect(results[0]!.ids).toEqual({ entityId: 'a1' });
-    expect(bare(events)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: 'a1', aliases: ['Ally'], types: ['person'] } }]);
+    expect(bare(records)).toEqual([{ type: 'EntityAliasesAdded', data: { entityId: 'a1', aliases: ['Ally'], types: ['person'] } }]);
   });
 
   describe('visibility at record time', () => {
@@ -137,10 +137,10 @@ describe('MERGE_ENTITY', () => {
 
   it('records the merge with the canonical roots', () => {
     const s = given([entity('a1', 'Alice'), entity('a2', 'Ally'), entity('a3', 'A.')]);
-    expect(bare(s.when(merge('a2', 'a1')).events)).toEqual([{ type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a1', srcRoot: 'a2', dstRoot: 'a1' } }]);
+    expect(bare(s.when(merge('a2', 'a1')).records)).toEqual([{ type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a1', srcRoot: 'a2', dstRoot: 'a1' } }]);
     // merging a class member merges its whole class, into dst's root
-    const { events, results } = s.when(merge('a2', 'a3'));
-    expect(bare(events)).toEqual([{ type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a3', srcRoot: 'a1', dstRoot: 'a3' } }]);
+    const { records, results } = s.when(merge('a2', 'a3'));
+    expect(bare(records)).toEqual([{ type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a3', srcRoot: 'a1', dstRoot: 'a3' } }]);
     expect(results[0]!.ids).toEqual({ srcId: 'a2', dstId: 'a3' });
     expect(entityAt(s.state, 'a1')?.entityId).toBe('a3');
     expect(entityAt(s.state, 'a2')?.entityId).toBe('a3');
@@ -223,8 +223,8 @@ describe('MERGE_ENTITY', () => {
 describe('DEFINE_RELATION', () => {
   it('declares a relation', () => {
     const s = given();
-    const { events, results } = s.when(relation('works_at', 'one'));
-    expect(bare(events)).toEqual([{ type: 'RelationDefined', data: { rel: 'works_at', cardinality: 'one' } }]);
+    const { records, results } = s.when(relation('works_at', 'one'));
+    expect(bare(records)).toEqual([{ type: 'RelationDefined', data: { rel: 'works_at', cardinality: 'one' } }]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { rel: 'works_at' } });
     expect(s.state.relations.get('works_at')).toBe('one');
   });
@@ -232,12 +232,12 @@ describe('DEFINE_RELATION', () => {
   it('is unchanged when redeclared with the same cardinality, applied when changed', () => {
     const s = given([relation('works_at', 'one')]);
     expect(s.when(relation('works_at', 'one')).results[0]!.status).toBe('unchanged');
-    expect(bare(s.when(relation('works_at', 'many')).events)).toEqual([{ type: 'RelationDefined', data: { rel: 'works_at', cardinality: 'many' } }]);
+    expect(bare(s.when(relation('works_at', 'many')).records)).toEqual([{ type: 'RelationDefined', data: { rel: 'works_at', cardinality: 'many' } }]);
   });
 
   it('an undeclared relation is not declared one (it is many)', () => {
     const s = given([entity('a'), entity('b'), entity('c'), edge('a', 'knows', 'b', { validFrom: at('MON') })]);
-    const { events } = s.when(edge('a', 'knows', 'c', { validFrom: at('WED') }));
-    expect(events.map((e) => e.type)).toEqual(['FactAsserted']);
+    const { records } = s.when(edge('a', 'knows', 'c', { validFrom: at('WED') }));
+    expect(records.map((e) => e.type)).toEqual(['FactAsserted']);
   });
 });

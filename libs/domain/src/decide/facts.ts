@@ -1,6 +1,6 @@
 import type { ArchiveEdge, EdgeTarget, RetroCorrect, UpsertEdge } from '../commands';
 import { DomainError } from '../errors';
-import type { DomainEvent, FactSuperseded, FactVersionFields } from '../events';
+import type { LogRecord, FactSuperseded, FactVersionFields } from '../records';
 import { deriveFactId, targetKey } from '../ids';
 import { type FactRecord, type FactVersion, type MemoryState, canonicalTarget, openVersion, subjectKey } from '../state';
 import { type Instant, contains, isNonEmpty } from '../time';
@@ -24,19 +24,19 @@ export function decideUpsertEdge(command: UpsertEdge, { memoryId, recordedAt, st
   assertInterval(fields.validFrom, fields.validTo, open !== undefined && (command.validFrom === undefined || command.validTo === undefined));
   if (open && sameFields(open, fields)) return unchanged({ factId });
 
-  const asserted: DomainEvent = {
+  const asserted: LogRecord = {
     type: 'FactAsserted',
     data: { factId, src: fact?.src ?? src, rel: command.rel, dst: fact?.dst ?? dst, ...fields },
   };
   const superseded = supersede(state, factId, command.rel, src, dst, fields.validFrom);
   const ids: Record<string, string | string[]> = { factId };
   if (superseded.length > 0) ids['supersededFactIds'] = superseded.map((e) => e.data.factId);
-  return { events: [asserted, ...superseded], ids };
+  return { records: [asserted, ...superseded], ids };
 }
 
 export function decideArchiveEdge(command: ArchiveEdge, { state }: DecideContext): Decision {
   requireOpen(state, command.factId);
-  return { events: [{ type: 'FactArchived', data: { factId: command.factId } }], ids: { factId: command.factId } };
+  return { records: [{ type: 'FactArchived', data: { factId: command.factId } }], ids: { factId: command.factId } };
 }
 
 export function decideRetroCorrect(command: RetroCorrect, { state }: DecideContext): Decision {
@@ -46,7 +46,7 @@ export function decideRetroCorrect(command: RetroCorrect, { state }: DecideConte
   assertInterval(validFrom, validTo, command.validFrom === undefined || command.validTo === undefined);
   const ids = { factId: command.factId };
   if (validFrom === open.validFrom && validTo === open.validTo) return unchanged(ids);
-  return { events: [{ type: 'FactRetroCorrected', data: { factId: command.factId, validFrom, validTo } }], ids };
+  return { records: [{ type: 'FactRetroCorrected', data: { factId: command.factId, validFrom, validTo } }], ids };
 }
 
 function requireOpen(state: MemoryState, factId: string): FactVersion {

@@ -10,10 +10,10 @@ const dsts = (facts: FactView[]) => facts.map((f) => f.dst);
 describe('UPSERT_EDGE', () => {
   it('asserts a new fact with the derived factId and the defaults (validFrom = recordedAt, open, no confidence/evidence/source)', () => {
     const s = given(people);
-    const { events, results } = s.when(edge('alice', 'works_at', 'acme', { recordedAt: at('TUE', '10:00') }));
+    const { records, results } = s.when(edge('alice', 'works_at', 'acme', { recordedAt: at('TUE', '10:00') }));
     const factId = deriveFactId(MEMORY, 'alice', 'works_at', 'acme');
     expect(factId).toMatch(/^fact_[0-9a-f]{24}$/);
-    expect(bare(events)).toEqual([
+    expect(bare(records)).toEqual([
       {
         type: 'FactAsserted',
         data: { factId, src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('TUE', '10:00'), validTo: null, confidence: null, evidence: [], source: null },
@@ -51,7 +51,7 @@ describe('UPSERT_EDGE', () => {
 
   it('keeps every given field', () => {
     const s = given(people);
-    const { events } = s.when(
+    const { records } = s.when(
       edge('alice', 'works_at', 'acme', {
         factId: 'f1',
         validFrom: at('MON'),
@@ -64,13 +64,13 @@ describe('UPSERT_EDGE', () => {
         reason: 'onboarding',
       }),
     );
-    expect(bare(events)).toEqual([
+    expect(bare(records)).toEqual([
       {
         type: 'FactAsserted',
         data: { factId: 'f1', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('MON'), validTo: at('FRI'), confidence: 0.7, evidence: ['m1', 'm2'], source: 'hr-system' },
       },
     ]);
-    expect(events[0]!.meta).toEqual({ commandId: 'cmd-4', recordedAt: at('TUE'), actor: 'agent-7', reason: 'onboarding' });
+    expect(records[0]!.meta).toEqual({ commandId: 'cmd-4', recordedAt: at('TUE'), actor: 'agent-7', reason: 'onboarding' });
   });
 
   it('rejects an unknown src with 404 UNKNOWN_ENTITY', () => {
@@ -89,9 +89,9 @@ describe('UPSERT_EDGE', () => {
 
   it('accepts a literal dst without an entity, and a dst filter matches its string form', () => {
     const s = given(people);
-    const { events } = s.when(edge('alice', 'age', { literal: 30, datatype: 'number' }, { validFrom: at('MON'), recordedAt: at('TUE') }));
+    const { records } = s.when(edge('alice', 'age', { literal: 30, datatype: 'number' }, { validFrom: at('MON'), recordedAt: at('TUE') }));
     const factId = deriveFactId(MEMORY, 'alice', 'age', { literal: 30, datatype: 'number' });
-    expect(bare(events)).toEqual([
+    expect(bare(records)).toEqual([
       {
         type: 'FactAsserted',
         data: { factId, src: 'alice', rel: 'age', dst: { literal: 30, datatype: 'number' }, validFrom: at('MON'), validTo: null, confidence: null, evidence: [], source: null },
@@ -106,8 +106,8 @@ describe('UPSERT_EDGE', () => {
 
     it('omitted fields keep the values of the open version', () => {
       const s = given(seed);
-      const { events } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', confidence: 0.9, recordedAt: at('WED') }));
-      expect(bare(events)).toEqual([
+      const { records } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', confidence: 0.9, recordedAt: at('WED') }));
+      expect(bare(records)).toEqual([
         {
           type: 'FactAsserted',
           data: { factId: 'f1', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('MON'), validTo: at('SAT'), confidence: 0.9, evidence: ['m1'], source: 's1' },
@@ -117,24 +117,24 @@ describe('UPSERT_EDGE', () => {
 
     it('the default factId finds the fact again', () => {
       const s = given([...people, edge('alice', 'works_at', 'acme', { validFrom: at('MON'), recordedAt: at('TUE') })]);
-      const { events, results } = s.when(edge('alice', 'works_at', 'acme', { source: 'x', recordedAt: at('WED') }));
+      const { records, results } = s.when(edge('alice', 'works_at', 'acme', { source: 'x', recordedAt: at('WED') }));
       expect(results[0]!.ids).toEqual({ factId: deriveFactId(MEMORY, 'alice', 'works_at', 'acme') });
-      expect(bare(events)[0]).toMatchObject({ data: { validFrom: at('MON'), source: 'x' } });
+      expect(bare(records)[0]).toMatchObject({ data: { validFrom: at('MON'), source: 'x' } });
       expect(s.state.facts.size).toBe(1);
     });
 
     it('explicit nulls clear validTo, confidence and source', () => {
       const s = given(seed);
-      const { events } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', validTo: null, confidence: null, source: null, evidence: [], recordedAt: at('WED') }));
-      expect(bare(events)[0]).toMatchObject({ data: { validFrom: at('MON'), validTo: null, confidence: null, evidence: [], source: null } });
+      const { records } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', validTo: null, confidence: null, source: null, evidence: [], recordedAt: at('WED') }));
+      expect(bare(records)[0]).toMatchObject({ data: { validFrom: at('MON'), validTo: null, confidence: null, evidence: [], source: null } });
     });
 
     it('is unchanged (nothing written) when validity, confidence, evidence and source are all unchanged', () => {
       const s = given(seed);
-      const { events, results } = s.when(
+      const { records, results } = s.when(
         edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), validTo: at('SAT'), confidence: 0.5, evidence: ['m1'], source: 's1', recordedAt: at('WED') }),
       );
-      expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
+      expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
       expect(results[0]).toEqual({ commandId: 'cmd-5', status: 'unchanged', recordedAt: at('WED'), ids: { factId: 'f1' } });
       expect(s.state.facts.get('f1')!.versions).toHaveLength(1);
       // with every field omitted it is unchanged too
@@ -212,8 +212,8 @@ describe('UPSERT_EDGE', () => {
 
     it('naming src or dst through a merged alias is the same triple', () => {
       const s = given([...seed, entity('alice2', 'Ally', { recordedAt: at('TUE') }), merge('alice2', 'alice', at('TUE'))]);
-      const { events } = s.when(edge('alice2', 'works_at', 'acme', { factId: 'f1', confidence: 1, recordedAt: at('WED') }));
-      expect(bare(events)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: 'f1', src: 'alice', confidence: 1 }) })]);
+      const { records } = s.when(edge('alice2', 'works_at', 'acme', { factId: 'f1', confidence: 1, recordedAt: at('WED') }));
+      expect(bare(records)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: 'f1', src: 'alice', confidence: 1 }) })]);
     });
 
     it('without a factId, a triple asserted before a merge is found again through the merged ids (no twin fact)', () => {
@@ -221,12 +221,12 @@ describe('UPSERT_EDGE', () => {
       const earlier = deriveFactId(MEMORY, 'ally', 'works_at', 'acme');
       before.when(merge('ally', 'alice', at('TUE')));
       for (const src of ['alice', 'ally']) {
-        const { events, results } = before.when(edge(src, 'works_at', 'acme', { recordedAt: at('WED') }));
-        expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
+        const { records, results } = before.when(edge(src, 'works_at', 'acme', { recordedAt: at('WED') }));
+        expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
         expect(results[0]).toMatchObject({ status: 'unchanged', ids: { factId: earlier } });
       }
-      const { events } = before.when(edge('alice', 'works_at', 'acme', { confidence: 0.9, recordedAt: at('WED') }));
-      expect(bare(events)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: earlier, src: 'ally', confidence: 0.9 }) })]);
+      const { records } = before.when(edge('alice', 'works_at', 'acme', { confidence: 0.9, recordedAt: at('WED') }));
+      expect(bare(records)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: earlier, src: 'ally', confidence: 0.9 }) })]);
       // A triple no fact has yet gets the id derived from the canonical ids.
       const { results } = before.when(edge('ally', 'works_at', 'beta', { recordedAt: at('WED') }));
       expect(results[0]!.ids).toEqual({ factId: deriveFactId(MEMORY, 'alice', 'works_at', 'beta') });
@@ -254,8 +254,8 @@ describe('UPSERT_EDGE', () => {
 
   it('re-asserting an archived fact opens a new version whose validFrom defaults to recordedAt, not the old one', () => {
     const s = given([...people, edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), confidence: 0.4, recordedAt: at('MON') }), archive('f1', at('TUE'))]);
-    const { events } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('WED') }));
-    expect(bare(events)[0]).toMatchObject({ data: { validFrom: at('WED'), validTo: null, confidence: null } });
+    const { records } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('WED') }));
+    expect(bare(records)[0]).toMatchObject({ data: { validFrom: at('WED'), validTo: null, confidence: null } });
     expect(factHistory(s.state, 'f1')!.map((v) => [v.recordedFrom, v.recordedTo])).toEqual([
       [at('MON'), at('TUE')],
       [at('WED'), null],
@@ -310,15 +310,15 @@ describe('UPSERT_EDGE', () => {
 
     it('the Beta assertion retro-corrects the Acme fact to end on Wednesday, in the same write', () => {
       const s = build();
-      const { events, results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU', '09:00') }));
-      expect(bare(events)).toEqual([
+      const { records, results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU', '09:00') }));
+      expect(bare(records)).toEqual([
         {
           type: 'FactAsserted',
           data: { factId: 'f-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: at('WED'), validTo: null, confidence: null, evidence: [], source: null },
         },
         { type: 'FactSuperseded', data: { factId: 'f-acme', validFrom: at('MON'), validTo: at('WED'), supersededBy: 'f-beta' } },
       ]);
-      expect(events.map((e) => e.meta.recordedAt)).toEqual([at('THU', '09:00'), at('THU', '09:00')]);
+      expect(records.map((e) => e.meta.recordedAt)).toEqual([at('THU', '09:00'), at('THU', '09:00')]);
       expect(results[0]!.ids).toEqual({ factId: 'f-beta', supersededFactIds: ['f-acme'] });
       expect(factHistory(s.state, 'f-acme')).toEqual([
         expect.objectContaining({ validFrom: at('MON'), validTo: null, recordedFrom: at('MON', '09:00'), recordedTo: at('THU', '09:00') }),
@@ -347,19 +347,19 @@ describe('UPSERT_EDGE', () => {
 
     it('a many relation does not supersede', () => {
       const s = given([...people, relation('works_at', 'many', at('MON')), edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('MON'), recordedAt: at('MON') })]);
-      const { events } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }));
-      expect(events.map((e) => e.type)).toEqual(['FactAsserted']);
+      const { records } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }));
+      expect(records.map((e) => e.type)).toEqual(['FactAsserted']);
       expect(dsts(factsAt(s.state, at('THU')))).toEqual(['acme', 'beta']);
     });
 
     it('a fact whose validity starts exactly at t is not superseded', () => {
       const s = given([...people, relation('works_at', 'one', at('MON')), edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('WED'), recordedAt: at('MON') })]);
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).events.map((e) => e.type)).toEqual(['FactAsserted']);
+      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
     });
 
     it('a fact whose validity starts after t is not superseded', () => {
       const s = given([...people, relation('works_at', 'one', at('MON')), edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('FRI'), recordedAt: at('MON') })]);
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).events.map((e) => e.type)).toEqual(['FactAsserted']);
+      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
       expect(factsAt(s.state, at('FRI')).map((f) => [f.dst, f.validTo])).toEqual([
         ['acme', null],
         ['beta', null],
@@ -372,19 +372,19 @@ describe('UPSERT_EDGE', () => {
         relation('works_at', 'one', at('MON')),
         edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('MON'), validTo: at('WED'), recordedAt: at('MON') }),
       ]);
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).events.map((e) => e.type)).toEqual(['FactAsserted']);
+      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
     });
 
     it('the fact superseded one ms after it started ends at t', () => {
       const s = build();
-      const { events } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: after(at('MON')), recordedAt: at('THU') }));
-      expect(bare(events)[1]).toEqual({ type: 'FactSuperseded', data: { factId: 'f-acme', validFrom: at('MON'), validTo: after(at('MON')), supersededBy: 'f-beta' } });
+      const { records } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: after(at('MON')), recordedAt: at('THU') }));
+      expect(bare(records)[1]).toEqual({ type: 'FactSuperseded', data: { factId: 'f-acme', validFrom: at('MON'), validTo: after(at('MON')), supersededBy: 'f-beta' } });
     });
 
     it('an archived fact is not superseded', () => {
       const s = build();
       s.when(archive('f-acme', at('TUE')));
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).events.map((e) => e.type)).toEqual(['FactAsserted']);
+      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
     });
 
     it('other subjects and other relations are untouched', () => {
@@ -415,8 +415,8 @@ describe('UPSERT_EDGE', () => {
         merge('alice2', 'alice', at('TUE')),
         relation('works_at', 'one', at('TUE')),
       ]);
-      const { events, results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-new', validFrom: at('WED'), recordedAt: at('THU') }));
-      expect(bare(events).map((e) => [e.type, (e.data as { factId: string }).factId])).toEqual([
+      const { records, results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-new', validFrom: at('WED'), recordedAt: at('THU') }));
+      expect(bare(records).map((e) => [e.type, (e.data as { factId: string }).factId])).toEqual([
         ['FactAsserted', 'f-new'],
         ['FactSuperseded', 'f-a'],
         ['FactSuperseded', 'f-m'],
@@ -440,8 +440,8 @@ describe('ARCHIVE_EDGE', () => {
 
   it('closes the open version at recordedAt, without a new version', () => {
     const s = given(seed);
-    const { events, results } = s.when(archive('f1', at('WED')));
-    expect(bare(events)).toEqual([{ type: 'FactArchived', data: { factId: 'f1' } }]);
+    const { records, results } = s.when(archive('f1', at('WED')));
+    expect(bare(records)).toEqual([{ type: 'FactArchived', data: { factId: 'f1' } }]);
     expect(results[0]).toMatchObject({ status: 'applied', recordedAt: at('WED'), ids: { factId: 'f1' } });
     expect(factHistory(s.state, 'f1')!.map((v) => [v.recordedFrom, v.recordedTo])).toEqual([[at('MON'), at('WED')]]);
     expect(ids(factsAt(s.at(before(at('WED'))), at('TUE')))).toEqual(['f1']);
@@ -466,8 +466,8 @@ describe('RETRO_CORRECT', () => {
 
   it('closes the open version and opens one with the corrected validity (other fields kept)', () => {
     const s = given(seed);
-    const { events, results } = s.when(retro('f1', { validTo: at('WED'), recordedAt: at('THU') }));
-    expect(bare(events)).toEqual([{ type: 'FactRetroCorrected', data: { factId: 'f1', validFrom: at('MON'), validTo: at('WED') } }]);
+    const { records, results } = s.when(retro('f1', { validTo: at('WED'), recordedAt: at('THU') }));
+    expect(bare(records)).toEqual([{ type: 'FactRetroCorrected', data: { factId: 'f1', validFrom: at('MON'), validTo: at('WED') } }]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { factId: 'f1' } });
     expect(factHistory(s.state, 'f1')).toEqual([
       expect.objectContaining({ validFrom: at('MON'), validTo: at('SAT'), recordedFrom: at('MON'), recordedTo: at('THU') }),
@@ -485,15 +485,15 @@ describe('RETRO_CORRECT', () => {
 
   it('validTo: null reopens the validity end', () => {
     const s = given(seed);
-    expect(bare(s.when(retro('f1', { validTo: null, recordedAt: at('THU') })).events)).toEqual([
+    expect(bare(s.when(retro('f1', { validTo: null, recordedAt: at('THU') })).records)).toEqual([
       { type: 'FactRetroCorrected', data: { factId: 'f1', validFrom: at('MON'), validTo: null } },
     ]);
   });
 
   it('is unchanged when the validity is the same', () => {
     const s = given(seed);
-    const { events, results } = s.when(retro('f1', { validFrom: at('MON'), validTo: at('SAT'), recordedAt: at('THU') }));
-    expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
+    const { records, results } = s.when(retro('f1', { validFrom: at('MON'), validTo: at('SAT'), recordedAt: at('THU') }));
+    expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
     expect(results[0]!.status).toBe('unchanged');
   });
 

@@ -27,7 +27,7 @@ export function decideUpsertEvent(command: UpsertEvent, { memoryId, state }: Dec
   ) {
     return unchanged({ eventId });
   }
-  return { events: [{ type: 'EventRecorded', data }], ids: { eventId } };
+  return { records: [{ type: 'EventRecorded', data }], ids: { eventId } };
 }
 
 export function decideLink(command: Link, { state }: DecideContext): Decision {
@@ -36,7 +36,7 @@ export function decideLink(command: Link, { state }: DecideContext): Decision {
   const qualifier = command.qualifier ?? null;
   const ids = { from: command.from, to: command.to };
   if (state.links.get(linkKey(command.kind, command.from, command.to))?.qualifier === qualifier) return unchanged(ids);
-  return { events: [{ type: 'EventsLinked', data: { kind: command.kind, from: command.from, to: command.to, qualifier } }], ids };
+  return { records: [{ type: 'EventsLinked', data: { kind: command.kind, from: command.from, to: command.to, qualifier } }], ids };
 }
 
 export function decideUpsertEpisode(command: UpsertEpisode, { memoryId, state }: DecideContext): Decision {
@@ -47,7 +47,7 @@ export function decideUpsertEpisode(command: UpsertEpisode, { memoryId, state }:
   if (current && current.title === data.title && current.window.from === data.window.from && current.window.to === data.window.to && sameList(current.events, data.events)) {
     return unchanged({ episodeId });
   }
-  return { events: [{ type: 'EpisodeRecorded', data }], ids: { episodeId } };
+  return { records: [{ type: 'EpisodeRecorded', data }], ids: { episodeId } };
 }
 
 /** Mentions are surface evidence: immutable once recorded. */
@@ -62,6 +62,6 @@ export function decideRecordMention(command: RecordMention, { memoryId, state }:
     if (same) return unchanged({ mentionId });
     throw new DomainError('MENTION_CONFLICT', `mention ${JSON.stringify(mentionId)} was recorded with different content; mentions are immutable`, { mentionId });
   }
-  return { events: [{ type: 'MentionRecorded', data }], ids: { mentionId } };
+  return { records: [{ type: 'MentionRecorded', data }], ids: { mentionId } };
 }
 

@@ -27,10 +27,10 @@ const eventIds = (views: { eventId: string }[]) => views.map((v) => v.eventId);
 describe('UPSERT_EVENT', () => {
   it('records an event with a derived id and resolved defaults', () => {
     const s = given(seed);
-    const { events, results } = s.when({ op: 'UPSERT_EVENT', summary: 'Alice joined Acme', includesFacts: ['f1'], timeSpan: { from: at('MON') }, recordedAt: at('TUE') });
+    const { records, results } = s.when({ op: 'UPSERT_EVENT', summary: 'Alice joined Acme', includesFacts: ['f1'], timeSpan: { from: at('MON') }, recordedAt: at('TUE') });
     const eventId = deriveEventId(MEMORY, 'Alice joined Acme', at('MON'));
     expect(eventId).toMatch(/^evt_[0-9a-f]{24}$/);
-    expect(bare(events)).toEqual([
+    expect(bare(records)).toEqual([
       { type: 'EventRecorded', data: { eventId, summary: 'Alice joined Acme', participants: [], includesFacts: ['f1'], timeSpan: { from: at('MON'), to: null } } },
     ]);
     expect(results[0]).toMatchObject({ status: 'applied', recordedAt: at('TUE'), ids: { eventId } });
@@ -163,8 +163,8 @@ describe('LINK', () => {
 
   it('links two known events', () => {
     const s = given(withEvents);
-    const { events, results } = s.when({ op: 'LINK', kind: 'causal', from: 'e1', to: 'e2', qualifier: 'because', recordedAt: at('WED') });
-    expect(bare(events)).toEqual([{ type: 'EventsLinked', data: { kind: 'causal', from: 'e1', to: 'e2', qualifier: 'because' } }]);
+    const { records, results } = s.when({ op: 'LINK', kind: 'causal', from: 'e1', to: 'e2', qualifier: 'because', recordedAt: at('WED') });
+    expect(bare(records)).toEqual([{ type: 'EventsLinked', data: { kind: 'causal', from: 'e1', to: 'e2', qualifier: 'because' } }]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { from: 'e1', to: 'e2' } });
   });
 
@@ -197,9 +197,9 @@ describe('UPSERT_EPISODE', () => {
 
   it('records an episode with a derived id', () => {
     const s = given(withEvents);
-    const { events, results } = s.when({ op: 'UPSERT_EPISODE', title: 'Week 19', window: { from: at('MON') }, events: ['e1', 'e2'], recordedAt: at('WED') });
+    const { records, results } = s.when({ op: 'UPSERT_EPISODE', title: 'Week 19', window: { from: at('MON') }, events: ['e1', 'e2'], recordedAt: at('WED') });
     const episodeId = deriveEpisodeId(MEMORY, 'Week 19', at('MON'));
-    expect(bare(events)).toEqual([{ type: 'EpisodeRecorded', data: { episodeId, title: 'Week 19', window: { from: at('MON'), to: null }, events: ['e1', 'e2'] } }]);
+    expect(bare(records)).toEqual([{ type: 'EpisodeRecorded', data: { episodeId, title: 'Week 19', window: { from: at('MON'), to: null }, events: ['e1', 'e2'] } }]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { episodeId } });
   });
 
@@ -245,10 +245,10 @@ describe('UPSERT_EPISODE', () => {
 describe('RECORD_MENTION', () => {
   it('records a mention with a derived id and null defaults', () => {
     const s = given();
-    const { events, results } = s.when(mention('dialog-1', 'I work at Acme', { recordedAt: at('MON') }));
+    const { records, results } = s.when(mention('dialog-1', 'I work at Acme', { recordedAt: at('MON') }));
     const mentionId = deriveMentionId(MEMORY, 'dialog-1', 'I work at Acme', null);
     expect(mentionId).toMatch(/^men_[0-9a-f]{24}$/);
-    expect(bare(events)).toEqual([{ type: 'MentionRecorded', data: { mentionId, docId: 'dialog-1', text: 'I work at Acme', speaker: null, occurredAt: null } }]);
+    expect(bare(records)).toEqual([{ type: 'MentionRecorded', data: { mentionId, docId: 'dialog-1', text: 'I work at Acme', speaker: null, occurredAt: null } }]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { mentionId } });
   });
 
@@ -282,8 +282,8 @@ describe('RECORD_MENTION', () => {
 
   it('the same content again is unchanged', () => {
     const s = given([mention('d', 'hello', { mentionId: 'm1', speaker: 'user' })]);
-    const { events, results } = s.when(mention('d', 'hello', { mentionId: 'm1', speaker: 'user' }));
-    expect(events.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
+    const { records, results } = s.when(mention('d', 'hello', { mentionId: 'm1', speaker: 'user' }));
+    expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
     expect(results[0]).toMatchObject({ status: 'unchanged', ids: { mentionId: 'm1' } });
   });
 

@@ -7,7 +7,7 @@
 import type { Command } from '../commands';
 import { type CommandResult, decideBatch } from '../decide-batch';
 import { DomainError } from '../errors';
-import type { DomainEvent, MemoryEvent } from '../events';
+import type { LogRecord, MemoryRecord } from '../records';
 import { fold } from '../evolve';
 import type { MemoryState } from '../state';
 import type { Instant } from '../time';
@@ -44,17 +44,17 @@ export const LATER = '2024-06-01T00:00:00.000Z';
 // --- scenario -----------------------------------------------------------------
 
 export type Attempt =
-  | { ok: true; events: MemoryEvent[]; results: CommandResult[] }
+  | { ok: true; records: MemoryRecord[]; results: CommandResult[] }
   | { ok: false; error: DomainError };
 
-/** Strips `meta`: the domain events of a decision, for `then` assertions. */
-export function bare(events: readonly MemoryEvent[]): DomainEvent[] {
-  return events.map(({ type, data }) => ({ type, data }) as DomainEvent);
+/** Strips `meta`: the log records of a decision, for `then` assertions. */
+export function bare(events: readonly MemoryRecord[]): LogRecord[] {
+  return events.map(({ type, data }) => ({ type, data }) as LogRecord);
 }
 
 export class Scenario {
   /** The accepted log, in order. */
-  readonly log: MemoryEvent[] = [];
+  readonly log: MemoryRecord[] = [];
   private live: MemoryState = fold([]);
   private counter = 0;
 
@@ -77,9 +77,9 @@ export class Scenario {
   attempt(commands: CommandInput | readonly CommandInput[], now: Instant = this.clock): Attempt {
     const batch = this.withIds(Array.isArray(commands) ? commands : [commands as CommandInput]);
     try {
-      const { events, results } = decideBatch(this.memoryId, this.live, batch, now);
-      this.log.push(...events);
-      return { ok: true, events, results };
+      const { records, results } = decideBatch(this.memoryId, this.live, batch, now);
+      this.log.push(...records);
+      return { ok: true, records, results };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       this.live = fold(this.log);
@@ -88,7 +88,7 @@ export class Scenario {
   }
 
   /** `when`: the batch must be accepted. */
-  when(commands: CommandInput | readonly CommandInput[], now?: Instant): { events: MemoryEvent[]; results: CommandResult[] } {
+  when(commands: CommandInput | readonly CommandInput[], now?: Instant): { records: MemoryRecord[]; results: CommandResult[] } {
     const outcome = this.attempt(commands, now);
     if (!outcome.ok) throw new Error(`expected the batch to be accepted, got ${outcome.error.code}: ${outcome.error.message}`);
     return outcome;
@@ -98,8 +98,8 @@ export class Scenario {
   rejects(commands: CommandInput | readonly CommandInput[], now?: Instant): DomainError {
     const length = this.log.length;
     const outcome = this.attempt(commands, now);
-    if (outcome.ok) throw new Error(`expected the batch to be rejected, got events ${JSON.stringify(bare(outcome.events))}`);
-    if (this.log.length !== length) throw new Error('a rejected batch appended events');
+    if (outcome.ok) throw new Error(`expected the batch to be rejected, got records ${JSON.stringify(bare(outcome.records))}`);
+    if (this.log.length !== length) throw new Error('a rejected batch appended records');
     return outcome.error;
   }
 

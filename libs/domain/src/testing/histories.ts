@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { Command, EdgeTarget, LinkKind } from '../commands';
 import { type CommandResult, decideBatch } from '../decide-batch';
 import { DomainError } from '../errors';
-import type { MemoryEvent } from '../events';
+import type { MemoryRecord } from '../records';
 import { fold } from '../evolve';
 import { type MemoryState, lastOf, openVersion } from '../state';
 import type { Instant } from '../time';
@@ -378,7 +378,7 @@ export interface BatchRun {
 
 export interface HistoryRun {
   memoryId: string;
-  log: MemoryEvent[];
+  log: MemoryRecord[];
   /** The live state, decided batch by batch (rebuilt from the log only after a rejected batch). */
   state: MemoryState;
   batches: BatchRun[];
@@ -400,11 +400,11 @@ const SEED: Command[] = [
  */
 export function runHistory(
   batches: readonly Batch[],
-  options: { memoryId?: string; afterBatch?: (state: MemoryState, log: readonly MemoryEvent[]) => void } = {},
+  options: { memoryId?: string; afterBatch?: (state: MemoryState, log: readonly MemoryRecord[]) => void } = {},
 ): HistoryRun {
   const memoryId = options.memoryId ?? 'prop-mem';
   let state = fold([]);
-  const log: MemoryEvent[] = [];
+  const log: MemoryRecord[] = [];
   const runs: BatchRun[] = [];
   const commandIds: string[] = [];
   let clock = 0;
@@ -412,8 +412,8 @@ export function runHistory(
 
   const apply = (commands: Command[], now: Instant): void => {
     try {
-      const { events, results } = decideBatch(memoryId, state, commands, now);
-      log.push(...events);
+      const { records, results } = decideBatch(memoryId, state, commands, now);
+      log.push(...records);
       runs.push({ commands, results, error: null, logLength: log.length, clock: now });
       options.afterBatch?.(state, log);
     } catch (error) {

@@ -3,7 +3,7 @@ import {
   DomainError,
   type EdgeTarget,
   type Instant,
-  type MemoryEvent,
+  type MemoryRecord,
   type MemoryState,
   decideBatch,
   fold,
@@ -13,7 +13,7 @@ import {
 /**
  * Random but valid memory logs: random commands decided by the domain (rejected
  * batches are dropped, as the command service would), so the read models are
- * tested on exactly the event shapes the deciders produce. Record times advance
+ * tested on exactly the record shapes the deciders produce. Record times advance
  * by 0..2 hours per command, so many commands share a recordedAt.
  */
 export function rng(seed: number): () => number {
@@ -48,8 +48,8 @@ export type CommandDraft = DistributiveOmit<Command, 'commandId'>;
 
 export interface RandomLog {
   /** Accepted batches, each one append. */
-  batches: MemoryEvent[][];
-  events: MemoryEvent[];
+  batches: MemoryRecord[][];
+  records: MemoryRecord[];
   /** Every recordedAt of the log. */
   recordedAts: Instant[];
 }
@@ -65,8 +65,8 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
   let clock = 0;
   let counter = 0;
   let state: MemoryState = initialState();
-  const events: MemoryEvent[] = [];
-  const batches: MemoryEvent[][] = [];
+  const records: MemoryRecord[] = [];
+  const batches: MemoryRecord[][] = [];
 
   const validTime = () => hour(Math.floor(random() * 240) - 48);
   const interval = (): { from?: Instant; to?: Instant | null } => {
@@ -200,14 +200,14 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
     made += Math.max(1, batch.length);
     if (batch.length === 0) continue;
     try {
-      const decided = decideBatch(memoryId, state, batch, hour(clock)).events;
+      const decided = decideBatch(memoryId, state, batch, hour(clock)).records;
       if (decided.length === 0) continue;
-      events.push(...decided);
+      records.push(...decided);
       batches.push(decided);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      state = fold(events); // a rejected batch leaves the log untouched
+      state = fold(records); // a rejected batch leaves the log untouched
     }
   }
-  return { batches, events, recordedAts: [...new Set(events.map((e) => e.meta.recordedAt))] };
+  return { batches, records, recordedAts: [...new Set(records.map((e) => e.meta.recordedAt))] };
 }

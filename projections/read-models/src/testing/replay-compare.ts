@@ -1,7 +1,7 @@
 import {
   type FactFilter,
   type Instant,
-  type MemoryEvent,
+  type MemoryRecord,
   type MemoryQueries,
   type ValidAt,
   changesBetween,
@@ -31,7 +31,7 @@ export function around(instants: Iterable<Instant>): Instant[] {
 }
 
 /** Every validity bound the log mentions (fact versions, event spans, episode windows). */
-export function validBounds(log: readonly MemoryEvent[]): Instant[] {
+export function validBounds(log: readonly MemoryRecord[]): Instant[] {
   return validityBounds(fold(log));
 }
 
@@ -45,7 +45,7 @@ export interface Comparison {
   windows?: readonly [Instant, Instant][];
 }
 
-export async function expectSameAsReplay(queries: MemoryQueries, memoryId: string, log: readonly MemoryEvent[], plan: Comparison): Promise<number> {
+export async function expectSameAsReplay(queries: MemoryQueries, memoryId: string, log: readonly MemoryRecord[], plan: Comparison): Promise<number> {
   let compared = 0;
   const same = async (label: string, sql: Promise<unknown>, replay: unknown) => {
     compared += 1;

@@ -1,6 +1,6 @@
 import { historyArb, runHistory } from '@memotrace/domain/testing/histories';
-import type { EventStore } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import type { LogStore } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import fc from 'fast-check';
 import type { Pool } from 'pg';
 
@@ -39,7 +39,7 @@ export function generateMemories(commands: number, prefix: string): GeneratedMem
  * Appends the memories batch by batch with `writers` concurrent writers (as the command
  * service would), the batches spread evenly over at least `spreadOverMs`.
  */
-export async function appendMemories(store: EventStore, memories: readonly GeneratedMemory[], writers = 4, spreadOverMs = 0): Promise<void> {
+export async function appendMemories(store: LogStore, memories: readonly GeneratedMemory[], writers = 4, spreadOverMs = 0): Promise<void> {
   const queue = [...memories];
   const interval = spreadOverMs / Math.max(1, memories.reduce((n, m) => n + m.batches.length, 0));
   const start = Date.now();
@@ -50,7 +50,7 @@ export async function appendMemories(store: EventStore, memories: readonly Gener
       for (const events of m.batches) {
         const due = start + sent++ * interval;
         if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-        const r = await store.append(memoryStreamId(m.memoryId), toNewEvents(m.memoryId, events), { expectedRevision: revision < 0 ? 'no_stream' : revision });
+        const r = await store.append(memoryStreamId(m.memoryId), toNewRecords(m.memoryId, events), { expectedRevision: revision < 0 ? 'no_stream' : revision });
         revision = r.nextExpectedRevision;
       }
     }

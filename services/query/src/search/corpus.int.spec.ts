@@ -1,7 +1,7 @@
 import type { Cut, MemoryQueries, ValidAt } from '@memotrace/domain';
 import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
-import type { PostgresEventStore } from '@memotrace/event-store';
-import { memoryStreamId, toNewEvents } from '@memotrace/memory-log';
+import type { PostgresLogStore } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { PostgresMemoryQueries, PostgresSearchFeed } from '@memotrace/read-models';
 import { type Projector } from '@memotrace/projection';
 import fc from 'fast-check';
@@ -23,7 +23,7 @@ const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'hi befo
 
 describe('the search corpus fed by the read models', () => {
   let log: ProjectedLog;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
   let projector: Projector;
   let queries: MemoryQueries;
   let corpora: SearchCorpora;
@@ -53,7 +53,7 @@ describe('the search corpus fed by the read models', () => {
         let appended = 0;
         for (const length of lengths) {
           if (length === appended) continue;
-          const { position } = await store.append(memoryStreamId(memoryId), toNewEvents(memoryId, run.log.slice(appended, length)), {
+          const { position } = await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, run.log.slice(appended, length)), {
             expectedRevision: appended === 0 ? 'no_stream' : appended - 1,
           });
           appended = length;

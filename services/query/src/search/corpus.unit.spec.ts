@@ -1,4 +1,4 @@
-import { type Command, type Cut, type MemoryEvent, type SearchDelta, type ValidAt, decideBatch, fold } from '@memotrace/domain';
+import { type Command, type Cut, type MemoryRecord, type SearchDelta, type ValidAt, decideBatch, fold } from '@memotrace/domain';
 import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
@@ -43,7 +43,7 @@ describe('the search corpus answers exactly like the reference', () => {
       fc.asyncProperty(historyArb, fc.nat(), async (batches, seed) => {
         const lengths: number[] = [];
         const run = runHistory(batches, { memoryId: M, afterBatch: (_, log) => lengths.push(log.length) });
-        let log: readonly MemoryEvent[] = [];
+        let log: readonly MemoryRecord[] = [];
         const corpora = new SearchCorpora(new LogSearchFeed(() => log));
         const queries = new ReplayMemoryQueries({ read: async () => log });
         const same = async (cut: Cut, query: string, k: number, tokenBudget?: number) => {
@@ -82,11 +82,11 @@ describe('the corpus cut', () => {
   const T0 = '2024-05-06T09:00:00.000Z';
   const T1 = '2024-05-07T09:00:00.000Z';
   const turn = (id: string, text: string, recordedAt: string): Command => ({ op: 'RECORD_MENTION', commandId: id, mentionId: id, docId: 'D1', text, recordedAt });
-  const log: MemoryEvent[] = [];
+  const log: MemoryRecord[] = [];
   for (const [commands, now] of [
     [[turn('D1:9', 'we planned the trip', T0), turn('D1:11', 'the tickets are booked', T0)], T0],
     [[turn('D1:10', 'a turn learnt later', T1)], T1],
-  ] as const) log.push(...decideBatch(M, fold(log), [...commands], now).events);
+  ] as const) log.push(...decideBatch(M, fold(log), [...commands], now).records);
   const corpora = new SearchCorpora(new LogSearchFeed(() => log));
 
   it('expands to the nearest turn visible in the cut, skipping one recorded later', async () => {
@@ -110,7 +110,7 @@ describe('the corpus watermark', () => {
       fc.asyncProperty(historyArb, async (batches) => {
         const lengths: number[] = [];
         const run = runHistory(batches, { memoryId: M, afterBatch: (_, log) => lengths.push(log.length) });
-        let log: readonly MemoryEvent[] = [];
+        let log: readonly MemoryRecord[] = [];
         const feed = new LogSearchFeed(() => log);
         const corpus = new MemoryCorpus();
         for (const length of lengths) {
@@ -130,7 +130,7 @@ describe('SearchCorpora', () => {
     // The seed's fact at T0, an entity recorded later: a watermark past the fact.
     const log = [...runHistory([], { memoryId: M }).log];
     const later: Command = { op: 'UPSERT_ENTITY', commandId: 'late', entityId: 'e9', name: 'Late', recordedAt: RECORD_TIMES[5]! };
-    log.push(...decideBatch(M, fold(log), [later], RECORD_TIMES[5]!).events);
+    log.push(...decideBatch(M, fold(log), [later], RECORD_TIMES[5]!).records);
     const feed = new LogSearchFeed(() => log);
     let fail = true;
     const flaky = {

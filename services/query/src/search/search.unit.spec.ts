@@ -1,5 +1,5 @@
 import { searchResponse } from '@memotrace/contracts';
-import { type Command, type Cut, type Instant, type MemoryEvent, decideBatch, fold } from '@memotrace/domain';
+import { type Command, type Cut, type Instant, type MemoryRecord, decideBatch, fold } from '@memotrace/domain';
 import { cl100k } from './cl100k';
 import { SearchCorpora } from './corpora';
 import type { CutItems } from './cut-items';
@@ -27,13 +27,13 @@ type CommandInput = Command extends infer C ? (C extends Command ? Omit<C, 'comm
 
 /** A memory's log, built command by command, and the read port over it. */
 class StoryLog {
-  readonly log: MemoryEvent[] = [];
+  readonly log: MemoryRecord[] = [];
   readonly queries = new ReplayMemoryQueries({ read: async (memoryId) => (memoryId === MEMORY ? this.log : []) });
   private n = 0;
 
   apply(commands: CommandInput[], now: Instant): void {
     const batch = commands.map((c) => ({ ...c, commandId: `c${++this.n}` }) as Command);
-    this.log.push(...decideBatch(MEMORY, fold(this.log), batch, now).events);
+    this.log.push(...decideBatch(MEMORY, fold(this.log), batch, now).records);
   }
 }
 

@@ -1,12 +1,12 @@
-import type { EventStore, StoredEvent } from '@memotrace/event-store';
-import { memoryStreamId, toMemoryEvent } from '@memotrace/memory-log';
+import type { LogStore, StoredRecord } from '@memotrace/log-store';
+import { memoryStreamId, toMemoryRecord } from '@memotrace/memory-log';
 
 /**
  * In-memory memory logs of `MentionRecorded` events for replay tests: a store that
  * answers `readStreamContent` and records how many events each read returned.
  */
 export function fakeMemoryLogs() {
-  const streams = new Map<string, StoredEvent[]>();
+  const streams = new Map<string, StoredRecord[]>();
   const fetched: number[] = [];
   const append = (memoryId: string, n: number, recordedAt = '2024-01-01T00:00:00.000Z') => {
     const streamId = memoryStreamId(memoryId);
@@ -17,7 +17,7 @@ export function fakeMemoryLogs() {
         streamId,
         revision,
         position: revision + 1,
-        eventId: `${streamId}-${revision}`,
+        recordId: `${streamId}-${revision}`,
         type: 'MentionRecorded',
         data: { mentionId: `m${String(revision).padStart(3, '0')}`, docId: 'd', text: 't', speaker: null, occurredAt: null },
         metadata: { commandId: `c${revision}`, recordedAt, actor: null, reason: null },
@@ -31,7 +31,7 @@ export function fakeMemoryLogs() {
       fetched.push(page.length);
       return page;
     },
-  } as unknown as EventStore;
-  const log = (memoryId: string) => (streams.get(memoryStreamId(memoryId)) ?? []).map(toMemoryEvent);
+  } as unknown as LogStore;
+  const log = (memoryId: string) => (streams.get(memoryStreamId(memoryId)) ?? []).map(toMemoryRecord);
   return { store, append, fetched, log };
 }

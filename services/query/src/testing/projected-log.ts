@@ -1,4 +1,4 @@
-import { PostgresEventStore, eventStoreMigrations } from '@memotrace/event-store';
+import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { migrate } from '@memotrace/postgres';
 import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
 import { readModelMigrations, readModelsProjection } from '@memotrace/read-models';
@@ -6,7 +6,7 @@ import { type Projector, startProjector } from '@memotrace/projection';
 
 export interface ProjectedLog {
   db: TestDatabase;
-  store: PostgresEventStore;
+  store: PostgresLogStore;
   projector: Projector;
   stop(): Promise<void>;
 }
@@ -14,8 +14,8 @@ export interface ProjectedLog {
 /** A fresh database with the log and the read models, and a projector running over it. */
 export async function startProjectedLog(): Promise<ProjectedLog> {
   const db = await createTestDatabase();
-  await migrate(db.pool, [...eventStoreMigrations, ...readModelMigrations]);
-  const store = new PostgresEventStore(db.pool);
+  await migrate(db.pool, [...logStoreMigrations, ...readModelMigrations]);
+  const store = new PostgresLogStore(db.pool);
   const projector = await startProjector({ store, pool: db.pool, projections: [readModelsProjection] });
   return {
     db,

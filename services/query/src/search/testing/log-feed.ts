@@ -1,4 +1,4 @@
-import { type Instant, type MemoryEvent, type SearchDelta, type SearchFeed, type Watermark, fold } from '@memotrace/domain';
+import { type Instant, type MemoryRecord, type SearchDelta, type SearchFeed, type Watermark, fold } from '@memotrace/domain';
 
 /**
  * A SearchFeed over in-memory logs (one per memory), answered from the folded
@@ -6,7 +6,7 @@ import { type Instant, type MemoryEvent, type SearchDelta, type SearchFeed, type
  * without a database, deltas included.
  */
 export class LogSearchFeed implements SearchFeed {
-  constructor(private readonly logs: (memoryId: string) => readonly MemoryEvent[]) {}
+  constructor(private readonly logs: (memoryId: string) => readonly MemoryRecord[]) {}
 
   async changeMark(memoryId: string): Promise<number> {
     return this.logs(memoryId).length;

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import * as Kurrent from '@kurrent/kurrentdb-client';
 
 /**
- * An in-memory stand-in for the parts of KurrentDBClient that KurrentEventStore calls, following
+ * An in-memory stand-in for the parts of KurrentDBClient that KurrentLogStore calls, following
  * the client's documented behaviour and the server's as documented (no server can run here):
  *  - $all positions are log offsets, increasing but not consecutive, commit = prepare per event;
  *  - the server writes system events of its own ($-typed, in $-streams) between ours;

@@ -1,11 +1,11 @@
 import type { TestDatabase } from '@memotrace/postgres';
 import pg from 'pg';
-import { newEvent, newEvents, collect, eventually, sleep, expectStored, expectStrictlyIncreasing } from '../testing/helpers';
-import { describeEventStoreConformance } from '../testing/conformance';
+import { newRecord, newRecords, collect, eventually, sleep, expectStored, expectStrictlyIncreasing } from '../testing/helpers';
+import { describeLogStoreConformance } from '../testing/conformance';
 import { openPostgresStore } from '../testing/postgres-store';
-import { PostgresEventStore } from './postgres-event-store';
+import { PostgresLogStore } from './postgres-log-store';
 
-describeEventStoreConformance('PostgresEventStore', async () => {
+describeLogStoreConformance('PostgresLogStore', async () => {
   const { db, store } = await openPostgresStore();
   return {
     store,
@@ -19,9 +19,9 @@ describeEventStoreConformance('PostgresEventStore', async () => {
 // testTimeout in jest.config.js is not applied per project, so set it here.
 jest.setTimeout(60_000);
 
-describe('PostgresEventStore (PostgreSQL specifics)', () => {
+describe('PostgresLogStore (PostgreSQL specifics)', () => {
   let db: TestDatabase;
-  let store: PostgresEventStore;
+  let store: PostgresLogStore;
 
   beforeAll(async () => {
     ({ db, store } = await openPostgresStore());
@@ -32,25 +32,25 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
   });
 
   it('readStream pages through a stream longer than a page (streamPageSize)', async () => {
-    const paged = new PostgresEventStore(db.pool, { streamPageSize: 3 });
-    const events = newEvents(10);
-    await store.append('paged', events, { expectedRevision: 'no_stream' });
-    expectStored(await paged.readStream('paged'), 'paged', events, 0);
-    expectStored(await paged.readStream('paged', { fromRevision: 2, maxCount: 7 }), 'paged', events.slice(2, 9), 2);
+    const paged = new PostgresLogStore(db.pool, { streamPageSize: 3 });
+    const records = newRecords(10);
+    await store.append('paged', records, { expectedRevision: 'no_stream' });
+    expectStored(await paged.readStream('paged'), 'paged', records, 0);
+    expectStored(await paged.readStream('paged', { fromRevision: 2, maxCount: 7 }), 'paged', records.slice(2, 9), 2);
     await paged.close();
   });
 
-  it('a subscriber sees every event of 4 concurrent writers exactly once, in position order', async () => {
+  it('a subscriber sees every record of 4 concurrent writers exactly once, in position order', async () => {
     const collector = collect(store, { fromPosition: await store.headPosition(), streamPrefix: 'load-' });
     const writer = async (w: number) => {
       const written: string[] = [];
       let revision = -1;
       while (written.length < 500) {
-        const events = newEvents(Math.min(1 + ((written.length * 7 + w) % 5), 500 - written.length));
-        const result = await store.append(`load-${w}-${written.length % 3}`, events, { expectedRevision: 'any' });
+        const records = newRecords(Math.min(1 + ((written.length * 7 + w) % 5), 500 - written.length));
+        const result = await store.append(`load-${w}-${written.length % 3}`, records, { expectedRevision: 'any' });
         expect(result.idempotentRetry).toBe(false);
         revision = result.nextExpectedRevision;
-        written.push(...events.map((event) => event.eventId));
+        written.push(...records.map((record) => record.recordId));
       }
       return { written, revision };
     };
@@ -64,13 +64,13 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
 
     expect(collector.errors).toEqual([]);
     expect(collector.received).toHaveLength(2_000);
-    expect(new Set(collector.received.map((event) => event.eventId))).toEqual(expected);
-    expectStrictlyIncreasing(collector.received.map((event) => event.position));
+    expect(new Set(collector.received.map((record) => record.recordId))).toEqual(expected);
+    expectStrictlyIncreasing(collector.received.map((record) => record.position));
     const logged = await store.readAll({ fromPosition: 0, maxCount: 5_000, streamPrefix: 'load-' });
-    expect(logged.map((event) => event.position)).toEqual(collector.received.map((event) => event.position));
+    expect(logged.map((record) => record.position)).toEqual(collector.received.map((record) => record.position));
   });
 
-  it('hides events above a still-open append until it commits (no skipped positions)', async () => {
+  it('hides records above a still-open append until it commits (no skipped positions)', async () => {
     const start = await store.headPosition();
     // An append caught between reserving its position and committing.
     const slow = new pg.Client({ connectionString: db.url });
@@ -82,9 +82,9 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
       await slow.query(
         `INSERT INTO mt_events (position, stream_id, revision, event_id, type, data, metadata)
          VALUES ($1, 'gap-slow', 0, $2, 'Slow', '{}', '{}')`,
-        [slowPosition, newEvent().eventId],
+        [slowPosition, newRecord().recordId],
       );
-      const fast = await store.append('gap-fast', [newEvent()], { expectedRevision: 'no_stream' });
+      const fast = await store.append('gap-fast', [newRecord()], { expectedRevision: 'no_stream' });
       expect(fast.position).toBeGreaterThan(slowPosition);
 
       const collector = collect(store, { fromPosition: start, streamPrefix: 'gap-' });
@@ -96,7 +96,7 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
       await slow.query('COMMIT');
       await eventually(() => collector.received, (received) => received.length >= 2);
       collector.subscription.unsubscribe();
-      expect(collector.received.map((event) => [event.streamId, event.position])).toEqual([
+      expect(collector.received.map((record) => [record.streamId, record.position])).toEqual([
         ['gap-slow', slowPosition],
         ['gap-fast', fast.position],
       ]);
@@ -105,20 +105,20 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
     }
   });
 
-  it('delivers soon after a non-append transaction that held events back ends, without waiting for the poll', async () => {
+  it('delivers soon after a non-append transaction that held records back ends, without waiting for the poll', async () => {
     // A 10 s poll: only the NOTIFY path and the held-back re-read can deliver within this test.
-    const slowPoll = new PostgresEventStore(db.pool, { pollIntervalMs: 10_000 });
+    const slowPoll = new PostgresLogStore(db.pool, { pollIntervalMs: 10_000 });
     const blocker = new pg.Client({ connectionString: db.url });
     await blocker.connect();
     try {
       const collector = collect(slowPoll, { fromPosition: await store.headPosition(), streamPrefix: 'held-' });
-      await slowPoll.append('held-warmup', [newEvent()], { expectedRevision: 'no_stream' });
+      await slowPoll.append('held-warmup', [newRecord()], { expectedRevision: 'no_stream' });
       await eventually(() => collector.received, (received) => received.length >= 1);
 
       // Any transaction with an id holds the safe head back, and its commit sends no NOTIFY.
       await blocker.query('BEGIN');
       await blocker.query('SELECT pg_current_xact_id()');
-      const held = await slowPoll.append('held-s', [newEvent()], { expectedRevision: 'no_stream' });
+      const held = await slowPoll.append('held-s', [newRecord()], { expectedRevision: 'no_stream' });
       await sleep(300);
       expect(collector.received).toHaveLength(1);
 
@@ -128,7 +128,7 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
       expect(Date.now() - committedAt).toBeLessThan(1_000);
       collector.subscription.unsubscribe();
       expect(collector.errors).toEqual([]);
-      expect(collector.received.map((event) => event.position)).toEqual([expect.any(Number), held.position]);
+      expect(collector.received.map((record) => record.position)).toEqual([expect.any(Number), held.position]);
     } finally {
       await blocker.end();
       await slowPoll.close();
@@ -149,9 +149,9 @@ describe('PostgresEventStore (PostgreSQL specifics)', () => {
     }
   });
 
-  it('appends a batch of 1000 events in one round of statements', async () => {
+  it('appends a batch of 1000 records in one round of statements', async () => {
     const startedAt = Date.now();
-    const result = await store.append('batch-1', newEvents(1_000, ['batch-tag']), { expectedRevision: 'no_stream' });
+    const result = await store.append('batch-1', newRecords(1_000, ['batch-tag']), { expectedRevision: 'no_stream' });
     const elapsed = Date.now() - startedAt;
     expect(result.nextExpectedRevision).toBe(999);
     expect(elapsed).toBeLessThan(2_000);

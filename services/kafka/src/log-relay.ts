@@ -1,4 +1,4 @@
-import type { EventStore } from '@memotrace/event-store';
+import type { LogStore } from '@memotrace/log-store';
 import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
 import type { Pool } from 'pg';
 import type { Subscription } from 'rxjs';
@@ -7,9 +7,9 @@ import { keyPartitioner } from './kafka-client';
 import { eventMessage } from './messages';
 import { RelayCheckpointStore } from './relay-checkpoint';
 
-export interface EventRelayOptions {
+export interface LogRelayOptions {
   kafka: Kafka;
-  store: EventStore;
+  store: LogStore;
   pool: Pool;
   topic: string;
   /** The checkpoint row; defaults to the topic, so one relay per topic. */
@@ -30,7 +30,7 @@ export interface EventRelayOptions {
  * checkpoint: nothing is lost; the events of the last unacknowledged batch may be
  * published twice, and consumers drop them by position (see PositionFilter).
  */
-export class KafkaEventRelay {
+export class KafkaLogRelay {
   private readonly checkpoints: RelayCheckpointStore;
   private producer: Producer | undefined;
   private wakeups: Subscription | undefined;
@@ -39,7 +39,7 @@ export class KafkaEventRelay {
   private loop: Promise<void> | undefined;
   private published = 0;
 
-  constructor(private readonly options: EventRelayOptions) {
+  constructor(private readonly options: LogRelayOptions) {
     this.checkpoints = new RelayCheckpointStore(options.pool, options.name ?? options.topic);
   }
 

@@ -58,7 +58,7 @@ export class EventStoreSchema1763769600000 implements MigrationInterface {
         stream_id text PRIMARY KEY,
         revision bigint NOT NULL
       )`);
-    // Written only by append, in the same transaction; no FK to keep 1000-event batches cheap.
+    // Written only by append, in the same transaction; no FK to keep 1000-record batches cheap.
     await queryRunner.query(`
       CREATE TABLE mt_event_tags (
         tag text NOT NULL,
@@ -76,4 +76,4 @@ export class EventStoreSchema1763769600000 implements MigrationInterface {
   }
 }
 
-export const eventStoreMigrations: MigrationInterface[] = [new EventStoreSchema1763769600000()];
+export const logStoreMigrations: MigrationInterface[] = [new EventStoreSchema1763769600000()];

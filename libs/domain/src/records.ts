@@ -2,7 +2,7 @@ import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands'
 import type { Instant } from './time';
 
 /**
- * Domain events, named in the past tense. Every field is resolved: ids derived,
+ * Log records, named in the past tense. Every field is resolved: ids derived,
  * defaults applied, so folding the log never needs the commands back.
  */
 export interface EntityRegistered {
@@ -90,14 +90,14 @@ export interface MentionRecorded {
  * The log still keeps it, so its commandId and result are remembered (a resend is a
  * `duplicate`), its recordedAt is the memory's latest (record time stays monotone), and export
  * lists it like every accepted command. `command` is the command as it resolved (default ids
- * filled in), without the envelope, which is the event's meta.
+ * filled in), without the envelope, which is the record's meta.
  */
 export interface CommandUnchanged {
   type: 'CommandUnchanged';
   data: { command: Record<string, unknown>; ids: Record<string, string | string[]> };
 }
 
-export type DomainEvent =
+export type LogRecord =
   | EntityRegistered
   | EntityAliasesAdded
   | EntitiesMerged
@@ -112,14 +112,14 @@ export type DomainEvent =
   | MentionRecorded
   | CommandUnchanged;
 
-export type DomainEventType = DomainEvent['type'];
+export type LogRecordType = LogRecord['type'];
 
-/** Who/when of the command that produced an event; shared by all its events. */
-export interface EventMeta {
+/** Who/when of the command that produced a record; shared by all its records. */
+export interface RecordMeta {
   commandId: string;
   recordedAt: Instant;
   actor: string | null;
   reason: string | null;
 }
 
-export type MemoryEvent<E extends DomainEvent = DomainEvent> = E & { meta: EventMeta };
+export type MemoryRecord<E extends LogRecord = LogRecord> = E & { meta: RecordMeta };

@@ -4,20 +4,20 @@ import {
   IdempotencyConflictError,
   WrongExpectedRevisionError,
   type AppendResult,
-  type EventContent,
-  type EventStore,
+  type RecordContent,
+  type LogStore,
   type ExpectedRevision,
-  type NewEvent,
-  type PositionedEventContent,
+  type NewRecord,
+  type PositionedRecordContent,
   type ReadAllOptions,
   type ReadOptions,
-  type StoredEvent,
+  type StoredRecord,
   type SubscribeOptions,
 } from '../port';
 import {
   ANY,
   END,
-  isPortEvent,
+  isPortRecord,
   isStreamNotFound,
   isWrongExpectedVersion,
   matchesRevision,
@@ -26,7 +26,7 @@ import {
   toLinkEvent,
   toPositionNumber,
   toReadPosition,
-  toStoredEvent,
+  toStoredRecord,
   toStreamState,
   uniqueTags,
 } from './mapping';
@@ -35,7 +35,7 @@ type KurrentModule = typeof Kurrent;
 
 /**
  * The client pulls in gRPC, protobuf and a native bridge, slow to load. Load it on first use, so
- * processes that only use PostgreSQL do not pay for it by importing @memotrace/event-store.
+ * processes that only use PostgreSQL do not pay for it by importing @memotrace/log-store.
  */
 let loaded: KurrentModule | undefined;
 function kurrent(): KurrentModule {
@@ -44,7 +44,7 @@ function kurrent(): KurrentModule {
   return loaded;
 }
 
-export interface KurrentEventStoreOptions {
+export interface KurrentLogStoreOptions {
   /** Dispose the client in close(). Default: true with fromConnectionString, false for a client passed in. */
   ownsClient?: boolean;
   /** How many streams' known event ids to keep for the idempotency check (least recently used go first). */
@@ -60,7 +60,7 @@ interface StreamIndex {
 }
 
 /**
- * EventStore on KurrentDB / EventStoreDB (server 22.6 or later: stream reads must carry $all
+ * LogStore on KurrentDB / EventStoreDB (server 22.6 or later: stream reads must carry $all
  * positions). Positions are $all commit positions; revisions are KurrentDB stream revisions.
  *
  * Idempotency. KurrentDB deduplicates a repeated append only when it arrives at the same
@@ -85,28 +85,28 @@ interface StreamIndex {
  * an append that failed in between writes the links again (same link ids, and readByTag drops
  * duplicates), so a successful append always has its tag entries.
  */
-export class KurrentEventStore implements EventStore {
+export class KurrentLogStore implements LogStore {
   private readonly known = new Map<string, StreamIndex>();
   private readonly knownStreams: number;
   private readonly maxAppendAttempts: number;
-  private readonly live = new Set<Subscriber<StoredEvent>>();
+  private readonly live = new Set<Subscriber<StoredRecord>>();
   private readonly unsubscribing = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
 
   /** A client for `kurrentdb://...` / `esdb://...`; it connects on first use, not here. */
-  static fromConnectionString(connectionString: string, options: KurrentEventStoreOptions = {}): KurrentEventStore {
-    return new KurrentEventStore(kurrent().KurrentDBClient.connectionString(connectionString), { ownsClient: true, ...options });
+  static fromConnectionString(connectionString: string, options: KurrentLogStoreOptions = {}): KurrentLogStore {
+    return new KurrentLogStore(kurrent().KurrentDBClient.connectionString(connectionString), { ownsClient: true, ...options });
   }
 
   constructor(
     private readonly client: Kurrent.KurrentDBClient,
-    private readonly options: KurrentEventStoreOptions = {},
+    private readonly options: KurrentLogStoreOptions = {},
   ) {
     this.knownStreams = options.knownStreams ?? 1_000;
     this.maxAppendAttempts = options.maxAppendAttempts ?? 20;
   }
 
-  async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  async append(streamId: string, events: NewRecord[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     this.assertOpen();
     validate(events);
     const expected = options.expectedRevision;
@@ -115,7 +115,7 @@ export class KurrentEventStore implements EventStore {
     for (let attempt = 1; ; attempt++) {
       const index = await this.catchUp(streamId);
       const current = index.revision;
-      const existing = events.flatMap((event) => index.events.get(event.eventId.toLowerCase()) ?? []);
+      const existing = events.flatMap((event) => index.events.get(event.recordId.toLowerCase()) ?? []);
       if (existing.length === events.length) {
         await this.linkTags(streamId, events, index);
         return { nextExpectedRevision: current, position: Math.max(...existing.map((e) => e.position)), idempotentRetry: true };
@@ -132,18 +132,18 @@ export class KurrentEventStore implements EventStore {
       // Read what was just written (the index needs it anyway): the exact position of every event.
       // The leader acknowledges an append once it is indexed, so it is readable now.
       const after = await this.catchUp(streamId);
-      const last = after.events.get(events[events.length - 1]!.eventId.toLowerCase());
+      const last = after.events.get(events[events.length - 1]!.recordId.toLowerCase());
       if (!last) throw new Error(`stream ${streamId}: appended events are not readable yet; retry the append (it is idempotent)`);
       await this.linkTags(streamId, events, after);
       return { nextExpectedRevision: last.revision, position: last.position, idempotentRetry: false };
     }
   }
 
-  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredRecord[]> {
     this.assertOpen();
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (maxCount <= 0) return [];
-    const events: StoredEvent[] = [];
+    const events: StoredRecord[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, {
         fromRevision: BigInt(Math.max(options.fromRevision ?? 0, 0)),
@@ -151,7 +151,7 @@ export class KurrentEventStore implements EventStore {
         direction: 'forwards',
         resolveLinkTos: false,
       })) {
-        if (resolved.event) events.push(toStoredEvent(withPosition(resolved)));
+        if (resolved.event) events.push(toStoredRecord(withPosition(resolved)));
       }
     } catch (error) {
       if (isStreamNotFound(error)) return [];
@@ -160,19 +160,19 @@ export class KurrentEventStore implements EventStore {
     return events;
   }
 
-  async readStreamContent(streamId: string, fromRevision = 0): Promise<EventContent[]> {
+  async readStreamContent(streamId: string, fromRevision = 0): Promise<RecordContent[]> {
     return (await this.readStream(streamId, { fromRevision })).map(({ type, data, metadata }) => ({ type, data, metadata }));
   }
 
-  async readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]> {
+  async readAllContent(options: ReadAllOptions): Promise<PositionedRecordContent[]> {
     return (await this.readAll(options)).map(({ streamId, position, type, data, metadata }) => ({ streamId, position, type, data, metadata }));
   }
 
-  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
+  async readAll(options: ReadAllOptions): Promise<StoredRecord[]> {
     this.assertOpen();
     const { fromPosition, maxCount, streamPrefix } = options;
     if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
-    const events: StoredEvent[] = [];
+    const events: StoredRecord[] = [];
     let from = fromPosition;
     while (events.length < maxCount) {
       // +1: reading $all forwards from a position includes the event at that position.
@@ -187,7 +187,7 @@ export class KurrentEventStore implements EventStore {
         const position = toPositionNumber(recorded.position);
         last = Math.max(last, position);
         if (position <= start || !this.wanted(recorded, streamPrefix)) continue;
-        events.push(toStoredEvent(recorded));
+        events.push(toStoredRecord(recorded));
         if (events.length === maxCount) break;
       }
       if (read < wanted || last === start) break; // the end of $all
@@ -196,14 +196,14 @@ export class KurrentEventStore implements EventStore {
     return events;
   }
 
-  async readByTag(tag: string): Promise<StoredEvent[]> {
+  async readByTag(tag: string): Promise<StoredRecord[]> {
     this.assertOpen();
-    const byPosition = new Map<number, StoredEvent>();
+    const byPosition = new Map<number, StoredRecord>();
     try {
       for await (const resolved of this.client.readStream(tagStreamName(tag), { fromRevision: 'start', direction: 'forwards', resolveLinkTos: true })) {
         // A link whose target is gone resolves to nothing; an entry that is not a link is not ours.
-        if (!resolved.link || !resolved.event || !isPortEvent(resolved.event)) continue;
-        const event = toStoredEvent(resolved.event);
+        if (!resolved.link || !resolved.event || !isPortRecord(resolved.event)) continue;
+        const event = toStoredRecord(resolved.event);
         if (event.tags?.includes(tag)) byPosition.set(event.position, event);
       }
     } catch (error) {
@@ -217,7 +217,7 @@ export class KurrentEventStore implements EventStore {
   async headPosition(): Promise<number> {
     this.assertOpen();
     for await (const resolved of this.client.readAll({ fromPosition: END, direction: 'backwards', maxCount: 100, resolveLinkTos: false, filter: this.filter(undefined) })) {
-      if (resolved.event && isPortEvent(resolved.event)) return toPositionNumber(resolved.event.position);
+      if (resolved.event && isPortRecord(resolved.event)) return toPositionNumber(resolved.event.position);
     }
     return 0;
   }
@@ -240,8 +240,8 @@ export class KurrentEventStore implements EventStore {
   }
 
   /** subscribeToAll: the server catches up from the position, then goes live, in $all order. */
-  subscribe(options: SubscribeOptions): Observable<StoredEvent> {
-    return new Observable<StoredEvent>((subscriber) => {
+  subscribe(options: SubscribeOptions): Observable<StoredRecord> {
+    return new Observable<StoredRecord>((subscriber) => {
       if (this.closing) {
         subscriber.error(new Error('event store is closed'));
         return;
@@ -265,7 +265,7 @@ export class KurrentEventStore implements EventStore {
       subscription.on('data', (resolved: Kurrent.AllStreamResolvedEvent) => {
         if (done || !resolved.event || !this.wanted(resolved.event, options.streamPrefix)) return;
         try {
-          const event = toStoredEvent(resolved.event);
+          const event = toStoredRecord(resolved.event);
           if (event.position <= last) return; // never twice, never backwards
           last = event.position;
           subscriber.next(event);
@@ -310,20 +310,20 @@ export class KurrentEventStore implements EventStore {
     }
     for (const event of await this.readStream(streamId, { fromRevision: index.revision + 1 })) {
       if (event.revision <= index.revision) continue;
-      index.events.set(event.eventId.toLowerCase(), { revision: event.revision, position: event.position });
+      index.events.set(event.recordId.toLowerCase(), { revision: event.revision, position: event.position });
       index.revision = event.revision;
     }
     return index;
   }
 
   /** One append of link events per tag stream, in parallel; ANY because tag streams are shared. */
-  private async linkTags(streamId: string, events: NewEvent[], index: StreamIndex): Promise<void> {
+  private async linkTags(streamId: string, events: NewRecord[], index: StreamIndex): Promise<void> {
     const links = new Map<string, Kurrent.EventData[]>();
     for (const event of events) {
-      const stored = index.events.get(event.eventId.toLowerCase());
-      if (!stored) throw new Error(`stream ${streamId}: event ${event.eventId} to tag is not in the stream`);
+      const stored = index.events.get(event.recordId.toLowerCase());
+      if (!stored) throw new Error(`stream ${streamId}: event ${event.recordId} to tag is not in the stream`);
       for (const tag of uniqueTags(event)) {
-        const link = toLinkEvent(tag, { streamId, revision: stored.revision, eventId: event.eventId });
+        const link = toLinkEvent(tag, { streamId, revision: stored.revision, recordId: event.recordId });
         links.set(tag, [...(links.get(tag) ?? []), link]);
       }
     }
@@ -341,7 +341,7 @@ export class KurrentEventStore implements EventStore {
   }
 
   private wanted(recorded: { type: string; streamId: string }, streamPrefix: string | undefined): boolean {
-    return isPortEvent(recorded) && (!streamPrefix || recorded.streamId.startsWith(streamPrefix));
+    return isPortRecord(recorded) && (!streamPrefix || recorded.streamId.startsWith(streamPrefix));
   }
 
   private assertOpen(): void {
@@ -356,9 +356,9 @@ function withPosition(resolved: Kurrent.ResolvedEvent): Kurrent.RecordedEvent {
   return { ...recorded, position: { commit: resolved.commitPosition, prepare: resolved.commitPosition } };
 }
 
-function validate(events: NewEvent[]): void {
+function validate(events: NewRecord[]): void {
   if (events.length === 0) throw new Error('append needs at least one event');
-  if (new Set(events.map((event) => event.eventId.toLowerCase())).size !== events.length) {
+  if (new Set(events.map((event) => event.recordId.toLowerCase())).size !== events.length) {
     throw new Error('append batch contains the same event id twice');
   }
 }

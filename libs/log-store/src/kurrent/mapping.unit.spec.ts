@@ -1,12 +1,12 @@
 import * as client from '@kurrent/kurrentdb-client';
 import type { RecordedEvent } from '@kurrent/kurrentdb-client';
-import type { NewEvent } from '../port';
+import type { NewRecord } from '../port';
 import {
   ANY,
   END,
   NO_STREAM,
   START,
-  isPortEvent,
+  isPortRecord,
   isStreamNotFound,
   isWrongExpectedVersion,
   matchesRevision,
@@ -16,13 +16,13 @@ import {
   toPositionNumber,
   toReadPosition,
   toRevision,
-  toStoredEvent,
+  toStoredRecord,
   toStreamState,
   uuidV5,
 } from './mapping';
 
-const event: NewEvent = {
-  eventId: '0b7e2f9c-3c1a-4d6e-9f10-2a4b6c8d0e12',
+const event: NewRecord = {
+  recordId: '0b7e2f9c-3c1a-4d6e-9f10-2a4b6c8d0e12',
   type: 'FactAsserted',
   data: { factId: 'f1', nested: { list: [1, 'two', null] } },
   metadata: { commandId: 'c-1', recordedAt: '2024-05-06T09:00:00.000Z', actor: 'hr-agent', reason: null },
@@ -30,7 +30,7 @@ const event: NewEvent = {
 };
 
 /** What the client hands back for a JSON event: data and metadata already JSON.parsed. */
-function recorded(from: NewEvent, overrides: Partial<{ streamId: string; revision: bigint; position: bigint; type: string; metadata: unknown }> = {}): RecordedEvent {
+function recorded(from: NewRecord, overrides: Partial<{ streamId: string; revision: bigint; position: bigint; type: string; metadata: unknown }> = {}): RecordedEvent {
   const written = toEventData(from);
   const position = overrides.position ?? 4_242n;
   return {
@@ -105,7 +105,7 @@ describe('KurrentDB mapping', () => {
   describe('events', () => {
     it('writes a JSON event with the given id, the data, and metadata plus distinct tags', () => {
       expect(toEventData(event)).toEqual({
-        id: event.eventId,
+        id: event.recordId,
         contentType: 'application/json',
         type: 'FactAsserted',
         data: event.data,
@@ -115,11 +115,11 @@ describe('KurrentDB mapping', () => {
     });
 
     it('reads a recorded event back as the stored event', () => {
-      expect(toStoredEvent(recorded(event))).toEqual({
+      expect(toStoredRecord(recorded(event))).toEqual({
         streamId: 'memory-m',
         revision: 7,
         position: 4_242,
-        eventId: event.eventId,
+        recordId: event.recordId,
         type: 'FactAsserted',
         data: event.data,
         metadata: event.metadata,
@@ -128,15 +128,15 @@ describe('KurrentDB mapping', () => {
     });
 
     it("passes another application's metadata through, untagged", () => {
-      const foreign = toStoredEvent(recorded(event, { metadata: { $correlationId: 'x' } }));
+      const foreign = toStoredRecord(recorded(event, { metadata: { $correlationId: 'x' } }));
       expect(foreign).toMatchObject({ metadata: { $correlationId: 'x' }, tags: [] });
     });
 
     it('keeps links and system events out of the log proper', () => {
-      expect(isPortEvent({ type: 'FactAsserted', streamId: 'memory-m' })).toBe(true);
-      expect(isPortEvent({ type: '$>', streamId: 'tag-fact:m:f1' })).toBe(false);
-      expect(isPortEvent({ type: '$statistics-collected', streamId: '$stats-127.0.0.1:2113' })).toBe(false);
-      expect(isPortEvent({ type: 'Anything', streamId: '$$memory-m' })).toBe(false);
+      expect(isPortRecord({ type: 'FactAsserted', streamId: 'memory-m' })).toBe(true);
+      expect(isPortRecord({ type: '$>', streamId: 'tag-fact:m:f1' })).toBe(false);
+      expect(isPortRecord({ type: '$statistics-collected', streamId: '$stats-127.0.0.1:2113' })).toBe(false);
+      expect(isPortRecord({ type: 'Anything', streamId: '$$memory-m' })).toBe(false);
     });
   });
 
@@ -146,14 +146,14 @@ describe('KurrentDB mapping', () => {
     });
 
     it('links to "<revision>@<stream>" with an id derived from tag, stream and event', () => {
-      const link = toLinkEvent('fact:m:f1', { streamId: 'memory-m', revision: 7, eventId: event.eventId });
+      const link = toLinkEvent('fact:m:f1', { streamId: 'memory-m', revision: 7, recordId: event.recordId });
       expect(link).toMatchObject({ contentType: 'application/octet-stream', type: '$>' });
       expect(new TextDecoder().decode(link.data)).toBe('7@memory-m');
       expect(link.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       // Same link → same id (a retried link append is deduplicated); any other link → another id.
-      expect(toLinkEvent('fact:m:f1', { streamId: 'memory-m', revision: 7, eventId: event.eventId.toUpperCase() }).id).toBe(link.id);
-      expect(toLinkEvent('memory:m', { streamId: 'memory-m', revision: 7, eventId: event.eventId }).id).not.toBe(link.id);
-      expect(toLinkEvent('fact:m:f1', { streamId: 'memory-n', revision: 7, eventId: event.eventId }).id).not.toBe(link.id);
+      expect(toLinkEvent('fact:m:f1', { streamId: 'memory-m', revision: 7, recordId: event.recordId.toUpperCase() }).id).toBe(link.id);
+      expect(toLinkEvent('memory:m', { streamId: 'memory-m', revision: 7, recordId: event.recordId }).id).not.toBe(link.id);
+      expect(toLinkEvent('fact:m:f1', { streamId: 'memory-n', revision: 7, recordId: event.recordId }).id).not.toBe(link.id);
     });
 
     it('derives ids as RFC 4122 version 5 UUIDs', () => {

@@ -9,10 +9,10 @@ import type {
   ReadPosition,
   RecordedEvent,
 } from '@kurrent/kurrentdb-client';
-import type { EventMetadata, ExpectedRevision, NewEvent, StoredEvent } from '../port';
+import type { RecordMetadata, ExpectedRevision, NewRecord, StoredRecord } from '../port';
 
 /**
- * Pure translation between the EventStore port and the KurrentDB client's types: no client
+ * Pure translation between the LogStore port and the KurrentDB client's types: no client
  * code runs here (type imports only), so this is unit-testable without a server.
  */
 
@@ -70,14 +70,14 @@ export function tagStreamName(tag: string): string {
 
 /** What the event's metadata holds in KurrentDB: the port's metadata and the tags. */
 interface MetadataEnvelope {
-  metadata: EventMetadata;
+  metadata: RecordMetadata;
   tags: string[];
 }
 
-export function toEventData(event: NewEvent): JSONEventData {
+export function toEventData(event: NewRecord): JSONEventData {
   const envelope: MetadataEnvelope = { metadata: event.metadata, tags: uniqueTags(event) };
   return {
-    id: event.eventId,
+    id: event.recordId,
     contentType: 'application/json',
     type: event.type,
     // The client JSON.stringifies data; null is valid JSON although its typings leave it out.
@@ -86,14 +86,14 @@ export function toEventData(event: NewEvent): JSONEventData {
   };
 }
 
-export function uniqueTags(event: NewEvent): string[] {
+export function uniqueTags(event: NewRecord): string[] {
   return [...new Set(event.tags ?? [])];
 }
 
 /** A link event for the tag stream, with an id derived from (tag, stream, event id) so a retried link is the same event. */
-export function toLinkEvent(tag: string, stored: { streamId: string; revision: number; eventId: string }): BinaryEventData {
+export function toLinkEvent(tag: string, stored: { streamId: string; revision: number; recordId: string }): BinaryEventData {
   return {
-    id: uuidV5(`${tag}\n${stored.streamId}\n${stored.eventId.toLowerCase()}`, LINK_ID_NAMESPACE),
+    id: uuidV5(`${tag}\n${stored.streamId}\n${stored.recordId.toLowerCase()}`, LINK_ID_NAMESPACE),
     contentType: 'application/octet-stream',
     type: LINK_EVENT_TYPE,
     data: new TextEncoder().encode(`${stored.revision}@${stored.streamId}`),
@@ -106,17 +106,17 @@ export function toLinkEvent(tag: string, stored: { streamId: string; revision: n
  * or streams) are KurrentDB bookkeeping, never port events; the server-side filters already
  * drop them, this is the client-side guard.
  */
-export function isPortEvent(recorded: { type: string; streamId: string }): boolean {
+export function isPortRecord(recorded: { type: string; streamId: string }): boolean {
   return !recorded.type.startsWith('$') && !recorded.streamId.startsWith('$');
 }
 
-export function toStoredEvent(recorded: RecordedEvent): StoredEvent {
+export function toStoredRecord(recorded: RecordedEvent): StoredRecord {
   const envelope = readEnvelope(recorded.metadata);
   return {
     streamId: recorded.streamId,
     revision: toSafeNumber(recorded.revision, 'stream revision'),
     position: toPositionNumber(recorded.position),
-    eventId: recorded.id,
+    recordId: recorded.id,
     type: recorded.type,
     data: recorded.data,
     metadata: envelope.metadata,
@@ -127,9 +127,9 @@ export function toStoredEvent(recorded: RecordedEvent): StoredEvent {
 /** Events written by other applications carry other metadata: pass it through, untagged. */
 function readEnvelope(raw: unknown): MetadataEnvelope {
   if (raw !== null && typeof raw === 'object' && 'metadata' in raw && 'tags' in raw && Array.isArray(raw.tags)) {
-    return { metadata: raw.metadata as EventMetadata, tags: raw.tags as string[] };
+    return { metadata: raw.metadata as RecordMetadata, tags: raw.tags as string[] };
   }
-  return { metadata: raw as EventMetadata, tags: [] };
+  return { metadata: raw as RecordMetadata, tags: [] };
 }
 
 export function isWrongExpectedVersion(error: unknown): error is { actualState: CurrentStreamState } {

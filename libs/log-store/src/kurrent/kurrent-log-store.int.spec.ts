@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { describeEventStoreConformance } from '../testing/conformance';
-import { KurrentEventStore } from './kurrent-event-store';
+import { describeLogStoreConformance } from '../testing/conformance';
+import { KurrentLogStore } from './kurrent-log-store';
 
 /**
  * The shared conformance suite against a real KurrentDB / EventStoreDB, e.g.
@@ -12,12 +12,12 @@ import { KurrentEventStore } from './kurrent-event-store';
 const url = process.env.EVENTSTORE_URL;
 
 if (url) {
-  describeEventStoreConformance('KurrentEventStore', async () => {
-    const store = KurrentEventStore.fromConnectionString(url);
+  describeLogStoreConformance('KurrentLogStore', async () => {
+    const store = KurrentLogStore.fromConnectionString(url);
     return { store, teardown: () => store.close() };
   });
 } else {
-  describe('KurrentEventStore (EVENTSTORE_URL not set: no server to run the conformance suite against)', () => {
+  describe('KurrentLogStore (EVENTSTORE_URL not set: no server to run the conformance suite against)', () => {
     let server: Server;
     const connections: Socket[] = [];
 
@@ -35,8 +35,8 @@ if (url) {
 
     it('loads the adapter and constructs a client from a connection string without connecting', async () => {
       const { port } = server.address() as { port: number };
-      const store = KurrentEventStore.fromConnectionString(`kurrentdb://127.0.0.1:${port}?tls=false`);
-      expect(store).toBeInstanceOf(KurrentEventStore);
+      const store = KurrentLogStore.fromConnectionString(`kurrentdb://127.0.0.1:${port}?tls=false`);
+      expect(store).toBeInstanceOf(KurrentLogStore);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await store.close();
       expect(connections).toHaveLength(0);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from 'rxjs';
-import type { EventStore, NewEvent, StoredEvent, SubscribeOptions } from '../port';
+import type { LogStore, NewRecord, StoredRecord, SubscribeOptions } from '../port';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function newEvent(data: unknown = { n: 1 }, tags?: string[], type = 'TestEvent'): NewEvent {
+export function newRecord(data: unknown = { n: 1 }, tags?: string[], type = 'TestEvent'): NewRecord {
   return {
-    eventId: randomUUID(),
+    recordId: randomUUID(),
     type,
     data,
     metadata: { commandId: randomUUID(), recordedAt: new Date().toISOString(), actor: 'conformance', reason: null },
@@ -14,7 +14,7 @@ export function newEvent(data: unknown = { n: 1 }, tags?: string[], type = 'Test
   };
 }
 
-export const newEvents = (count: number, tags?: string[]) => Array.from({ length: count }, (_, n) => newEvent({ n }, tags));
+export const newRecords = (count: number, tags?: string[]) => Array.from({ length: count }, (_, n) => newRecord({ n }, tags));
 
 /**
  * Polls until `done` holds or the timeout passes and returns the last value either way, so the
@@ -31,31 +31,31 @@ export async function eventually<T>(read: () => Promise<T> | T, done: (value: T)
 }
 
 export interface Collector {
-  received: StoredEvent[];
+  received: StoredRecord[];
   errors: unknown[];
   subscription: Subscription;
 }
 
-export function collect(store: EventStore, options: SubscribeOptions): Collector {
-  const received: StoredEvent[] = [];
+export function collect(store: LogStore, options: SubscribeOptions): Collector {
+  const received: StoredRecord[] = [];
   const errors: unknown[] = [];
   const subscription = store.subscribe(options).subscribe({
-    next: (event) => received.push(event),
+    next: (record) => received.push(record),
     error: (error: unknown) => errors.push(error),
   });
   return { received, errors, subscription };
 }
 
-/** Asserts that stored events are exactly `written`, in order, with consecutive revisions. */
-export function expectStored(stored: StoredEvent[], streamId: string, written: NewEvent[], firstRevision: number): void {
-  expect(stored.map((event) => event.eventId)).toEqual(written.map((event) => event.eventId));
-  stored.forEach((event, index) => {
+/** Asserts that stored records are exactly `written`, in order, with consecutive revisions. */
+export function expectStored(stored: StoredRecord[], streamId: string, written: NewRecord[], firstRevision: number): void {
+  expect(stored.map((record) => record.recordId)).toEqual(written.map((record) => record.recordId));
+  stored.forEach((record, index) => {
     const original = written[index]!;
-    expect(event).toMatchObject({ streamId, revision: firstRevision + index, type: original.type, metadata: original.metadata });
-    expect(event.data).toEqual(original.data);
-    expect(event.tags ?? []).toEqual(original.tags ?? []);
+    expect(record).toMatchObject({ streamId, revision: firstRevision + index, type: original.type, metadata: original.metadata });
+    expect(record.data).toEqual(original.data);
+    expect(record.tags ?? []).toEqual(original.tags ?? []);
   });
-  expectStrictlyIncreasing(stored.map((event) => event.position));
+  expectStrictlyIncreasing(stored.map((record) => record.position));
 }
 
 export function expectStrictlyIncreasing(values: number[]): void {

@@ -1,18 +1,18 @@
 import { migrate } from '@memotrace/postgres';
 import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
-import { eventStoreMigrations } from '../postgres/migrations';
-import { PostgresEventStore } from '../postgres/postgres-event-store';
+import { logStoreMigrations } from '../postgres/migrations';
+import { PostgresLogStore } from '../postgres/postgres-log-store';
 
 export interface OpenedPostgresStore {
   db: TestDatabase;
-  store: PostgresEventStore;
+  store: PostgresLogStore;
 }
 
-/** A fresh test database with the event store's schema, and a store on it. */
+/** A fresh test database with the record store's schema, and a store on it. */
 export async function openPostgresStore(): Promise<OpenedPostgresStore> {
   const db = await createTestDatabase();
-  await migrate(db.pool, eventStoreMigrations);
-  return { db, store: new PostgresEventStore(db.pool) };
+  await migrate(db.pool, logStoreMigrations);
+  return { db, store: new PostgresLogStore(db.pool) };
 }
 
 /** The same for one describe block: opened before its tests, closed and dropped after them. */

@@ -1,4 +1,4 @@
-import { newEvent } from '../testing/helpers';
+import { newRecord } from '../testing/helpers';
 import { usePostgresStore } from '../testing/postgres-store';
 import { LOG_PAGE_PLANNER_SETTINGS, READ_ALL_CONTENT_PAGE, READ_ALL_PAGE } from './rows';
 
@@ -14,7 +14,7 @@ const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatM
 /**
  * A log page is one ordered scan of the position index even when the planner would guess
  * otherwise: on a log without column statistics (growing faster than autovacuum analyzes it)
- * it planned a bitmap scan of every event after the cursor plus a sort, per page.
+ * it planned a bitmap scan of every record after the cursor plus a sort, per page.
  */
 describe('log page plans', () => {
   const opened = usePostgresStore();
@@ -22,7 +22,7 @@ describe('log page plans', () => {
   beforeAll(async () => {
     const { db, store } = opened;
     for (let stream = 0; stream < 20; stream++) {
-      await store.append(`memory-${stream}`, Array.from({ length: 1_000 }, (_, i) => newEvent({ i })), { expectedRevision: 'any' });
+      await store.append(`memory-${stream}`, Array.from({ length: 1_000 }, (_, i) => newRecord({ i })), { expectedRevision: 'any' });
     }
     // As a freshly grown log is: no statistics yet.
     await db.pool.query(`DELETE FROM pg_statistic WHERE starelid = 'mt_events'::regclass`);

@@ -3,18 +3,18 @@ import type pg from 'pg';
 import { Observable, type Subscriber } from 'rxjs';
 import type {
   AppendResult,
-  EventContent,
-  EventMetadata,
-  EventStore,
+  RecordContent,
+  RecordMetadata,
+  LogStore,
   ExpectedRevision,
-  NewEvent,
-  PositionedEventContent,
+  NewRecord,
+  PositionedRecordContent,
   ReadAllOptions,
   ReadOptions,
-  StoredEvent,
+  StoredRecord,
   SubscribeOptions,
 } from '../port';
-import { appendEvents } from './append';
+import { appendRecords } from './append';
 import {
   EVENT_COLUMNS,
   HEAD_POSITION,
@@ -22,13 +22,13 @@ import {
   assertAscending,
   READ_ALL_CONTENT_PAGE,
   READ_ALL_PAGE,
-  STREAM_EVENT_COLUMNS,
-  toStoredEvent,
-  type EventTuple,
+  STREAM_RECORD_COLUMNS,
+  toStoredRecord,
+  type RecordTuple,
 } from './rows';
 import { subscribeToAll } from './subscription';
 
-export interface PostgresEventStoreOptions {
+export interface PostgresLogStoreOptions {
   /** End the pool in close(). Default false: the pool belongs to the caller. */
   ownsPool?: boolean;
   /** Rows per query for subscription catch-up. */
@@ -40,39 +40,39 @@ export interface PostgresEventStoreOptions {
 }
 
 /**
- * Event store on the mt_events schema (see migrations.ts). readStream and readByTag read
+ * Record store on the mt_events schema (see migrations.ts). readStream and readByTag read
  * committed rows directly (read-your-writes for command handlers); readAll, headPosition and
  * subscribe only see the safe prefix of the log, so positions can be used as resume cursors.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresLogStore implements LogStore {
   private readonly batchSize: number;
   private readonly streamPageSize: number;
   private readonly pollIntervalMs: number;
   private readonly cleanups = new Set<Promise<void>>();
-  private readonly subscribers = new Set<Subscriber<StoredEvent>>();
+  private readonly subscribers = new Set<Subscriber<StoredRecord>>();
   private closing: Promise<void> | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly options: PostgresEventStoreOptions = {},
+    private readonly options: PostgresLogStoreOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 1000;
     this.streamPageSize = options.streamPageSize ?? 50_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
   }
 
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
-    return appendEvents(this.pool, streamId, events, options.expectedRevision);
+  append(streamId: string, records: NewRecord[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    return appendRecords(this.pool, streamId, records, options.expectedRevision);
   }
 
-  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
-    const rows = await this.streamRows<EventTuple>(STREAM_EVENT_COLUMNS, streamId, options.fromRevision ?? 0, options.maxCount ?? Number.POSITIVE_INFINITY);
-    return rows.map((row) => toStoredEvent(row, streamId));
+  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredRecord[]> {
+    const rows = await this.streamRows<RecordTuple>(STREAM_RECORD_COLUMNS, streamId, options.fromRevision ?? 0, options.maxCount ?? Number.POSITIVE_INFINITY);
+    return rows.map((row) => toStoredRecord(row, streamId));
   }
 
-  async readStreamContent(streamId: string, fromRevision = 0): Promise<EventContent[]> {
+  async readStreamContent(streamId: string, fromRevision = 0): Promise<RecordContent[]> {
     // Three columns, no tags, ids or numbers to decode: cheaper than readStream's rows.
-    const rows = await this.streamRows<[string, unknown, EventMetadata]>('e.type, e.data, e.metadata', streamId, fromRevision, Number.POSITIVE_INFINITY);
+    const rows = await this.streamRows<[string, unknown, RecordMetadata]>('e.type, e.data, e.metadata', streamId, fromRevision, Number.POSITIVE_INFINITY);
     return rows.map(([type, data, metadata]) => ({ type, data, metadata }));
   }
 
@@ -94,13 +94,13 @@ export class PostgresEventStore implements EventStore {
     return all;
   }
 
-  async readAll(options: ReadAllOptions): Promise<StoredEvent[]> {
-    return (await this.readPage(options.fromPosition, options.maxCount, options.streamPrefix)).events;
+  async readAll(options: ReadAllOptions): Promise<StoredRecord[]> {
+    return (await this.readPage(options.fromPosition, options.maxCount, options.streamPrefix)).records;
   }
 
-  async readAllContent(options: ReadAllOptions): Promise<PositionedEventContent[]> {
-    const rows = await queryLogPage<[number | string | null, string, string, unknown, EventMetadata]>(this.pool, READ_ALL_CONTENT_PAGE, options);
-    const contents: PositionedEventContent[] = [];
+  async readAllContent(options: ReadAllOptions): Promise<PositionedRecordContent[]> {
+    const rows = await queryLogPage<[number | string | null, string, string, unknown, RecordMetadata]>(this.pool, READ_ALL_CONTENT_PAGE, options);
+    const contents: PositionedRecordContent[] = [];
     let previous = options.fromPosition;
     for (const [position, streamId, type, data, metadata] of rows) {
       if (position === null) continue;
@@ -110,13 +110,13 @@ export class PostgresEventStore implements EventStore {
     return contents;
   }
 
-  async readByTag(tag: string): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventTuple>({
+  async readByTag(tag: string): Promise<StoredRecord[]> {
+    const { rows } = await this.pool.query<RecordTuple>({
       text: `SELECT ${EVENT_COLUMNS} FROM mt_event_tags t JOIN mt_events e ON e.position = t.position WHERE t.tag = $1 ORDER BY t.position`,
       values: [tag],
       rowMode: 'array',
     });
-    return rows.map((row) => toStoredEvent(row));
+    return rows.map((row) => toStoredRecord(row));
   }
 
   async headPosition(): Promise<number> {
@@ -137,7 +137,7 @@ export class PostgresEventStore implements EventStore {
     return Number(rows[0]!.position);
   }
 
-  subscribe(options: SubscribeOptions): Observable<StoredEvent> {
+  subscribe(options: SubscribeOptions): Observable<StoredRecord> {
     const observable = subscribeToAll(
       {
         readPage: (from, max, prefix) => this.readPage(from, max, prefix),
@@ -152,9 +152,9 @@ export class PostgresEventStore implements EventStore {
       options,
     );
     // Track live subscribers so close() can complete them.
-    return new Observable<StoredEvent>((subscriber) => {
+    return new Observable<StoredRecord>((subscriber) => {
       if (this.closing) {
-        subscriber.error(new Error('event store is closed'));
+        subscriber.error(new Error('record store is closed'));
         return;
       }
       this.subscribers.add(subscriber);
@@ -177,16 +177,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async readPage(fromPosition: number, maxCount: number, streamPrefix: string | undefined) {
-    const rows = await queryLogPage<EventTuple>(this.pool, READ_ALL_PAGE, { fromPosition, maxCount, streamPrefix });
-    const events: StoredEvent[] = [];
+    const rows = await queryLogPage<RecordTuple>(this.pool, READ_ALL_PAGE, { fromPosition, maxCount, streamPrefix });
+    const records: StoredRecord[] = [];
     let previous = fromPosition;
     for (const row of rows) {
       if (row[0] === null) continue;
-      const event = toStoredEvent(row);
-      assertAscending(previous, (previous = event.position));
-      events.push(event);
+      const record = toStoredRecord(row);
+      assertAscending(previous, (previous = record.position));
+      records.push(record);
     }
-    return { head: Number(rows[0]?.[8] ?? 0), visibleHead: Number(rows[0]?.[9] ?? 0), events };
+    return { head: Number(rows[0]?.[8] ?? 0), visibleHead: Number(rows[0]?.[9] ?? 0), records };
   }
 }
 
@@ -195,7 +195,7 @@ export class PostgresEventStore implements EventStore {
  * index, whatever the planner estimates. Its estimates go wrong exactly when pages matter most: on
  * a log growing faster than autovacuum analyzes it (no column statistics), the stream-prefix filter
  * and the head bound get default guesses far from the truth, so it would plan a bitmap scan of
- * every event after the cursor plus a sort, per page: a live projector far behind would spend so
+ * every record after the cursor plus a sort, per page: a live projector far behind would spend so
  * long on each page that it only falls further behind. The index scan reads only the page (and the rows
  * of other streams between).
  */

@@ -1,5 +1,5 @@
 import { CommandHandler } from '@memotrace/command-service';
-import { PostgresEventStore, type StoredEvent, eventStoreMigrations } from '@memotrace/event-store';
+import { PostgresLogStore, type StoredRecord, logStoreMigrations } from '@memotrace/log-store';
 import { type TestService, startTestService } from '@memotrace/memotrace/testing';
 import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
 import { createPool, migrate } from '@memotrace/postgres';
@@ -17,10 +17,10 @@ import { type ReadMessage, TopicReader, describeWithKafka, testKafka, testKafkaC
  * The memory events of the log, once all `expected` are readable (readers see only the
  * safe prefix, which any running transaction on the server may hold back a moment).
  */
-async function allLogEvents(store: PostgresEventStore, expected: number): Promise<StoredEvent[]> {
+async function allLogEvents(store: PostgresLogStore, expected: number): Promise<StoredRecord[]> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const out: StoredEvent[] = [];
+    const out: StoredRecord[] = [];
     for (;;) {
       const page = await store.readAll({ fromPosition: out.at(-1)?.position ?? 0, maxCount: 1000, streamPrefix: MEMORY_STREAM_PREFIX });
       if (page.length === 0) break;
@@ -66,7 +66,7 @@ describeWithKafka('Kafka events out: the relay', () => {
         }),
       );
       const pool = createPool(svc.service.databaseUrl);
-      const log = await allLogEvents(new PostgresEventStore(pool), memories.length * 100).finally(() => pool.end());
+      const log = await allLogEvents(new PostgresLogStore(pool), memories.length * 100).finally(() => pool.end());
       expect(log).toHaveLength(memories.length * 100);
       const messages = await reader.waitFor((seen) => seen.length >= log.length, `${log.length} events`);
       await new Promise((r) => setTimeout(r, 500)); // anything extra (a duplicate) would show up now
@@ -85,7 +85,7 @@ describeWithKafka('Kafka events out: the relay', () => {
 
   describe('killed mid-stream and restarted (npm run start:kafka)', () => {
     let database: TestDatabase;
-    let store: PostgresEventStore;
+    let store: PostgresLogStore;
     let config: KafkaConfig;
     let reader: TopicReader;
     let child: ChildProcess | undefined;
@@ -122,8 +122,8 @@ describeWithKafka('Kafka events out: the relay', () => {
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      await migrate(database.pool, eventStoreMigrations);
-      store = new PostgresEventStore(database.pool);
+      await migrate(database.pool, logStoreMigrations);
+      store = new PostgresLogStore(database.pool);
       config = testKafkaConfig();
     });
     afterAll(async () => {

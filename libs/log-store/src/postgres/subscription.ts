@@ -1,18 +1,18 @@
 import pg from 'pg';
 import { Observable } from 'rxjs';
-import type { StoredEvent, SubscribeOptions } from '../port';
+import type { StoredRecord, SubscribeOptions } from '../port';
 import { NOTIFY_CHANNEL } from './append';
 
 export interface Page {
   /** Safe head of the page's snapshot: nothing at or below it can still appear. */
   head: number;
-  /** Last committed position in the same snapshot; above `head` while a running transaction holds events back. */
+  /** Last committed position in the same snapshot; above `head` while a running transaction holds records back. */
   visibleHead: number;
-  events: StoredEvent[];
+  records: StoredRecord[];
 }
 
 /**
- * While events are held back, re-read after 5, 10, 20, 40, 50, 50 ... ms; a transaction that
+ * While records are held back, re-read after 5, 10, 20, 40, 50, 50 ... ms; a transaction that
  * holds them back for more than ~2 s is no short write, so then back off to the poll interval.
  */
 const HELD_BACK_FIRST_DELAY_MS = 5;
@@ -31,15 +31,15 @@ export interface SubscriptionDeps {
 }
 
 /**
- * Catch-up then live. One reader loop at a time advances a cursor, so each event is delivered
+ * Catch-up then live. One reader loop at a time advances a cursor, so each record is delivered
  * once and in position order. NOTIFY only shortens latency: a woken reader may still find the
- * new event hidden by the xmin filter, because an older transaction is still running. When that
+ * new record hidden by the xmin filter, because an older transaction is still running. When that
  * transaction is an append, its own NOTIFY wakes the reader again; when it is anything else (a
  * projector's write, a transaction in another database of the same server), nothing would until
- * the fallback poll, so the reader re-reads shortly while it sees committed events held back.
+ * the fallback poll, so the reader re-reads shortly while it sees committed records held back.
  */
-export function subscribeToAll(deps: SubscriptionDeps, options: SubscribeOptions): Observable<StoredEvent> {
-  return new Observable<StoredEvent>((subscriber) => {
+export function subscribeToAll(deps: SubscriptionDeps, options: SubscribeOptions): Observable<StoredRecord> {
+  return new Observable<StoredRecord>((subscriber) => {
     let cursor = options.fromPosition;
     let closed = false;
     let reading: Promise<void> | undefined;
@@ -54,16 +54,16 @@ export function subscribeToAll(deps: SubscriptionDeps, options: SubscribeOptions
       if (!closed) subscriber.error(error);
     };
 
-    /** Reads until a short page; returns whether committed events were still held back at the end. */
+    /** Reads until a short page; returns whether committed records were still held back at the end. */
     const drain = async (): Promise<boolean> => {
       for (;;) {
         const page = await deps.readPage(cursor, deps.batchSize, options.streamPrefix);
-        for (const event of page.events) {
+        for (const record of page.records) {
           if (closed) return false;
-          cursor = event.position;
-          subscriber.next(event);
+          cursor = record.position;
+          subscriber.next(record);
         }
-        if (page.events.length < deps.batchSize) {
+        if (page.records.length < deps.batchSize) {
           // Nothing matching up to the head: skip the gap (matters with a stream prefix).
           cursor = Math.max(cursor, page.head);
           return page.visibleHead > page.head;
@@ -110,7 +110,7 @@ export function subscribeToAll(deps: SubscriptionDeps, options: SubscribeOptions
 
     const started = (async () => {
       listener.on('error', fail);
-      listener.on('end', () => fail(new Error('event store listener connection ended')));
+      listener.on('end', () => fail(new Error('record store listener connection ended')));
       listener.on('notification', wake);
       await listener.connect();
       if (closed) return;

@@ -4,7 +4,7 @@ import {
   WrongExpectedRevisionError,
   type AppendResult,
   type ExpectedRevision,
-  type NewEvent,
+  type NewRecord,
 } from '../port';
 
 export const NOTIFY_CHANNEL = 'mt_events';
@@ -23,18 +23,18 @@ const begin = (client: pg.PoolClient, streamId: string) => {
     SELECT coalesce((SELECT revision FROM mt_streams WHERE stream_id = ${literal}), -1) AS revision`;
 };
 
-/** Which of the batch's event ids the stream already has (only asked when the fast path cannot decide). */
+/** Which of the batch's record ids the stream already has (only asked when the fast path cannot decide). */
 const READ_EXISTING = `
   SELECT count(*) AS existing, max(position) AS last_position
   FROM mt_events WHERE stream_id = $1 AND event_id = ANY($2::uuid[])`;
 
 /**
- * The whole batch in one statement: position reservation, events, tag index, stream revision,
- * wake-up. It runs as a named prepared statement (for a single event, planning this statement
+ * The whole batch in one statement: position reservation, records, tag index, stream revision,
+ * wake-up. It runs as a named prepared statement (for a single record, planning this statement
  * costs about as much as executing it), and the batch arrives as one JSON document parsed once
  * by jsonb_to_recordset. Every write reads `reserved` first, so mt_reserve_positions runs before
  * anything assigns the transaction id (and raises if that order were ever broken). A repeated
- * event id fails the statement on mt_events_stream_event_id_key; the caller then classifies it.
+ * record id fails the statement on mt_events_stream_event_id_key; the caller then classifies it.
  */
 const WRITE = `
   WITH reserved AS MATERIALIZED (
@@ -63,21 +63,21 @@ const EVENT_ID_KEY = 'mt_events_stream_event_id_key';
 
 /**
  * Appends under the stream lock. Fast path (the expected revision matches): reserve and write
- * straight away, relying on the unique (stream_id, event_id) index to notice a repeated event id;
- * that costs nothing extra, where asking first would cost an index probe per event. Slow path
+ * straight away, relying on the unique (stream_id, event_id) index to notice a repeated record id;
+ * that costs nothing extra, where asking first would cost an index probe per record. Slow path
  * (the revision does not match, or the write hit a repeated id): look the ids up, because a
  * retry of a committed append must succeed as an idempotent retry even with a stale revision,
  * and a partial overlap is an IdempotencyConflictError, not a revision conflict.
  */
-export async function appendEvents(
+export async function appendRecords(
   pool: pg.Pool,
   streamId: string,
-  events: NewEvent[],
+  records: NewRecord[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
-  validate(events);
-  const documents = JSON.stringify(events.map(toDocument));
-  const ids = events.map((event) => event.eventId);
+  validate(records);
+  const documents = JSON.stringify(records.map(toDocument));
+  const ids = records.map((record) => record.recordId);
   let checkIdsFirst = false;
   for (;;) {
     const client = await pool.connect();
@@ -89,7 +89,7 @@ export async function appendEvents(
       if (checkIdsFirst || !matches(expected, current)) {
         const found = (await client.query<{ existing: number | string; last_position: number | string | null }>(READ_EXISTING, [streamId, ids])).rows[0]!;
         const existing = Number(found.existing);
-        if (existing === events.length) {
+        if (existing === records.length) {
           await client.query('ROLLBACK');
           return { nextExpectedRevision: current, position: Number(found.last_position), idempotentRetry: true };
         }
@@ -98,9 +98,9 @@ export async function appendEvents(
       }
 
       try {
-        const written = (await client.query<{ last_position: number | string }>({ name: 'mt_append_write', text: WRITE, values: [streamId, documents, current, events.length] })).rows[0]!;
+        const written = (await client.query<{ last_position: number | string }>({ name: 'mt_append_write', text: WRITE, values: [streamId, documents, current, records.length] })).rows[0]!;
         await client.query('COMMIT');
-        return { nextExpectedRevision: current + events.length, position: Number(written.last_position), idempotentRetry: false };
+        return { nextExpectedRevision: current + records.length, position: Number(written.last_position), idempotentRetry: false };
       } catch (error) {
         if (!checkIdsFirst && isUniqueViolation(error, EVENT_ID_KEY)) {
           // Some id is already in the stream: start over, asking which ones first.
@@ -146,20 +146,20 @@ function matches(expected: ExpectedRevision, current: number): boolean {
   return expected === current;
 }
 
-function validate(events: NewEvent[]): void {
-  if (events.length === 0) throw new Error('append needs at least one event');
-  if (new Set(events.map((event) => event.eventId.toLowerCase())).size !== events.length) {
-    throw new Error('append batch contains the same event id twice');
+function validate(records: NewRecord[]): void {
+  if (records.length === 0) throw new Error('append needs at least one record');
+  if (new Set(records.map((record) => record.recordId.toLowerCase())).size !== records.length) {
+    throw new Error('append batch contains the same record id twice');
   }
 }
 
 /** One element of WRITE's jsonb_to_recordset input (keys are its column names). */
-function toDocument(event: NewEvent) {
+function toDocument(record: NewRecord) {
   return {
-    event_id: event.eventId,
-    type: event.type,
-    data: event.data ?? null, // jsonb NOT NULL: undefined becomes JSON null
-    metadata: event.metadata,
-    tags: [...new Set(event.tags ?? [])],
+    event_id: record.recordId,
+    type: record.type,
+    data: record.data ?? null, // jsonb NOT NULL: undefined becomes JSON null
+    metadata: record.metadata,
+    tags: [...new Set(record.tags ?? [])],
   };
 }
