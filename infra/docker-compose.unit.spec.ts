@@ -11,7 +11,16 @@ import { parse } from 'yaml';
  */
 const ROOT = resolve(__dirname, '..');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { image?: string; command?: string[] | string; environment?: Record<string, string> | string[]; deploy?: { replicas?: number }; working_dir?: string }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      command?: string[] | string;
+      environment?: Record<string, string> | string[];
+      deploy?: { replicas?: number };
+      working_dir?: string;
+    }
+  >;
 };
 const services = Object.entries(compose.services);
 const ours = services.filter(([, s]) => s.working_dir === '/app');

@@ -58,12 +58,20 @@ function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
   if (clause === undefined) return false; // `import 'x'`: for its side effects
   if (clause.isTypeOnly) return true;
   const bindings = clause.namedBindings;
-  return clause.name === undefined && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+  return (
+    clause.name === undefined &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 function isTypeOnlyExport(node: ts.ExportDeclaration): boolean {
   const clause = node.exportClause;
-  return node.isTypeOnly || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly));
+  return (
+    node.isTypeOnly || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly))
+  );
 }
 
 /** Every module a TypeScript source names (parsed, not matched by text: comments and strings are not imports). */
@@ -75,9 +83,13 @@ function importsIn(fileName: string, source: string): Import[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, isTypeOnlyImport(node));
     else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, isTypeOnlyExport(node));
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression, node.isTypeOnly);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node.moduleReference.expression, node.isTypeOnly);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, true);
-    else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       add(node.arguments[0], false);
     }
     ts.forEachChild(node, visit);
@@ -112,7 +124,8 @@ function tagViolation(project: Project, target: Project, typeOnly: boolean): str
     .flatMap((rule) => {
       const allowed = (tags: string[] | undefined) => target.tags.some((t) => tags?.includes(t) ?? false);
       if (allowed(rule.onlyDependOnLibsWithTags)) return [];
-      if (allowed(rule.typeOnlyDependOnLibsWithTags)) return typeOnly ? [] : [`${rule.sourceTag} may depend on ${target.tags.join(',')} through type-only imports only (import type)`];
+      if (allowed(rule.typeOnlyDependOnLibsWithTags))
+        return typeOnly ? [] : [`${rule.sourceTag} may depend on ${target.tags.join(',')} through type-only imports only (import type)`];
       return [`${rule.sourceTag} may not depend on ${target.tags.join(',')}`];
     });
 }
@@ -296,19 +309,37 @@ describe('module boundaries (Nx tags)', () => {
       ...Array.from({ length: 5 }, () => ['@memotrace/contracts', false]),
     ]);
     expect(tagViolation(domain, contracts, true)).toEqual([]);
-    expect(tagViolation(domain, contracts, false)).toEqual(['type:domain may depend on scope:shared,type:contracts through type-only imports only (import type)']);
+    expect(tagViolation(domain, contracts, false)).toEqual([
+      'type:domain may depend on scope:shared,type:contracts through type-only imports only (import type)',
+    ]);
     // and contracts import no project: the domain derives its command types from them, not the other way round
     expect(tagViolation(contracts, domain, true)).toEqual(['type:contracts may not depend on scope:shared,type:domain']);
   });
 
   it('finds import cycles, and only cycles', () => {
     const graph: Graph = new Map();
-    for (const [from, to] of [['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd'], ['d', 'e'], ['e', 'd'], ['f', 'f'], ['g', 'a']] as const) addEdge(graph, from, to, `${from}>${to}`);
+    for (const [from, to] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'a'],
+      ['c', 'd'],
+      ['d', 'e'],
+      ['e', 'd'],
+      ['f', 'f'],
+      ['g', 'a'],
+    ] as const)
+      addEdge(graph, from, to, `${from}>${to}`);
     expect(cycleReport(graph)).toEqual(['a -> b -> c -> a (a>b; b>c; c>a)', 'd -> e -> d (d>e; e>d)', 'f -> f (f>f)']);
     addEdge(graph, 'e', 'g', 'e>g'); // g -> a -> ... -> d -> e -> g: one tangle now
     expect(cycleReport(graph)).toEqual(['a -> b -> c -> a (a>b; b>c; c>a) [the cycle is part of a tangle of 6: a, b, c, d, e, g]', 'f -> f (f>f)']);
     const tangle: Graph = new Map();
-    for (const [from, to] of [['a', 'b'], ['b', 'a'], ['b', 'c'], ['c', 'a']] as const) addEdge(tangle, from, to, '');
+    for (const [from, to] of [
+      ['a', 'b'],
+      ['b', 'a'],
+      ['b', 'c'],
+      ['c', 'a'],
+    ] as const)
+      addEdge(tangle, from, to, '');
     expect(cycleReport(tangle)).toEqual(['a -> b -> a (; ) [the cycle is part of a tangle of 3: a, b, c]']);
   });
 
@@ -316,7 +347,10 @@ describe('module boundaries (Nx tags)', () => {
     expect(cycleReport(projectGraph())).toEqual([]);
   });
 
-  it.each(projects.map((p) => [p.name, p] as const))('%s has no import cycle between its files (relative imports, type-only included)', (_name, project) => {
-    expect(cycleReport(fileGraph(project))).toEqual([]);
-  });
+  it.each(projects.map((p) => [p.name, p] as const))(
+    '%s has no import cycle between its files (relative imports, type-only included)',
+    (_name, project) => {
+      expect(cycleReport(fileGraph(project))).toEqual([]);
+    },
+  );
 });

@@ -11,8 +11,8 @@ export const verifyQuery = z.strictObject({ recordedAt: instant.optional() });
 
 export const verifyDifference = z.object({
   query: z.string().meta({ description: 'the query asked both ways, e.g. facts(validAt=*, recordedAt=…)' }),
-  projection: z.unknown().meta({ description: 'the read models\' answer (of a listing by id: only its items that differ)' }),
-  replay: z.unknown().meta({ description: 'the exact replay\'s answer (of a listing by id: only its items that differ)' }),
+  projection: z.unknown().meta({ description: "the read models' answer (of a listing by id: only its items that differ)" }),
+  replay: z.unknown().meta({ description: "the exact replay's answer (of a listing by id: only its items that differ)" }),
 });
 
 export const verifyResponse = z.object({
@@ -20,10 +20,14 @@ export const verifyResponse = z.object({
   recordedAt: canonicalInstant,
   consistent: z.boolean(),
   compared: z.number().int().nonnegative().meta({ description: 'how many queries were asked both ways' }),
-  validityBounds: z.number().int().nonnegative().meta({ description: 'validity bounds (starts, ends, time spans, windows) the memory knows at recordedAt' }),
-  validAts: z
-    .array(z.union([z.literal('*'), canonicalInstant]))
-    .meta({ description: 'the validity cuts asked: "*", then every bound, or 100 of them evenly spread (first and last included) when there are more' }),
+  validityBounds: z
+    .number()
+    .int()
+    .nonnegative()
+    .meta({ description: 'validity bounds (starts, ends, time spans, windows) the memory knows at recordedAt' }),
+  validAts: z.array(z.union([z.literal('*'), canonicalInstant])).meta({
+    description: 'the validity cuts asked: "*", then every bound, or 100 of them evenly spread (first and last included) when there are more',
+  }),
   differences: z.array(verifyDifference).meta({ description: 'every difference, not just the first' }),
 });
 

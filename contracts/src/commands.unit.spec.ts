@@ -180,12 +180,24 @@ describe('DSL commands', () => {
 
     it('accepts validTo null (open), confidence null, source null, evidence ids', () => {
       const parsed = wireCommand.parse({ ...edge, dst: 'x', validFrom: T0, validTo: null, confidence: null, source: null, evidence: ['m1'] });
-      expect(parsed).toEqual({ ...edge, dst: 'x', validFrom: '2024-05-01T09:30:00.000Z', validTo: null, confidence: null, source: null, evidence: ['m1'] });
+      expect(parsed).toEqual({
+        ...edge,
+        dst: 'x',
+        validFrom: '2024-05-01T09:30:00.000Z',
+        validTo: null,
+        confidence: null,
+        source: null,
+        evidence: ['m1'],
+      });
     });
 
     it('rejects validTo <= validFrom, comparing canonical instants', () => {
-      expect(one({ ...edge, dst: 'x', validFrom: T0, validTo: T0 })).toEqual([{ path: 'commands.0.validTo', message: 'must be later than validFrom' }]);
-      expect(one({ ...edge, dst: 'x', validFrom: T1, validTo: T0 })).toEqual([{ path: 'commands.0.validTo', message: 'must be later than validFrom' }]);
+      expect(one({ ...edge, dst: 'x', validFrom: T0, validTo: T0 })).toEqual([
+        { path: 'commands.0.validTo', message: 'must be later than validFrom' },
+      ]);
+      expect(one({ ...edge, dst: 'x', validFrom: T1, validTo: T0 })).toEqual([
+        { path: 'commands.0.validTo', message: 'must be later than validFrom' },
+      ]);
       // 10:30+02:00 is 08:30Z, before 09:30Z, although it sorts after it as a raw string
       expect(one({ ...edge, dst: 'x', validFrom: T0, validTo: '2024-05-01T10:30:00+02:00' })[0]?.path).toBe('commands.0.validTo');
       expect(wireCommand.safeParse({ ...edge, dst: 'x', validFrom: T0, validTo: '2024-05-01T09:30:00.001Z' }).success).toBe(true);

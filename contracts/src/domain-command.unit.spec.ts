@@ -40,20 +40,54 @@ describe('toDomainCommand', () => {
       { op: 'UPSERT_EVENT', summary: 's', includesFacts: [], timeSpan: { from: '2024-05-01T09:30:00.000Z', to: undefined }, eventId: undefined },
       () => 'c',
     );
-    expect(out).toStrictEqual({ op: 'UPSERT_EVENT', summary: 's', includesFacts: [], timeSpan: { from: '2024-05-01T09:30:00.000Z' }, commandId: 'c' });
+    expect(out).toStrictEqual({
+      op: 'UPSERT_EVENT',
+      summary: 's',
+      includesFacts: [],
+      timeSpan: { from: '2024-05-01T09:30:00.000Z' },
+      commandId: 'c',
+    });
   });
 
   it('produces exactly the domain shape for every op', () => {
     const cases: [unknown, DomainCommand][] = [
-      [{ op: 'UPSERT_ENTITY', name: 'Alice' }, { op: 'UPSERT_ENTITY', name: 'Alice', commandId: 'g' }],
-      [{ op: 'MERGE_ENTITY', srcId: 'a', dstId: 'b' }, { op: 'MERGE_ENTITY', srcId: 'a', dstId: 'b', commandId: 'g' }],
-      [{ op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many' }, { op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many', commandId: 'g' }],
-      [{ op: 'RETRO_CORRECT', factId: 'f', validTo: null, actor: 'a1', reason: 'fix' }, { op: 'RETRO_CORRECT', factId: 'f', validTo: null, actor: 'a1', reason: 'fix', commandId: 'g' }],
       [
-        { op: 'UPSERT_EVENT', summary: 's', includesFacts: ['f'], participants: [{ entityId: 'a', role: 'agent' }], timeSpan: { from: '2024-05-01T09:30:00Z', to: null } },
-        { op: 'UPSERT_EVENT', summary: 's', includesFacts: ['f'], participants: [{ entityId: 'a', role: 'agent' }], timeSpan: { from: '2024-05-01T09:30:00.000Z', to: null }, commandId: 'g' },
+        { op: 'UPSERT_ENTITY', name: 'Alice' },
+        { op: 'UPSERT_ENTITY', name: 'Alice', commandId: 'g' },
       ],
-      [{ op: 'LINK', kind: 'subevent', from: 'e1', to: 'e2' }, { op: 'LINK', kind: 'subevent', from: 'e1', to: 'e2', commandId: 'g' }],
+      [
+        { op: 'MERGE_ENTITY', srcId: 'a', dstId: 'b' },
+        { op: 'MERGE_ENTITY', srcId: 'a', dstId: 'b', commandId: 'g' },
+      ],
+      [
+        { op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many' },
+        { op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many', commandId: 'g' },
+      ],
+      [
+        { op: 'RETRO_CORRECT', factId: 'f', validTo: null, actor: 'a1', reason: 'fix' },
+        { op: 'RETRO_CORRECT', factId: 'f', validTo: null, actor: 'a1', reason: 'fix', commandId: 'g' },
+      ],
+      [
+        {
+          op: 'UPSERT_EVENT',
+          summary: 's',
+          includesFacts: ['f'],
+          participants: [{ entityId: 'a', role: 'agent' }],
+          timeSpan: { from: '2024-05-01T09:30:00Z', to: null },
+        },
+        {
+          op: 'UPSERT_EVENT',
+          summary: 's',
+          includesFacts: ['f'],
+          participants: [{ entityId: 'a', role: 'agent' }],
+          timeSpan: { from: '2024-05-01T09:30:00.000Z', to: null },
+          commandId: 'g',
+        },
+      ],
+      [
+        { op: 'LINK', kind: 'subevent', from: 'e1', to: 'e2' },
+        { op: 'LINK', kind: 'subevent', from: 'e1', to: 'e2', commandId: 'g' },
+      ],
       [
         { op: 'UPSERT_EPISODE', title: 't', window: { from: '2024-05-01T09:30:00Z' }, events: [] },
         { op: 'UPSERT_EPISODE', title: 't', window: { from: '2024-05-01T09:30:00.000Z' }, events: [], commandId: 'g' },
@@ -71,7 +105,13 @@ describe('parseCommandsRequest', () => {
   it('converts a valid batch, generating ids only for commands without one', () => {
     let n = 0;
     const r = parseCommandsRequest(
-      { commands: [{ op: 'ARCHIVE_EDGE', factId: 'f1' }, { op: 'ARCHIVE_EDGE', factId: 'f2', commandId: 'given' }, { op: 'ARCHIVE_EDGE', factId: 'f3' }] },
+      {
+        commands: [
+          { op: 'ARCHIVE_EDGE', factId: 'f1' },
+          { op: 'ARCHIVE_EDGE', factId: 'f2', commandId: 'given' },
+          { op: 'ARCHIVE_EDGE', factId: 'f3' },
+        ],
+      },
       () => `gen-${++n}`,
     );
     expect(r).toStrictEqual({
@@ -88,7 +128,9 @@ describe('parseCommandsRequest', () => {
     const r = parseCommandsRequest({ commands: [{ op: 'ARCHIVE_EDGE', factId: 'f', x: 1 }] }, () => 'g');
     expect(r).toStrictEqual({
       ok: false,
-      error: { error: { code: 'INVALID_REQUEST', message: 'invalid commands request', details: [{ path: 'commands.0.x', message: 'unknown field' }] } },
+      error: {
+        error: { code: 'INVALID_REQUEST', message: 'invalid commands request', details: [{ path: 'commands.0.x', message: 'unknown field' }] },
+      },
     });
     for (const body of [undefined, null, 'x', 42, [], { commands: 'x' }, { commands: [null] }, { __proto__: { commands: [] } }]) {
       expect(parseCommandsRequest(body, () => 'g').ok).toBe(false);

@@ -61,9 +61,7 @@ function joinPath(base: readonly PropertyKey[], rest: readonly PropertyKey[] = [
 
 /** For a union, the branches whose input had the right shape (not a type/value mismatch at the union itself). */
 function relevantBranches(branches: Issue[][]): Issue[][] {
-  return branches.filter(
-    (issues) => !issues.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')),
-  );
+  return branches.filter((issues) => !issues.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')));
 }
 
 function flatten(issue: Issue, prefix: readonly PropertyKey[], out: ErrorDetail[]): void {

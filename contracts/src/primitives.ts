@@ -26,7 +26,15 @@ function daysInMonth(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-const [DASH, COLON, DOT, MINUS, PLUS, T, Z] = ['-', ':', '.', '-', '+', 'T', 'Z'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number, number, number];
+const [DASH, COLON, DOT, MINUS, PLUS, T, Z] = ['-', ':', '.', '-', '+', 'T', 'Z'].map((c) => c.charCodeAt(0)) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 /** (start, length) of YYYY, MM, DD, HH, MM, SS; (index, char code) of the separators between them. */
 const DIGIT_FIELDS = [0, 4, 5, 2, 8, 2, 11, 2, 14, 2, 17, 2];
 const SEPARATORS = [4, DASH, 7, DASH, 10, T, 13, COLON, 16, COLON];

@@ -1,15 +1,5 @@
 import fc from 'fast-check';
-import {
-  codePointLength,
-  id,
-  instant,
-  instantOrStar,
-  memoryId,
-  nonBlankText,
-  parseInstant,
-  text,
-  utf8ByteLength,
-} from './primitives';
+import { codePointLength, id, instant, instantOrStar, memoryId, nonBlankText, parseInstant, text, utf8ByteLength } from './primitives';
 
 describe('instant', () => {
   it.each([
@@ -83,7 +73,10 @@ describe('instant', () => {
           const truncated = epoch - ms + Math.floor(ms / step) * step; // what `digits` fraction digits can say
           const local = new Date(truncated + offsetMinutes * 60_000).toISOString(); // wall clock at that offset
           fc.pre(/^\d{4}-/.test(local));
-          const offset = offsetMinutes === 0 && digits % 2 === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+          const offset =
+            offsetMinutes === 0 && digits % 2 === 0
+              ? 'Z'
+              : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
           const written = local.slice(0, 19) + (digits > 0 ? local.slice(19, 20 + digits) : '') + offset;
           const parsed = parseInstant(written);
           if (truncated < -62167219200000 || truncated > 253402300799999) expect(parsed.ok).toBe(false);

@@ -48,11 +48,9 @@ export const eventsQuery = z.strictObject({
 });
 
 /** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */
-export const changesQuery = z
-  .strictObject({ from: instant, to: instant.optional(), minPosition })
-  .superRefine((v, ctx) => {
-    if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
-  });
+export const changesQuery = z.strictObject({ from: instant, to: instant.optional(), minPosition }).superRefine((v, ctx) => {
+  if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
+});
 
 export const searchRequest = z.strictObject({
   query: nonBlankText,

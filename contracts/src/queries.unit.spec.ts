@@ -25,7 +25,9 @@ function paths(schema: { safeParse(x: unknown): { success: boolean; error?: unkn
 describe('facts query', () => {
   it('parses strings into values with defaults', () => {
     expect(factsQuery.parse({})).toStrictEqual({ consistency: 'projection' });
-    expect(factsQuery.parse({ validAt: '*', recordedAt: T, src: 'alice', rel: 'works_at', dst: 'acme', consistency: 'replay', minPosition: '42' })).toStrictEqual({
+    expect(
+      factsQuery.parse({ validAt: '*', recordedAt: T, src: 'alice', rel: 'works_at', dst: 'acme', consistency: 'replay', minPosition: '42' }),
+    ).toStrictEqual({
       validAt: '*',
       recordedAt: TC,
       src: 'alice',

@@ -34,12 +34,24 @@ describe('response schemas', () => {
         results: [{ commandId: 'c1', status: 'applied', recordedAt: '2024-05-01T09:30:00.000Z', ids: { factId: 'f1', entityIds: ['a', 'b'] } }],
       }).success,
     ).toBe(true);
-    expect(factsResponse.safeParse({ cut, source: 'replay', facts: [version, { ...version, dst: { literal: 3, datatype: 'number' } }] }).success).toBe(true);
+    expect(
+      factsResponse.safeParse({ cut, source: 'replay', facts: [version, { ...version, dst: { literal: 3, datatype: 'number' } }] }).success,
+    ).toBe(true);
     expect(historyResponse.safeParse({ factId: 'f1', versions: [version] }).success).toBe(true);
     expect(
       auditResponse.safeParse({
         factId: 'f1',
-        events: [{ position: 3, type: 'FactAsserted', recordedAt: '2024-05-01T09:30:00.000Z', commandId: 'c1', actor: null, reason: null, data: { factId: 'f1' } }],
+        events: [
+          {
+            position: 3,
+            type: 'FactAsserted',
+            recordedAt: '2024-05-01T09:30:00.000Z',
+            commandId: 'c1',
+            actor: null,
+            reason: null,
+            data: { factId: 'f1' },
+          },
+        ],
       }).success,
     ).toBe(true);
     expect(
@@ -70,15 +82,37 @@ describe('response schemas', () => {
       }).success,
     ).toBe(true);
     expect(
-      changesResponse.safeParse({ from: '2024-05-01T00:00:00.000Z', to: '2024-05-02T00:00:00.000Z', changes: [{ change: 'opened', at: '2024-05-01T09:30:00.000Z', version }] })
-        .success,
+      changesResponse.safeParse({
+        from: '2024-05-01T00:00:00.000Z',
+        to: '2024-05-02T00:00:00.000Z',
+        changes: [{ change: 'opened', at: '2024-05-01T09:30:00.000Z', version }],
+      }).success,
     ).toBe(true);
     expect(
       searchResponse.safeParse({
         cut,
         items: [
-          { kind: 'mention', id: 'D1:3', text: 'Alice: I joined Acme', score: 3.2, tokens: 7, recordedFrom: '2024-05-01T09:30:00.000Z', occurredAt: '2024-05-01T09:30:00.000Z', evidence: [] },
-          { kind: 'fact', id: 'f1', text: 'alice works_at acme', score: 1, tokens: 5, recordedFrom: '2024-05-01T09:30:00.000Z', validFrom: '2024-05-01T09:30:00.000Z', validTo: null, evidence: [{ kind: 'mention', id: 'D1:3' }] },
+          {
+            kind: 'mention',
+            id: 'D1:3',
+            text: 'Alice: I joined Acme',
+            score: 3.2,
+            tokens: 7,
+            recordedFrom: '2024-05-01T09:30:00.000Z',
+            occurredAt: '2024-05-01T09:30:00.000Z',
+            evidence: [],
+          },
+          {
+            kind: 'fact',
+            id: 'f1',
+            text: 'alice works_at acme',
+            score: 1,
+            tokens: 5,
+            recordedFrom: '2024-05-01T09:30:00.000Z',
+            validFrom: '2024-05-01T09:30:00.000Z',
+            validTo: null,
+            evidence: [{ kind: 'mention', id: 'D1:3' }],
+          },
         ],
         tokens: 12,
       }).success,
@@ -91,7 +125,9 @@ describe('response schemas', () => {
     expect(factVersion.safeParse(noValidTo).success).toBe(false);
     expect(factVersion.safeParse({ ...version, extra: 1 }).success).toBe(false);
     expect(factVersion.safeParse({ ...version, dst: { literal: 1 } }).success).toBe(false);
-    expect(commandsResponse.safeParse({ position: 1, results: [{ commandId: 'c', status: 'ok', recordedAt: cut.recordedAt, ids: {} }] }).success).toBe(false);
+    expect(
+      commandsResponse.safeParse({ position: 1, results: [{ commandId: 'c', status: 'ok', recordedAt: cut.recordedAt, ids: {} }] }).success,
+    ).toBe(false);
     expect(factsResponse.safeParse({ cut: { validAt: 'now', recordedAt: cut.recordedAt }, source: 'projection', facts: [] }).success).toBe(false);
   });
 });

@@ -24,7 +24,11 @@ describe('JSONL import', () => {
 
   it('ignores a byte order mark before the first line', () => {
     const body = '\uFEFF' + line({ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', ...base });
-    expect(parseImportJsonl(body)).toStrictEqual({ ok: true, commands: [{ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', commandId: 'c1', recordedAt: '2024-05-01T09:30:00.000Z' }], lines: [1] });
+    expect(parseImportJsonl(body)).toStrictEqual({
+      ok: true,
+      commands: [{ op: 'UPSERT_ENTITY', name: 'Alice', entityId: 'alice', commandId: 'c1', recordedAt: '2024-05-01T09:30:00.000Z' }],
+      lines: [1],
+    });
   });
 
   it('treats an empty body as an empty log', () => {
@@ -32,7 +36,13 @@ describe('JSONL import', () => {
   });
 
   it('reports bad lines by 1-based line number', () => {
-    const body = [line({ op: 'ARCHIVE_EDGE', factId: 'f1', ...base }), '{not json', line({ op: 'ARCHIVE_EDGE', factId: 'f1' }), line({ op: 'ARCHIVE_EDGE', factId: '', ...base }), '[]'].join('\n');
+    const body = [
+      line({ op: 'ARCHIVE_EDGE', factId: 'f1', ...base }),
+      '{not json',
+      line({ op: 'ARCHIVE_EDGE', factId: 'f1' }),
+      line({ op: 'ARCHIVE_EDGE', factId: '', ...base }),
+      '[]',
+    ].join('\n');
     expect(parseImportJsonl(body)).toStrictEqual({
       ok: false,
       details: [

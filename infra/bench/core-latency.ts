@@ -21,7 +21,11 @@ async function main(): Promise<void> {
   chmodSync(dataDir, 0o755); // the embedded server runs as the postgres user
   const service = await startMemoTrace({ ...readConfig(), dataDir, port: 0 }, pino({ level: 'warn' }));
   const post = async (body: unknown) => {
-    const response = await fetch(`${service.url}/v1/memories/bench/commands`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${service.url}/v1/memories/bench/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 200) throw new Error(`command failed: ${response.status} ${await response.text()}`);
     return (await response.json()) as { position: number };
   };
@@ -31,21 +35,34 @@ async function main(): Promise<void> {
     return response.json();
   };
   try {
-    await post({ commands: [{ op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one' }, ...Array.from({ length: ENTITIES }, (_, i) => ({ op: 'UPSERT_ENTITY', entityId: `e${i}`, name: `Entity ${i}` }))] });
+    await post({
+      commands: [
+        { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one' },
+        ...Array.from({ length: ENTITIES }, (_, i) => ({ op: 'UPSERT_ENTITY', entityId: `e${i}`, name: `Entity ${i}` })),
+      ],
+    });
     const single: number[] = [];
     for (let i = 0; i < SINGLE_COMMANDS; i++) {
       const validFrom = new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString();
-      await timed(single, () => post({ commands: [{ op: 'UPSERT_EDGE', src: `e${i % ENTITIES}`, rel: 'works_at', dst: `e${(i * 7 + 1) % ENTITIES}`, validFrom }] }));
+      await timed(single, () =>
+        post({ commands: [{ op: 'UPSERT_EDGE', src: `e${i % ENTITIES}`, rel: 'works_at', dst: `e${(i * 7 + 1) % ENTITIES}`, validFrom }] }),
+      );
     }
     const batched: number[] = [];
     let position = 0;
     for (let b = 0; b < BATCHES; b++) {
-      const commands = Array.from({ length: 100 }, (_, i) => ({ op: 'UPSERT_EDGE', src: `e${i % ENTITIES}`, rel: 'knows', dst: `e${(b + i + 1) % ENTITIES}` }));
+      const commands = Array.from({ length: 100 }, (_, i) => ({
+        op: 'UPSERT_EDGE',
+        src: `e${i % ENTITIES}`,
+        rel: 'knows',
+        dst: `e${(b + i + 1) % ENTITIES}`,
+      }));
       position = (await timed(batched, () => post({ commands }))).position;
     }
     await get(`/v1/memories/bench/facts?minPosition=${position}&src=e0`);
     const now = Date.now();
-    const cut = (i: number) => `src=e${i % ENTITIES}&validAt=${new Date(Date.UTC(2024, 0, 1) + (i % SINGLE_COMMANDS) * 3_600_000).toISOString()}&recordedAt=${new Date(now).toISOString()}`;
+    const cut = (i: number) =>
+      `src=e${i % ENTITIES}&validAt=${new Date(Date.UTC(2024, 0, 1) + (i % SINGLE_COMMANDS) * 3_600_000).toISOString()}&recordedAt=${new Date(now).toISOString()}`;
     const projection: number[] = [];
     const replay: number[] = [];
     for (let i = 0; i < QUERIES; i++) await timed(projection, () => get(`/v1/memories/bench/facts?${cut(i)}`));

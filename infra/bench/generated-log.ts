@@ -15,7 +15,10 @@ export function* memoryBatches(memoryId: string, events: number): Generator<Memo
   yield decide(
     [
       { op: 'DEFINE_RELATION', commandId: 'rel', rel: 'knows', cardinality: 'many' } as Command,
-      ...Array.from({ length: ENTITIES }, (_, i) => ({ op: 'UPSERT_ENTITY', commandId: `ent-${i}`, entityId: `e${i}`, name: `Entity ${i}` }) as Command),
+      ...Array.from(
+        { length: ENTITIES },
+        (_, i) => ({ op: 'UPSERT_ENTITY', commandId: `ent-${i}`, entityId: `e${i}`, name: `Entity ${i}` }) as Command,
+      ),
     ],
     now(),
   );
@@ -25,11 +28,18 @@ export function* memoryBatches(memoryId: string, events: number): Generator<Memo
     const size = Math.min(PER_APPEND, events - written);
     const commands = Array.from({ length: size }, () => {
       n += 1;
-      return { op: 'UPSERT_EDGE', commandId: `c${n}`, factId: `f${n}`, src: `e${n % ENTITIES}`, rel: 'knows', dst: `e${(n * 7 + 3) % ENTITIES}`, validFrom: new Date(Date.UTC(2023, 0, 1) + n * 60_000).toISOString() } as Command;
+      return {
+        op: 'UPSERT_EDGE',
+        commandId: `c${n}`,
+        factId: `f${n}`,
+        src: `e${n % ENTITIES}`,
+        rel: 'knows',
+        dst: `e${(n * 7 + 3) % ENTITIES}`,
+        validFrom: new Date(Date.UTC(2023, 0, 1) + n * 60_000).toISOString(),
+      } as Command;
     });
     const decided = decide(commands, now());
     written += decided.length;
     yield decided;
   }
 }
-

@@ -23,7 +23,8 @@ async function main(): Promise<void> {
       value: JSON.stringify({ op: 'UPSERT_ENTITY', commandId: `c-${i}`, entityId: `e-${i}`, name: `Entity ${i}` }),
     }));
     const started = performance.now();
-    for (let i = 0; i < messages.length; i += 1000) await producer.send({ topic: config.topics.commands, acks: -1, messages: messages.slice(i, i + 1000) });
+    for (let i = 0; i < messages.length; i += 1000)
+      await producer.send({ topic: config.topics.commands, acks: -1, messages: messages.slice(i, i + 1000) });
     const produced = performance.now() - started;
     await reader.waitFor((seen) => seen.length >= MESSAGES, `${MESSAGES} results`, 600_000);
     const ms = performance.now() - started;

@@ -33,7 +33,8 @@ function variants(): Variant[] {
   const base = { ranking: DEFAULT_RANKING, minCosine: DEFAULT_EMBEDDED_RECALL.minCosine };
   const out: Variant[] = [{ label: 'default', ...base }];
   const ranking = (label: string, change: Partial<RankingOptions>) => out.push({ ...base, label, ranking: { ...DEFAULT_RANKING, ...change } });
-  const expansion = (label: string, change: Partial<RankingOptions['expansion']>) => ranking(label, { expansion: { ...DEFAULT_RANKING.expansion, ...change } });
+  const expansion = (label: string, change: Partial<RankingOptions['expansion']>) =>
+    ranking(label, { expansion: { ...DEFAULT_RANKING.expansion, ...change } });
   for (const vectorWeight of [0, 0.3, 0.7, 1]) ranking(`vectorWeight=${vectorWeight}`, { vectorWeight });
   for (const speakerFactor of [1, 1.2, 2]) ranking(`speakerFactor=${speakerFactor}`, { speakerFactor });
   ranking('vectorOnly', { bm25Weight: 0, vectorWeight: 1 });
@@ -56,7 +57,16 @@ async function main(): Promise<void> {
   const queryVectors = new Map<string, Float32Array>();
   for (const c of conversations) {
     const candidates: Candidate[] = c.sessions.flatMap((s) =>
-      s.turns.map((t) => ({ kind: 'mention' as const, id: t.dia_id, text: mentionText(t), speaker: t.speaker, recordedFrom: s.at, occurredAt: s.at, evidence: [], docId: `${c.sampleId}:session_${s.number}` })),
+      s.turns.map((t) => ({
+        kind: 'mention' as const,
+        id: t.dia_id,
+        text: mentionText(t),
+        speaker: t.speaker,
+        recordedFrom: s.at,
+        occurredAt: s.at,
+        evidence: [],
+        docId: `${c.sampleId}:session_${s.number}`,
+      })),
     );
     candidates.sort((a, b) => compareIds(a.id, b.id)); // answer order, as the cut lists them (ties keep it)
     const embedded = await provider.embed(candidates.map((x) => x.text));
@@ -80,8 +90,16 @@ async function main(): Promise<void> {
       for (const q of c.questions) {
         const mentions = (r: { items: { kind: string; id: string }[] }) => r.items.filter((x) => x.kind === 'mention').map((x) => x.id);
         const ids = mentions(await searchMemory(items, { query: q.question, k: 25 }, counter, deps));
-        const packed = process.env['PACKED'] ? recall(q.evidence, mentions(await searchMemory(items, { query: q.question, k: 100, tokenBudget: 600 }, counter, deps))) : 0;
-        scores.push({ category: q.category, r5: recall(q.evidence, ids.slice(0, 5)), r10: recall(q.evidence, ids.slice(0, 10)), r25: recall(q.evidence, ids.slice(0, 25)), packed });
+        const packed = process.env['PACKED']
+          ? recall(q.evidence, mentions(await searchMemory(items, { query: q.question, k: 100, tokenBudget: 600 }, counter, deps)))
+          : 0;
+        scores.push({
+          category: q.category,
+          r5: recall(q.evidence, ids.slice(0, 5)),
+          r10: recall(q.evidence, ids.slice(0, 10)),
+          r25: recall(q.evidence, ids.slice(0, 25)),
+          packed,
+        });
       }
     }
     const lines = report('dev', scores).map((line) => (process.env['PACKED'] ? line : line.replace(/\s+600-token.*$/, '')));

@@ -30,19 +30,28 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: service.databaseUrl });
   await db.connect();
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 200) throw new Error(`${path} failed: ${response.status} ${await response.text()}`);
     return response.json() as Promise<{ position?: number; items?: { kind: string; id: string }[] }>;
   };
   try {
     const started = Date.now();
     for (const conversation of conversations) await ingest(conversation, post);
-    console.log(`ingested ${conversations.length} conversations (${conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0)} turns) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `ingested ${conversations.length} conversations (${conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0)} turns) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     await caughtUp(db);
     console.log(`read models and search index caught up after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const latencies: number[] = [];
     const lines: string[] = [];
-    for (const [label, split] of [['dev', DEV], ['held-out', HELD_OUT]] as const) {
+    for (const [label, split] of [
+      ['dev', DEV],
+      ['held-out', HELD_OUT],
+    ] as const) {
       const scores: QuestionScore[] = [];
       for (const conversation of conversations.filter((c) => split.includes(c.sampleId))) {
         const at = new Date(Date.parse(conversation.sessions[conversation.sessions.length - 1]!.at) + DAY).toISOString();
@@ -52,7 +61,13 @@ async function main(): Promise<void> {
           const packed = await post(path, { query: q.question, recordedAt: at, validAt: at, k: 100, tokenBudget: 600 });
           const mentions = (r: typeof top) => (r.items ?? []).filter((i) => i.kind === 'mention').map((i) => i.id);
           const ranked = mentions(top);
-          scores.push({ category: q.category, r5: recall(q.evidence, ranked.slice(0, 5)), r10: recall(q.evidence, ranked.slice(0, 10)), r25: recall(q.evidence, ranked.slice(0, 25)), packed: recall(q.evidence, mentions(packed)) });
+          scores.push({
+            category: q.category,
+            r5: recall(q.evidence, ranked.slice(0, 5)),
+            r10: recall(q.evidence, ranked.slice(0, 10)),
+            r25: recall(q.evidence, ranked.slice(0, 25)),
+            packed: recall(q.evidence, mentions(packed)),
+          });
         }
       }
       lines.push(...report(label, scores));

@@ -25,7 +25,15 @@ function event(n: number, tags?: string[]): NewRecord {
     recordId: randomUUID(),
     type: 'FactAsserted',
     // Roughly the size of a real FactAsserted payload.
-    data: { factId: `fact-${n}`, src: `entity-${n % 977}`, rel: 'works_at', dst: `entity-${(n * 7) % 977}`, validFrom: '2024-05-06T00:00:00.000Z', validTo: null, props: { n } },
+    data: {
+      factId: `fact-${n}`,
+      src: `entity-${n % 977}`,
+      rel: 'works_at',
+      dst: `entity-${(n * 7) % 977}`,
+      validFrom: '2024-05-06T00:00:00.000Z',
+      validTo: null,
+      props: { n },
+    },
     metadata: { commandId: randomUUID(), recordedAt: new Date().toISOString(), actor: 'bench', reason: null },
     ...(tags ? { tags } : {}),
   };
@@ -61,7 +69,9 @@ async function runOn(server: Server): Promise<void> {
       await store.append(`single-${i % 100}`, [event(i, [`fact:${i % 500}`])], { expectedRevision: i < 100 ? 'no_stream' : Math.floor(i / 100) - 1 });
     }
     let elapsed = performance.now() - started;
-    console.log(`append, 1 event per append:         ${rate(SINGLE_APPENDS, elapsed)} events/s  (${SINGLE_APPENDS} appends in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / SINGLE_APPENDS).toFixed(2)} ms per append)`);
+    console.log(
+      `append, 1 event per append:         ${rate(SINGLE_APPENDS, elapsed)} events/s  (${SINGLE_APPENDS} appends in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / SINGLE_APPENDS).toFixed(2)} ms per append)`,
+    );
 
     // 2. Batched appends of 1,000 events, every event tagged (like a memory's fact events), 10 streams.
     //    Only the append calls are timed; building the next batch is not.
@@ -73,7 +83,9 @@ async function runOn(server: Server): Promise<void> {
       await store.append(`batched-${b % 10}`, batch, { expectedRevision: b < 10 ? 'no_stream' : Math.floor(b / 10) * BATCH_SIZE - 1 });
       elapsed += performance.now() - started;
     }
-    console.log(`append, ${BATCH_SIZE} events per append:      ${rate(BATCHED_EVENTS, elapsed)} events/s  (${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / batchCount).toFixed(1)} ms per append)`);
+    console.log(
+      `append, ${BATCH_SIZE} events per append:      ${rate(BATCHED_EVENTS, elapsed)} events/s  (${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / batchCount).toFixed(1)} ms per append)`,
+    );
 
     // 2b. The same 200,000 events from two concurrent writers, each on its own streams (wall clock):
     //     what the log absorbs when PostgreSQL may use both cores.
@@ -87,7 +99,9 @@ async function runOn(server: Server): Promise<void> {
       }),
     );
     elapsed = performance.now() - started;
-    console.log(`append, ${BATCH_SIZE} per append, 2 writers:  ${rate(BATCHED_EVENTS, elapsed)} events/s  (${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s)`);
+    console.log(
+      `append, ${BATCH_SIZE} per append, 2 writers:  ${rate(BATCHED_EVENTS, elapsed)} events/s  (${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s)`,
+    );
 
     // 3. Delivery latency to a live subscriber, one event at a time.
     const latency = await deliveryLatency(store, LATENCY_SAMPLES);
@@ -181,8 +195,7 @@ async function databaseServer(): Promise<Server> {
   return {
     url: running.url,
     embedded: true,
-    stop: () =>
-      (stopping ??= running.stop().finally(() => rmSync(dir, { recursive: true, force: true }))),
+    stop: () => (stopping ??= running.stop().finally(() => rmSync(dir, { recursive: true, force: true }))),
   };
 }
 

@@ -14,7 +14,10 @@ import { summary, timed } from './stats';
 const DOCS = Number(process.env.BENCH_DOCS ?? 20_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 500);
 const MEMORIES = 20;
-const WORDS = 'alice bob carol dave moved to berlin paris london hiking climbing sailing coffee tea job acme beta school sister brother dog cat concert trip'.split(' ');
+const WORDS =
+  'alice bob carol dave moved to berlin paris london hiking climbing sailing coffee tea job acme beta school sister brother dog cat concert trip'.split(
+    ' ',
+  );
 
 function sentence(n: number): string {
   let x = n * 2654435761;
@@ -33,7 +36,11 @@ async function main(): Promise<void> {
   let pid: string | undefined;
   if (!url) {
     const started = Date.now();
-    const out = execFileSync('infra/opensearch/opensearch.sh', ['start'], { env: { ...process.env, OPENSEARCH_OWNER_PID: String(process.pid) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const out = execFileSync('infra/opensearch/opensearch.sh', ['start'], {
+      env: { ...process.env, OPENSEARCH_OWNER_PID: String(process.pid) },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     url = /OPENSEARCH_URL=(\S+)/.exec(out)![1]!;
     pid = /OPENSEARCH_PID=(\d+)/.exec(out)![1]!;
     console.log(`node start (script to green): ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -68,8 +75,11 @@ async function main(): Promise<void> {
     const knn: number[] = [];
     for (let q = 0; q < QUERIES; q++) {
       const memoryId = `m${q % MEMORIES}`;
-      const cut = { validAt: T(q * 37 % DOCS), recordedAt: T((q * 53) % DOCS) };
-      const text = sentence(DOCS + q).split(' ').slice(0, 4).join(' ');
+      const cut = { validAt: T((q * 37) % DOCS), recordedAt: T((q * 53) % DOCS) };
+      const text = sentence(DOCS + q)
+        .split(' ')
+        .slice(0, 4)
+        .join(' ');
       await timed(bm25, () => index.bm25(memoryId, text, cut, 25));
       await timed(knn, () => index.knn(memoryId, hashedEmbedding(text), cut, 25));
     }

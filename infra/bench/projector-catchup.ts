@@ -28,7 +28,9 @@ interface Run {
 }
 
 async function emptyReadModels(pool: Pool): Promise<void> {
-  const { rows } = await pool.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'rm\\_%'");
+  const { rows } = await pool.query<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'rm\\_%'",
+  );
   await pool.query(`TRUNCATE ${rows.map((r) => r.name).join(', ')}`);
 }
 
@@ -89,7 +91,9 @@ async function main(): Promise<void> {
           `${Math.round((appended / applyMs) * 1000)} events/s after start-up`,
       );
     }
-    console.log(`speed-up of 2 processes over 1 (2 partitions): ${(results[1]! / results[2]!).toFixed(2)}x; over the single whole-log process: ${(results[0]! / results[2]!).toFixed(2)}x`);
+    console.log(
+      `speed-up of 2 processes over 1 (2 partitions): ${(results[1]! / results[2]!).toFixed(2)}x; over the single whole-log process: ${(results[0]! / results[2]!).toFixed(2)}x`,
+    );
     await store.close();
   } finally {
     await db.drop();

@@ -43,13 +43,18 @@ async function main(): Promise<void> {
         if (Date.now() - lastPrint < 2000 && p.phase === phase) return;
         lastPrint = Date.now();
         phase = p.phase;
-        console.log(`  ${(p.elapsedMs / 1000).toFixed(1)} s ${p.phase}: ${p.done}/${p.total} events, ${p.eventsPerSecond} events/s, ETA ${p.etaSeconds?.toFixed(0) ?? '?'} s`);
+        console.log(
+          `  ${(p.elapsedMs / 1000).toFixed(1)} s ${p.phase}: ${p.done}/${p.total} events, ${p.eventsPerSecond} events/s, ETA ${p.etaSeconds?.toFixed(0) ?? '?'} s`,
+        );
       },
     });
-    console.log(`rebuild to the head (switched): ${result.applied} events in ${(result.elapsedMs / 1000).toFixed(1)} s = ${result.eventsPerSecond} events/s`);
+    console.log(
+      `rebuild to the head (switched): ${result.applied} events in ${(result.elapsedMs / 1000).toFixed(1)} s = ${result.eventsPerSecond} events/s`,
+    );
 
     const memoryId = 'replay-100k';
-    for (const events of memoryBatches(memoryId, REPLAY_EVENTS)) await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, events), { expectedRevision: 'any' });
+    for (const events of memoryBatches(memoryId, REPLAY_EVENTS))
+      await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, events), { expectedRevision: 'any' });
     const cut = { validAt: '2023-06-01T00:00:00.000Z', recordedAt: '2100-01-01T00:00:00.000Z' };
     const freshReplay = () => new ReplayMemoryQueries(new MemoryLogCache(store));
     const replay = freshReplay();

@@ -62,7 +62,11 @@ async function main(): Promise<void> {
       const random = () => normalize(Float32Array.from({ length: dim }, () => rng.next() - 0.5));
       const stored = new Map(corpus.versions.map((v) => [textHash(v.text), Array.from(random())]));
       const queryVectors = new Map(questions.map((q) => [q, random()]));
-      const db = { query: async (_sql: string, [, hashes]: [string, string[]]) => ({ rows: hashes.flatMap((h) => (stored.has(h) ? [{ text_hash: h, vector: stored.get(h)! }] : [])) }) };
+      const db = {
+        query: async (_sql: string, [, hashes]: [string, string[]]) => ({
+          rows: hashes.flatMap((h) => (stored.has(h) ? [{ text_hash: h, vector: stored.get(h)! }] : [])),
+        }),
+      };
       const provider = { model: `random-${dim}`, cosineFloor: 0, embed: async (texts: readonly string[]) => texts.map((t) => queryVectors.get(t)!) };
       const deps = { recall: embeddedRecall(projectedVectors(provider, new VectorLookup(db as never), () => {})) };
       const cut = new CorpusCut(new CutView(corpus, NOW), 'bench', NOW);

@@ -111,7 +111,10 @@ function buildPaths(): Obj {
         summary: 'The memory log as JSONL, one accepted command per line in log order',
         parameters: [...memory(), ...parameters(q.exportQuery, 'query')],
         responses: responses(
-          { description: 'JSONL: one command per line, each with recordedAt and commandId', content: { [JSONL_CONTENT_TYPE]: { schema: { type: 'string' } } } },
+          {
+            description: 'JSONL: one command per line, each with recordedAt and commandId',
+            content: { [JSONL_CONTENT_TYPE]: { schema: { type: 'string' } } },
+          },
           [400, 404],
         ),
       },
@@ -150,7 +153,7 @@ function buildPaths(): Obj {
       },
       get: {
         operationId: 'getRebuild',
-        summary: 'The rebuild\'s state, progress (events done, rate, ETA), result or error',
+        summary: "The rebuild's state, progress (events done, rate, ETA), result or error",
         responses: responses('RebuildStatus', []),
       },
     },
@@ -188,7 +191,9 @@ export function buildOpenApiDocument(): Obj {
     paths: withAccessControl(buildPaths()),
     components: {
       schemas: buildComponentSchemas(),
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (issue 6); required when the operator configured keys' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (issue 6); required when the operator configured keys' },
+      },
     },
   };
 }

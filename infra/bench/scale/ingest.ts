@@ -121,7 +121,10 @@ export async function ingest(
 }
 
 /** The log position of each response's last event (the memory's event number `position`). */
-async function logPositions(pool: Pool, responses: ReadonlyArray<{ memoryId: string; position: number; at: number }>): Promise<Array<{ position: number; at: number }>> {
+async function logPositions(
+  pool: Pool,
+  responses: ReadonlyArray<{ memoryId: string; position: number; at: number }>,
+): Promise<Array<{ position: number; at: number }>> {
   if (responses.length === 0) return [];
   const { rows } = await pool.query<{ i: string; position: string }>(
     `SELECT k.i, e.position FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS k(stream_id, revision, i)

@@ -13,7 +13,8 @@ const sizes = (env['BENCH_SCALE_SIZES'] ?? '10000,100000,1000000').split(',').ma
 const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
 
 async function main(): Promise<void> {
-  if (sizes.some((s) => !Number.isInteger(s) || s < 1000)) throw new Error(`BENCH_SCALE_SIZES must be integers >= 1000, got ${env['BENCH_SCALE_SIZES']}`);
+  if (sizes.some((s) => !Number.isInteger(s) || s < 1000))
+    throw new Error(`BENCH_SCALE_SIZES must be integers >= 1000, got ${env['BENCH_SCALE_SIZES']}`);
   const all: SizeFigures[] = [];
   let mismatches = 0;
   for (const versions of sizes) {

@@ -71,7 +71,9 @@ export class QueryRunner {
     if (timing.naive) this.record(`naive:${cut.kind}`, ms, ms);
     this.compared += 1;
     if (!sameFacts(body.facts, rows)) {
-      this.mismatches.push(`${cut.kind} ${cut.memoryId} src=${cut.src} validAt=${cut.validAt ?? '*'} recordedAt=${cut.recordedAt ?? body.cut.recordedAt}: service ${body.facts.length} facts, naive ${rows.length}`);
+      this.mismatches.push(
+        `${cut.kind} ${cut.memoryId} src=${cut.src} validAt=${cut.validAt ?? '*'} recordedAt=${cut.recordedAt ?? body.cut.recordedAt}: service ${body.facts.length} facts, naive ${rows.length}`,
+      );
     }
   }
 
@@ -88,7 +90,13 @@ export class QueryRunner {
   /** Returns the server-side time. */
   async search(memoryId: string, query: string, kind: ReadKind = 'search'): Promise<number> {
     const server = { ms: Number.NaN };
-    await this.request(kind, `/v1/memories/${memoryId}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }, true, server);
+    await this.request(
+      kind,
+      `/v1/memories/${memoryId}/search`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) },
+      true,
+      server,
+    );
     return server.ms;
   }
 
@@ -96,7 +104,13 @@ export class QueryRunner {
     return this.request(kind, path, undefined, measure);
   }
 
-  private async request(kind: ReadKind, path: string, init: RequestInit | undefined, measure: boolean, timing = { ms: Number.NaN }): Promise<unknown> {
+  private async request(
+    kind: ReadKind,
+    path: string,
+    init: RequestInit | undefined,
+    measure: boolean,
+    timing = { ms: Number.NaN },
+  ): Promise<unknown> {
     const t0 = performance.now();
     const response = await fetch(this.url + path, init);
     const text = await response.text();

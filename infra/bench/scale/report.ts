@@ -15,10 +15,15 @@ export function readTable(figures: SizeFigures): string[] {
     samples && samples.length > 0 ? `${f2(percentile(samples, 50))} / ${f2(percentile(samples, 95))} / ${f2(percentile(samples, 99))}` : '—';
   for (const kind of [...CUT_KINDS, 'history', 'audit', 'search', 'search:large'] as const) {
     const service = figures.reads.get(kind);
-    const naive = kind === 'history' || kind === 'audit' || kind === 'search' || kind === 'search:large' ? undefined : figures.reads.get(`naive:${kind}`);
+    const naive =
+      kind === 'history' || kind === 'audit' || kind === 'search' || kind === 'search:large' ? undefined : figures.reads.get(`naive:${kind}`);
     const ratio = service && naive ? `${(percentile(naive.server, 95) / percentile(service.server, 95)).toFixed(1)}×` : '—';
     const label =
-      kind === 'timeline' ? 'timeline (validAt=*)' : kind === 'search:large' ? `search, one memory of ${n0(figures.largeSearch?.items ?? 0)} items (warm)` : kind;
+      kind === 'timeline'
+        ? 'timeline (validAt=*)'
+        : kind === 'search:large'
+          ? `search, one memory of ${n0(figures.largeSearch?.items ?? 0)} items (warm)`
+          : kind;
     lines.push(`| ${label} | ${triple(service?.server)} | ${triple(service?.client)} | ${triple(naive?.server)} | ${ratio} |`);
   }
   return lines;

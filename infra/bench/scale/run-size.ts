@@ -50,7 +50,9 @@ export interface SizeFigures {
 export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
   const shape = scaleShape(options.versions, options.batchSize, options.seed);
   const { log } = options;
-  log(`== ${options.versions.toLocaleString('en')} versions: ${shape.memories} memories × ${shape.entitiesPerMemory} entities, ${options.clients} clients, batches of ${shape.batchSize}`);
+  log(
+    `== ${options.versions.toLocaleString('en')} versions: ${shape.memories} memories × ${shape.entitiesPerMemory} entities, ${options.clients} clients, batches of ${shape.batchSize}`,
+  );
   const server = await startServer();
   const pool = createPool(server.databaseUrl);
   try {
@@ -60,7 +62,9 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
       lastLog = Date.now();
       log(`   ingest: ${done.toLocaleString('en')} commands, server RSS ${mb(server.rssBytes())}`);
     });
-    log(`   appended ${result.commands.toLocaleString('en')} commands in ${result.appendSeconds.toFixed(1)} s, projected in ${result.projectedSeconds.toFixed(1)} s`);
+    log(
+      `   appended ${result.commands.toLocaleString('en')} commands in ${result.appendSeconds.toFixed(1)} s, projected in ${result.projectedSeconds.toFixed(1)} s`,
+    );
     const { rows } = await pool.query<{ versions: string; size: string }>(
       'SELECT (SELECT count(*) FROM rm_fact_versions) AS versions, pg_database_size(current_database()) AS size',
     );
@@ -84,7 +88,10 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
     const searches = Math.min(options.queriesPerKind, 100);
     for (let i = 0; i < searches; i++) {
       const memory = rng.pick(result.samples);
-      await runner.search(memory.memoryId, `Person ${memory.memoryId.slice(-3).replace(/^0+/, '') || '0'}-${rng.int(shape.entitiesPerMemory)} works at`);
+      await runner.search(
+        memory.memoryId,
+        `Person ${memory.memoryId.slice(-3).replace(/^0+/, '') || '0'}-${rng.int(shape.entitiesPerMemory)} works at`,
+      );
     }
     const rssAfterReads = server.rssBytes();
 
@@ -102,7 +109,10 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
     let largeSearch: SizeFigures['largeSearch'] = null;
     if (options.searchItems > 0) {
       log(`   searching one memory of ${options.searchItems.toLocaleString('en')} items`);
-      largeSearch = { ...(await searchLargeMemory(server.url, runner, options.searchItems, Math.min(options.queriesPerKind, 200), options.seed + 3)), rssBytes: server.rssBytes() };
+      largeSearch = {
+        ...(await searchLargeMemory(server.url, runner, options.searchItems, Math.min(options.queriesPerKind, 200), options.seed + 3)),
+        rssBytes: server.rssBytes(),
+      };
     }
     return {
       versions: stored,

@@ -9,7 +9,16 @@ import { runSize } from './run-size';
 describe('bench:scale smoke (10,000 versions)', () => {
   it('ingests over HTTP and answers every sampled cut like the naive baseline', async () => {
     const lines: string[] = [];
-    const figures = await runSize({ versions: 10_000, clients: 4, batchSize: 1000, queriesPerKind: 30, naivePerKind: 30, searchItems: 2000, seed: 7, log: (line) => lines.push(line) });
+    const figures = await runSize({
+      versions: 10_000,
+      clients: 4,
+      batchSize: 1000,
+      queriesPerKind: 30,
+      naivePerKind: 30,
+      searchItems: 2000,
+      seed: 7,
+      log: (line) => lines.push(line),
+    });
     expect(figures.mismatches).toEqual([]);
     expect(figures.versions).toBeGreaterThanOrEqual(10_000);
     expect(figures.compared).toBeGreaterThanOrEqual(4 * 30);

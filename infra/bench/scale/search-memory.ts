@@ -29,14 +29,24 @@ export async function searchLargeMemory(url: string, runner: QueryRunner, items:
   const word = () => words[Math.floor(words.length * rng.next() ** 3)]!;
   const entities = Math.max(10, Math.round(items / 50));
   const post = async (commands: unknown[]): Promise<number> => {
-    const response = await fetch(`${url}/v1/memories/${MEMORY}/commands`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ commands }) });
+    const response = await fetch(`${url}/v1/memories/${MEMORY}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ commands }),
+    });
     const body = (await response.json()) as { position: number };
     if (response.status !== 200) throw new Error(`search memory ingest: HTTP ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
     return body.position;
   };
   const t0 = performance.now();
   for (let e = 0; e < entities; e += 1000) {
-    await post(Array.from({ length: Math.min(1000, entities - e) }, (_, i) => ({ op: 'UPSERT_ENTITY', entityId: `p${e + i}`, name: `${word()} ${word()}`.replace(/^./, (c) => c.toUpperCase()) })));
+    await post(
+      Array.from({ length: Math.min(1000, entities - e) }, (_, i) => ({
+        op: 'UPSERT_ENTITY',
+        entityId: `p${e + i}`,
+        name: `${word()} ${word()}`.replace(/^./, (c) => c.toUpperCase()),
+      })),
+    );
   }
   let position = 0;
   for (let n = 0; n < items / 2; n += 500) {

@@ -88,7 +88,9 @@ function nodeFlagsOfStart(): string[] {
 
 /** The embedded server's port is line 4 of postmaster.pid; user, password and database are the embedded defaults. */
 function embeddedUrl(dataDir: string): string {
-  const port = readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3]!.trim();
+  const port = readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8')
+    .split('\n')[3]!
+    .trim();
   return `postgres://postgres:memotrace@127.0.0.1:${port}/memotrace`;
 }
 
@@ -96,7 +98,10 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited during startup with code ${child.exitCode}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -105,7 +110,9 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 
 function statusKb(pid: number, field: string): number {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`));
     return line ? Number(line.split(/\s+/)[1]) : 0;
   } catch {
     return 0; // not Linux, or the process is gone
@@ -123,4 +130,3 @@ function cpuSeconds(pid: number): number {
     return Number.NaN; // not Linux, or the process is gone
   }
 }
-

@@ -85,7 +85,12 @@ export function* memoryBatches(shape: ScaleShape, memoryIndex: number, sample: M
   const setup: JsonCommand[] = [
     ...[...ONE_ENTITY_RELS, ...ONE_LITERAL_RELS].map((rel) => ({ op: 'DEFINE_RELATION', rel, cardinality: 'one' })),
     ...MANY_RELS.map((rel) => ({ op: 'DEFINE_RELATION', rel, cardinality: 'many' })),
-    ...entities.map((id, i) => ({ op: 'UPSERT_ENTITY', entityId: id, name: `Person ${memoryIndex}-${i}`, types: [i % 10 === 0 ? 'organisation' : 'person'] })),
+    ...entities.map((id, i) => ({
+      op: 'UPSERT_ENTITY',
+      entityId: id,
+      name: `Person ${memoryIndex}-${i}`,
+      types: [i % 10 === 0 ? 'organisation' : 'person'],
+    })),
   ];
   for (const command of setup) {
     const full = emit(command);
@@ -127,7 +132,12 @@ export function* memoryBatches(shape: ScaleShape, memoryIndex: number, sample: M
       if (rng.next() < 0.5 && validTo !== fact.validTo) fact.validTo = validTo;
       else fact.validFrom -= rng.between(1, 60) * DAY;
       noteValid(fact.validFrom);
-      command = { op: 'RETRO_CORRECT', factId: fact.factId, validFrom: iso(fact.validFrom), ...(fact.validTo === null ? {} : { validTo: iso(fact.validTo) }) };
+      command = {
+        op: 'RETRO_CORRECT',
+        factId: fact.factId,
+        validFrom: iso(fact.validFrom),
+        ...(fact.validTo === null ? {} : { validTo: iso(fact.validTo) }),
+      };
       sample.versions += 1;
     } else if (roll < 0.2 && open.length > 0) {
       // ARCHIVE_EDGE: no new version, the open one closes.
@@ -160,14 +170,33 @@ export function* memoryBatches(shape: ScaleShape, memoryIndex: number, sample: M
       openAdd(fact);
       noteValid(validFrom);
       remember(fact.factId);
-      command = { op: 'UPSERT_EDGE', factId: fact.factId, src, rel, dst, validFrom: iso(validFrom), confidence: fact.confidence, source: 'scale-bench' };
+      command = {
+        op: 'UPSERT_EDGE',
+        factId: fact.factId,
+        src,
+        rel,
+        dst,
+        validFrom: iso(validFrom),
+        confidence: fact.confidence,
+        source: 'scale-bench',
+      };
       sample.versions += 1;
     } else {
       // A `many` relation fact, often back-dated, sometimes with an end.
       const src = rng.pick(entities);
       const validFrom = clock - rng.between(0, 90) * DAY;
       const validTo = rng.next() < 0.2 ? validFrom + rng.between(1, 365) * DAY : null;
-      const fact: FactModel = { factId: `f${++n}`, src, rel: rng.pick(MANY_RELS), dst: rng.pick(entities), validFrom, validTo, confidence: confidence(), many: true, openAt: -1 };
+      const fact: FactModel = {
+        factId: `f${++n}`,
+        src,
+        rel: rng.pick(MANY_RELS),
+        dst: rng.pick(entities),
+        validFrom,
+        validTo,
+        confidence: confidence(),
+        many: true,
+        openAt: -1,
+      };
       openAdd(fact);
       openMany.push(fact);
       noteValid(validFrom);

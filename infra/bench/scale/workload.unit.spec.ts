@@ -34,14 +34,22 @@ describe('scale benchmark workload', () => {
     for (const command of batches.flat()) ops.set(String(command['op']), (ops.get(String(command['op'])) ?? 0) + 1);
     expect(sample.versions).toBeGreaterThanOrEqual(2500);
     expect(sample.versions).toBeLessThanOrEqual(2501);
-    for (const op of ['DEFINE_RELATION', 'UPSERT_ENTITY', 'UPSERT_EDGE', 'RETRO_CORRECT', 'ARCHIVE_EDGE']) expect(ops.get(op) ?? 0).toBeGreaterThan(0);
+    for (const op of ['DEFINE_RELATION', 'UPSERT_ENTITY', 'UPSERT_EDGE', 'RETRO_CORRECT', 'ARCHIVE_EDGE'])
+      expect(ops.get(op) ?? 0).toBeGreaterThan(0);
     expect(sample.factIds.length).toBeGreaterThan(0);
     expect(sample.minValidMs).toBeLessThan(sample.maxValidMs);
   });
 });
 
 describe('sameFacts', () => {
-  const fact = { factId: 'f1', src: 'e1', rel: 'knows', validFrom: '2024-01-01T00:00:00.000Z', validTo: null, recordedFrom: '2024-02-01T00:00:00.000Z' };
+  const fact = {
+    factId: 'f1',
+    src: 'e1',
+    rel: 'knows',
+    validFrom: '2024-01-01T00:00:00.000Z',
+    validTo: null,
+    recordedFrom: '2024-02-01T00:00:00.000Z',
+  };
   it('ignores order and tells different versions apart', () => {
     const other = { ...fact, factId: 'f2' };
     expect(sameFacts([fact, other], [other, fact])).toBe(true);

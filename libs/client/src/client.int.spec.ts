@@ -6,7 +6,9 @@ import { MemoTraceClient, MemoTraceError } from './client';
 let svc: TestService;
 const token = 'mt_client-test';
 beforeAll(async () => {
-  svc = await startTestService({ apiKeys: parseApiKeys(JSON.stringify([{ id: 'client-agent', hash: hashApiKey(token), memories: ['c1', 'c2'], access: 'write' }])) });
+  svc = await startTestService({
+    apiKeys: parseApiKeys(JSON.stringify([{ id: 'client-agent', hash: hashApiKey(token), memories: ['c1', 'c2'], access: 'write' }])),
+  });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -15,8 +17,23 @@ afterAll(async () => {
 const story: WireCommandInput[] = [
   { op: 'UPSERT_ENTITY', commandId: 'e1', entityId: 'alice', name: 'Alice', recordedAt: '2024-05-06T09:00:00Z' },
   { op: 'UPSERT_ENTITY', commandId: 'e2', entityId: 'acme', name: 'Acme', recordedAt: '2024-05-06T09:00:00Z' },
-  { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', recordedAt: '2024-05-06T09:00:00Z' },
-  { op: 'UPSERT_EVENT', eventId: 'ev1', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00Z' }, recordedAt: '2024-05-06T09:00:00Z' },
+  {
+    op: 'UPSERT_EDGE',
+    factId: 'alice-acme',
+    src: 'alice',
+    rel: 'works_at',
+    dst: 'acme',
+    validFrom: '2024-05-06T00:00:00Z',
+    recordedAt: '2024-05-06T09:00:00Z',
+  },
+  {
+    op: 'UPSERT_EVENT',
+    eventId: 'ev1',
+    summary: 'Alice joined Acme',
+    includesFacts: ['alice-acme'],
+    timeSpan: { from: '2024-05-06T00:00:00Z' },
+    recordedAt: '2024-05-06T09:00:00Z',
+  },
 ];
 
 describe('MemoTraceClient', () => {
@@ -63,16 +80,33 @@ describe('MemoTraceClient', () => {
   });
 
   it('throws typed errors', async () => {
-    const error = await m().history('no-such-fact').catch((e: unknown) => e);
+    const error = await m()
+      .history('no-such-fact')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoTraceError);
     expect(error).toMatchObject({ status: 404, code: 'UNKNOWN_FACT' });
-    const invalid = await m().commands([{ op: 'NOPE' } as never]).catch((e: MemoTraceError) => e);
-    expect(invalid).toMatchObject({ status: 400, code: 'INVALID_REQUEST', details: [expect.objectContaining({ path: expect.stringMatching(/^commands\.0/) })] });
-    const forbidden = await new MemoTraceClient({ url: svc.url, apiKey: token }).memory('other').facts().catch((e: MemoTraceError) => e);
+    const invalid = await m()
+      .commands([{ op: 'NOPE' } as never])
+      .catch((e: MemoTraceError) => e);
+    expect(invalid).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      details: [expect.objectContaining({ path: expect.stringMatching(/^commands\.0/) })],
+    });
+    const forbidden = await new MemoTraceClient({ url: svc.url, apiKey: token })
+      .memory('other')
+      .facts()
+      .catch((e: MemoTraceError) => e);
     expect(forbidden).toMatchObject({ status: 403, code: 'FORBIDDEN' });
-    const unauthorized = await new MemoTraceClient({ url: svc.url, apiKey: 'wrong' }).memory('c1').facts().catch((e: MemoTraceError) => e);
+    const unauthorized = await new MemoTraceClient({ url: svc.url, apiKey: 'wrong' })
+      .memory('c1')
+      .facts()
+      .catch((e: MemoTraceError) => e);
     expect(unauthorized).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
-    const network = await new MemoTraceClient({ url: 'http://127.0.0.1:1', retries: 2, retryDelayMs: 1 }).memory('c1').facts().catch((e: MemoTraceError) => e);
+    const network = await new MemoTraceClient({ url: 'http://127.0.0.1:1', retries: 2, retryDelayMs: 1 })
+      .memory('c1')
+      .facts()
+      .catch((e: MemoTraceError) => e);
     expect(network).toMatchObject({ status: 0, code: 'NETWORK' });
   });
 });

@@ -69,7 +69,10 @@ export class MemoTraceClient {
    * all memories, `*`, with write access). `started` is false when one was already running.
    */
   async startRebuild(options: { to?: string } = {}): Promise<{ started: boolean; status: RebuildStatus }> {
-    const { status, body } = await this.once('POST', '/v1/admin/rebuild', { body: JSON.stringify(options.to === undefined ? {} : { to: options.to }), withStatus: true });
+    const { status, body } = await this.once('POST', '/v1/admin/rebuild', {
+      body: JSON.stringify(options.to === undefined ? {} : { to: options.to }),
+      withStatus: true,
+    });
     return { started: status === 202, status: body as RebuildStatus };
   }
 
@@ -102,8 +105,14 @@ export class MemoTraceClient {
     if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     let response: Response;
     try {
-      const body = init.onUploadProgress && init.body !== undefined ? countingStream(Buffer.from(init.body, 'utf8'), init.onUploadProgress) : init.body;
-      response = await this.fetchImpl(this.base + path, { method, headers, body, ...(typeof body === 'object' ? { duplex: 'half' } : {}) } as RequestInit);
+      const body =
+        init.onUploadProgress && init.body !== undefined ? countingStream(Buffer.from(init.body, 'utf8'), init.onUploadProgress) : init.body;
+      response = await this.fetchImpl(this.base + path, {
+        method,
+        headers,
+        body,
+        ...(typeof body === 'object' ? { duplex: 'half' } : {}),
+      } as RequestInit);
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message;
       throw new MemoTraceError(0, 'NETWORK', `cannot reach ${this.base}: ${cause ?? (error as Error).message}`);
@@ -166,7 +175,16 @@ export interface RebuildStatus {
   state: 'idle' | 'running' | 'done' | 'failed';
   to: string | null;
   startedAt: string | null;
-  progress: { schema: string; phase: string; done: number; total: number; applied: number; eventsPerSecond: number; etaSeconds: number | null; elapsedMs: number } | null;
+  progress: {
+    schema: string;
+    phase: string;
+    done: number;
+    total: number;
+    applied: number;
+    eventsPerSecond: number;
+    etaSeconds: number | null;
+    elapsedMs: number;
+  } | null;
   result: { schema: string; mode: 'switched' | 'snapshot'; position: number; applied: number; elapsedMs: number; eventsPerSecond: number } | null;
   error: string | null;
 }

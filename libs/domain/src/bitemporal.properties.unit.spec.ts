@@ -72,10 +72,33 @@ describe('bitemporal properties of random histories', () => {
         unchanged += b.results?.filter((r) => r.status === 'unchanged').length ?? 0;
       }
     }
-    for (const type of ['EntityRegistered', 'EntityAliasesAdded', 'EntitiesMerged', 'RelationDefined', 'FactAsserted', 'FactArchived', 'FactRetroCorrected', 'FactSuperseded', 'EventRecorded', 'EventsLinked', 'EpisodeRecorded', 'MentionRecorded']) {
+    for (const type of [
+      'EntityRegistered',
+      'EntityAliasesAdded',
+      'EntitiesMerged',
+      'RelationDefined',
+      'FactAsserted',
+      'FactArchived',
+      'FactRetroCorrected',
+      'FactSuperseded',
+      'EventRecorded',
+      'EventsLinked',
+      'EpisodeRecorded',
+      'MentionRecorded',
+    ]) {
       expect([type, (types.get(type) ?? 0) > 5]).toEqual([type, true]);
     }
-    for (const code of ['UNKNOWN_ENTITY', 'UNKNOWN_FACT', 'FACT_NOT_OPEN', 'FACT_CONFLICT', 'INVALID_INTERVAL', 'INVALID_REQUEST', 'RECORD_TIME_REGRESSION', 'MENTION_CONFLICT', 'UNKNOWN_EVENT']) {
+    for (const code of [
+      'UNKNOWN_ENTITY',
+      'UNKNOWN_FACT',
+      'FACT_NOT_OPEN',
+      'FACT_CONFLICT',
+      'INVALID_INTERVAL',
+      'INVALID_REQUEST',
+      'RECORD_TIME_REGRESSION',
+      'MENTION_CONFLICT',
+      'UNKNOWN_EVENT',
+    ]) {
       expect([code, (errors.get(code) ?? 0) > 3]).toEqual([code, true]);
     }
     expect(duplicates).toBeGreaterThan(10);
@@ -85,7 +108,9 @@ describe('bitemporal properties of random histories', () => {
   it('(a) a fact has at most one open version, and only its last version may be open', () => {
     const violations = (state: MemoryState): string[] =>
       allVersions(state).flatMap(([factId, versions]) =>
-        versions.flatMap((v, i) => (v.recordedTo === null && i !== versions.length - 1 ? [`${factId}: version ${i} of ${versions.length} is open`] : [])),
+        versions.flatMap((v, i) =>
+          v.recordedTo === null && i !== versions.length - 1 ? [`${factId}: version ${i} of ${versions.length} is open`] : [],
+        ),
       );
     fc.assert(
       fc.property(historyArb, (batches) => {
@@ -143,7 +168,8 @@ describe('bitemporal properties of random histories', () => {
         }
         for (const event of run.log) {
           if (event.type === 'FactAsserted' || event.type === 'FactRetroCorrected' || event.type === 'FactSuperseded') {
-            if (event.data.validTo !== null && !(event.data.validFrom < event.data.validTo)) found.push(`${event.type} ${JSON.stringify(event.data)}`);
+            if (event.data.validTo !== null && !(event.data.validFrom < event.data.validTo))
+              found.push(`${event.type} ${JSON.stringify(event.data)}`);
           }
         }
         expect(found).toEqual([]);
@@ -260,9 +286,13 @@ describe('bitemporal properties of random histories', () => {
           expect(results.filter((r) => r.status === 'duplicate')).toEqual([]);
           importedLog.push(...records);
         }
-        const differing = [...new Set([...recordTimesOf(run.log), ...RECORD_TIMES])].filter((r) => factsAnswers(fold(importedLog, r)) !== factsAnswers(fold(run.log, r)));
+        const differing = [...new Set([...recordTimesOf(run.log), ...RECORD_TIMES])].filter(
+          (r) => factsAnswers(fold(importedLog, r)) !== factsAnswers(fold(run.log, r)),
+        );
         expect(differing).toEqual([]);
-        expect(canon(importedLog.map(({ type, data, meta }) => ({ type, data, meta })))).toBe(canon(run.log.map(({ type, data, meta }) => ({ type, data, meta }))));
+        expect(canon(importedLog.map(({ type, data, meta }) => ({ type, data, meta })))).toBe(
+          canon(run.log.map(({ type, data, meta }) => ({ type, data, meta }))),
+        );
         expect(JSON.stringify(commandsOfLog(importedLog))).toBe(JSON.stringify(commands));
       }),
       RUNS,

@@ -115,7 +115,8 @@ export interface MentionAdded {
   occurredAt: Instant | null;
 }
 
-export type Change = VersionOpened | VersionClosed | ValidityCorrected | EntityAdded | EntityLabelled | MergeRecorded | RelationDeclared | LinkRecorded | MentionAdded;
+export type Change =
+  VersionOpened | VersionClosed | ValidityCorrected | EntityAdded | EntityLabelled | MergeRecorded | RelationDeclared | LinkRecorded | MentionAdded;
 
 export type ChangeType = Change['change'];
 

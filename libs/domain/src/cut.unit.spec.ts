@@ -209,7 +209,19 @@ describe('compareChanges', () => {
   const opened = (validFrom: string, recordedTo: string | null): ChangeView => ({
     change: 'opened',
     at: T,
-    version: { factId: 'f', src: 'a', rel: 'r', dst: 'b', validFrom, validTo: null, recordedFrom: T, recordedTo, confidence: null, evidence: [], source: null },
+    version: {
+      factId: 'f',
+      src: 'a',
+      rel: 'r',
+      dst: 'b',
+      validFrom,
+      validTo: null,
+      recordedFrom: T,
+      recordedTo,
+      confidence: null,
+      evidence: [],
+      source: null,
+    },
   });
 
   it('orders versions opened at one record time totally, whatever the input order: the one replaced within the instant first', () => {

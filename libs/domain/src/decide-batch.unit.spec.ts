@@ -48,13 +48,17 @@ describe('decideBatch', () => {
         relation('works_at', 'one', at('MON')),
         edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('MON'), recordedAt: at('MON') }),
       ]);
-      const original = s.when(edge('alice', 'works_at', 'beta', { commandId: 'k-beta', factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }));
+      const original = s.when(
+        edge('alice', 'works_at', 'beta', { commandId: 'k-beta', factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }),
+      );
       expect(original.results[0]!.ids).toEqual({ factId: 'f-beta', supersededFactIds: ['f-acme'] });
 
       const replayed = fold(s.log);
       const { records, results } = decideBatch(MEMORY, replayed, [{ op: 'ARCHIVE_EDGE', factId: 'f-beta', commandId: 'k-beta' }], at('SUN'));
       expect(records).toEqual([]);
-      expect(results).toEqual([{ commandId: 'k-beta', status: 'duplicate', recordedAt: at('THU'), ids: { factId: 'f-beta', supersededFactIds: ['f-acme'] } }]);
+      expect(results).toEqual([
+        { commandId: 'k-beta', status: 'duplicate', recordedAt: at('THU'), ids: { factId: 'f-beta', supersededFactIds: ['f-acme'] } },
+      ]);
     });
 
     it('a duplicate in a batch with a failing command is rejected with the batch', () => {
@@ -91,7 +95,11 @@ describe('decideBatch', () => {
 
     it('rejects a recordedAt earlier than the latest (even by one ms) with 409 RECORD_TIME_REGRESSION naming the command index', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('TUE') })]);
-      const error = s.rejects([entity('bob', 'Bob', { recordedAt: at('TUE') }), entity('carol', 'Carol', { recordedAt: at('WED') }), entity('dave', 'Dave', { recordedAt: at('TUE', '23:59') })]);
+      const error = s.rejects([
+        entity('bob', 'Bob', { recordedAt: at('TUE') }),
+        entity('carol', 'Carol', { recordedAt: at('WED') }),
+        entity('dave', 'Dave', { recordedAt: at('TUE', '23:59') }),
+      ]);
       expect(error).toBeInstanceOf(DomainError);
       expect(error).toMatchObject({ code: 'RECORD_TIME_REGRESSION' });
       expect(error.message).toMatch(/^commands\[2\]: /);
@@ -107,7 +115,10 @@ describe('decideBatch', () => {
 
     it('the latest accepted recordedAt from an earlier batch counts', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('WED') })]);
-      expect(s.rejects(entity('bob', 'Bob', { recordedAt: '2024-05-07T23:59:59.999Z' }))).toMatchObject({ code: 'RECORD_TIME_REGRESSION', details: { commandIndex: 0 } });
+      expect(s.rejects(entity('bob', 'Bob', { recordedAt: '2024-05-07T23:59:59.999Z' }))).toMatchObject({
+        code: 'RECORD_TIME_REGRESSION',
+        details: { commandIndex: 0 },
+      });
     });
   });
 
@@ -145,7 +156,15 @@ describe('decideBatch', () => {
 
     it('stamps every event with its command meta', () => {
       const state = initialState();
-      const { records } = decideBatch(MEMORY, state, [{ op: 'UPSERT_ENTITY', entityId: 'a', name: 'A', commandId: 'c1', actor: 'agent', reason: 'why' }, { op: 'UPSERT_ENTITY', entityId: 'b', name: 'B', commandId: 'c2' }], at('MON'));
+      const { records } = decideBatch(
+        MEMORY,
+        state,
+        [
+          { op: 'UPSERT_ENTITY', entityId: 'a', name: 'A', commandId: 'c1', actor: 'agent', reason: 'why' },
+          { op: 'UPSERT_ENTITY', entityId: 'b', name: 'B', commandId: 'c2' },
+        ],
+        at('MON'),
+      );
       expect(records.map((e) => e.meta)).toEqual([
         { commandId: 'c1', recordedAt: at('MON'), actor: 'agent', reason: 'why' },
         { commandId: 'c2', recordedAt: at('MON'), actor: null, reason: null },
@@ -163,8 +182,21 @@ describe('decideBatch', () => {
   describe('unchanged commands write no version, and the log remembers them', () => {
     it('records the command as it resolved (default ids filled in), op first and the other keys sorted', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
-      const { records } = s.when({ op: 'UPSERT_ENTITY', name: 'Alice', types: [], entityId: 'alice', commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1' });
-      expect(bare(records)).toEqual([{ type: 'CommandUnchanged', data: { command: { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', types: [] }, ids: { entityId: 'alice' } } }]);
+      const { records } = s.when({
+        op: 'UPSERT_ENTITY',
+        name: 'Alice',
+        types: [],
+        entityId: 'alice',
+        commandId: 'k-same',
+        recordedAt: at('TUE'),
+        actor: 'agent-1',
+      });
+      expect(bare(records)).toEqual([
+        {
+          type: 'CommandUnchanged',
+          data: { command: { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', types: [] }, ids: { entityId: 'alice' } },
+        },
+      ]);
       expect(Object.keys((bare(records)[0]!.data as { command: object }).command)).toEqual(['op', 'entityId', 'name', 'types']);
       expect(records[0]!.meta).toEqual({ commandId: 'k-same', recordedAt: at('TUE'), actor: 'agent-1', reason: null });
     });
@@ -177,12 +209,18 @@ describe('decideBatch', () => {
       expect(resent.records).toEqual([]);
       expect(resent.results[0]).toEqual({ commandId: 'k-same', status: 'duplicate', recordedAt: at('TUE'), ids: { entityId: 'alice' } });
       // and after a restart (the state folded from the log)
-      expect(decideBatch(MEMORY, fold(s.log), [entity('alice', 'Alice', { commandId: 'k-same' }) as Command], at('SUN')).results[0]).toMatchObject({ status: 'duplicate', recordedAt: at('TUE') });
+      expect(decideBatch(MEMORY, fold(s.log), [entity('alice', 'Alice', { commandId: 'k-same' }) as Command], at('SUN')).results[0]).toMatchObject({
+        status: 'duplicate',
+        recordedAt: at('TUE'),
+      });
     });
 
     it('a commandId first used by an unchanged command in a batch is a duplicate when repeated in it', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
-      const { records, results } = s.when([entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }), entity('bob', 'Bob', { commandId: 'k-same', recordedAt: at('TUE') })]);
+      const { records, results } = s.when([
+        entity('alice', 'Alice', { commandId: 'k-same', recordedAt: at('TUE') }),
+        entity('bob', 'Bob', { commandId: 'k-same', recordedAt: at('TUE') }),
+      ]);
       expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']);
       expect(results.map((r) => r.status)).toEqual(['unchanged', 'duplicate']);
     });
@@ -196,7 +234,9 @@ describe('decideBatch', () => {
 
     it('within a batch, a recordedAt earlier than an unchanged command is RECORD_TIME_REGRESSION', () => {
       const s = given([entity('alice', 'Alice', { recordedAt: at('MON') })]);
-      expect(s.rejects([entity('alice', 'Alice', { recordedAt: at('FRI') }), entity('bob', 'Bob', { recordedAt: at('WED') })])).toMatchObject({ code: 'RECORD_TIME_REGRESSION' });
+      expect(s.rejects([entity('alice', 'Alice', { recordedAt: at('FRI') }), entity('bob', 'Bob', { recordedAt: at('WED') })])).toMatchObject({
+        code: 'RECORD_TIME_REGRESSION',
+      });
       expect(s.when(entity('bob', 'Bob', { recordedAt: at('WED') })).results[0]).toMatchObject({ status: 'applied', recordedAt: at('WED') });
     });
   });

@@ -12,7 +12,15 @@ import type { ValidAt } from './views';
 /** A history touching every op, with merges, supersession, unchanged, duplicate and rejected commands. */
 function richHistory() {
   const s = given([
-    { op: 'UPSERT_ENTITY', name: 'Alice Smith', aliases: ['Ally'], types: ['person'], recordedAt: at('MON', '09:00'), actor: 'agent-1', reason: 'intro' },
+    {
+      op: 'UPSERT_ENTITY',
+      name: 'Alice Smith',
+      aliases: ['Ally'],
+      types: ['person'],
+      recordedAt: at('MON', '09:00'),
+      actor: 'agent-1',
+      reason: 'intro',
+    },
     entity('acme', 'Acme', { types: ['org'], recordedAt: at('MON', '09:00') }),
     entity('beta', 'Beta', { recordedAt: at('MON', '09:00') }),
     entity('al', 'Al', { recordedAt: at('MON', '09:00') }),
@@ -23,21 +31,52 @@ function richHistory() {
   s.when([
     mention('dialog-1', 'I started at Acme on Monday', { speaker: 'user', occurredAt: at('MON', '08:00'), recordedAt: at('MON', '10:00') }),
     mention('dialog-1', 'cool', { mentionId: 'm-cool', recordedAt: at('MON', '10:00') }),
-    edge(alice, 'works_at', 'acme', { validFrom: at('MON'), confidence: 0.9, evidence: ['m-cool'], source: 'dialog', recordedAt: at('MON', '10:00') }),
+    edge(alice, 'works_at', 'acme', {
+      validFrom: at('MON'),
+      confidence: 0.9,
+      evidence: ['m-cool'],
+      source: 'dialog',
+      recordedAt: at('MON', '10:00'),
+    }),
     edge('al', 'likes', 'beta', { factId: 'f-likes', validFrom: at('MON'), recordedAt: at('MON', '10:00') }),
-    edge(alice, 'age', { literal: 30, datatype: 'number' }, { factId: 'f-age', validFrom: at('MON'), validTo: at('SUN'), recordedAt: at('MON', '10:00') }),
+    edge(
+      alice,
+      'age',
+      { literal: 30, datatype: 'number' },
+      { factId: 'f-age', validFrom: at('MON'), validTo: at('SUN'), recordedAt: at('MON', '10:00') },
+    ),
     edge(alice, 'nick', { literal: true, datatype: 'boolean' }, { factId: 'f-bool', recordedAt: at('MON', '10:00') }),
   ]);
   const acmeFact = [...s.state.facts.keys()].find((id) => id.startsWith('fact_'))!;
   s.when([
-    { op: 'UPSERT_EVENT', eventId: 'ev-join', summary: 'Alice joined Acme', participants: [{ entityId: alice, role: 'employee' }], includesFacts: [acmeFact], timeSpan: { from: at('MON') }, recordedAt: at('TUE', '09:00') },
-    { op: 'UPSERT_EVENT', summary: 'Al likes Beta', includesFacts: ['f-likes'], timeSpan: { from: at('MON'), to: at('WED') }, recordedAt: at('TUE', '09:00') },
+    {
+      op: 'UPSERT_EVENT',
+      eventId: 'ev-join',
+      summary: 'Alice joined Acme',
+      participants: [{ entityId: alice, role: 'employee' }],
+      includesFacts: [acmeFact],
+      timeSpan: { from: at('MON') },
+      recordedAt: at('TUE', '09:00'),
+    },
+    {
+      op: 'UPSERT_EVENT',
+      summary: 'Al likes Beta',
+      includesFacts: ['f-likes'],
+      timeSpan: { from: at('MON'), to: at('WED') },
+      recordedAt: at('TUE', '09:00'),
+    },
   ]);
   const likesEvent = [...s.state.events.keys()].find((id) => id.startsWith('evt_'))!;
   s.when([
     { op: 'LINK', kind: 'temporal', from: 'ev-join', to: likesEvent, qualifier: 'before', recordedAt: at('TUE', '10:00') },
     { op: 'LINK', kind: 'related_to', from: likesEvent, to: 'ev-join', recordedAt: at('TUE', '10:00') },
-    { op: 'UPSERT_EPISODE', title: 'Week 19', window: { from: at('MON'), to: at('SUN') }, events: ['ev-join', likesEvent], recordedAt: at('TUE', '10:00') },
+    {
+      op: 'UPSERT_EPISODE',
+      title: 'Week 19',
+      window: { from: at('MON'), to: at('SUN') },
+      events: ['ev-join', likesEvent],
+      recordedAt: at('TUE', '10:00'),
+    },
     // unchanged: exported (an accepted command), replayed as unchanged
     entity('acme', 'Acme', { types: ['org'], recordedAt: at('TUE', '10:00') }),
   ]);
@@ -45,7 +84,15 @@ function richHistory() {
   // rejected batch: leaves nothing
   s.rejects([edge(alice, 'works_at', 'beta', { validFrom: at('WED'), recordedAt: at('WED', '10:00') }), archive('nope', at('WED', '10:00'))]);
   // the supersession (Acme → Beta from Wednesday), learned on Thursday
-  s.when(edge('al', 'works_at', 'beta', { commandId: 'k-beta', validFrom: at('WED'), actor: 'agent-2', reason: 'user said so', recordedAt: at('THU', '09:00') }));
+  s.when(
+    edge('al', 'works_at', 'beta', {
+      commandId: 'k-beta',
+      validFrom: at('WED'),
+      actor: 'agent-2',
+      reason: 'user said so',
+      recordedAt: at('THU', '09:00'),
+    }),
+  );
   s.when(edge('al', 'works_at', 'beta', { commandId: 'k-beta', validFrom: at('WED'), recordedAt: at('THU', '09:00') })); // duplicate
   s.when([retro('f-age', { validTo: null, recordedAt: at('THU', '10:00') }), archive('f-likes', at('THU', '10:00'))]);
   s.when(edge('al', 'likes', 'beta', { factId: 'f-likes', confidence: 0.2, recordedAt: at('FRI', '09:00') }));
@@ -115,7 +162,9 @@ describe('commandsOfLog (export)', () => {
     });
     // the supersession is derived again on import: exported as the one UPSERT_EDGE only
     const beta = commands.filter((c) => c.commandId === 'k-beta');
-    expect(beta).toEqual([expect.objectContaining({ op: 'UPSERT_EDGE', src: alice, dst: 'beta', validFrom: at('WED'), actor: 'agent-2', reason: 'user said so' })]);
+    expect(beta).toEqual([
+      expect.objectContaining({ op: 'UPSERT_EDGE', src: alice, dst: 'beta', validFrom: at('WED'), actor: 'agent-2', reason: 'user said so' }),
+    ]);
     expect(commands.some((c) => c.op === 'RETRO_CORRECT' && c.factId === acmeFact)).toBe(false);
     // every op of the history is there
     expect([...new Set(commands.map((c) => c.op))].sort()).toEqual([
@@ -161,7 +210,12 @@ describe('commandsOfLog (export)', () => {
   it('idempotency survives the import: the original commandIds are duplicates there', () => {
     const { s } = richHistory();
     const imported = replay('another-memory', commandsOfLog(s.log), 1000);
-    const { records, results } = decideBatch('another-memory', imported.state, [{ op: 'MERGE_ENTITY', srcId: 'acme', dstId: 'beta', commandId: 'k-beta' }], at('SUN'));
+    const { records, results } = decideBatch(
+      'another-memory',
+      imported.state,
+      [{ op: 'MERGE_ENTITY', srcId: 'acme', dstId: 'beta', commandId: 'k-beta' }],
+      at('SUN'),
+    );
     expect(records).toEqual([]);
     expect(results[0]).toMatchObject({ status: 'duplicate', recordedAt: at('THU', '09:00'), ids: { supersededFactIds: [expect.any(String)] } });
   });

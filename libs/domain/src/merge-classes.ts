@@ -58,7 +58,7 @@ export class MergeClasses {
     const representative = this.find(id);
     const last = this.tailOf(representative);
     const members = [this.rootOf(representative)];
-    for (let member = members[0]!; member !== last; ) {
+    for (let member = members[0]!; member !== last;) {
       member = this.next.get(member)!;
       members.push(member);
     }

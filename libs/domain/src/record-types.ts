@@ -38,7 +38,13 @@ const RECORD_TYPES: RecordTypes = {
   EntityAliasesAdded: {
     changes: ({ entityId, aliases, types }) => [{ change: 'labels', entityId, aliases, types }],
     ids: ({ entityId }) => ({ entityId }),
-    command: ({ entityId, aliases, types }, state) => ({ op: 'UPSERT_ENTITY', entityId, name: state.entities.get(entityId)?.name ?? entityId, aliases, types }),
+    command: ({ entityId, aliases, types }, state) => ({
+      op: 'UPSERT_ENTITY',
+      entityId,
+      name: state.entities.get(entityId)?.name ?? entityId,
+      aliases,
+      types,
+    }),
   },
   EntitiesMerged: {
     changes: ({ srcId, dstId, srcRoot, dstRoot }) => [{ change: 'merge', srcId, dstId, srcRoot, dstRoot }],
@@ -92,7 +98,14 @@ const RECORD_TYPES: RecordTypes = {
       { change: 'opened', kind: 'event', id: eventId, content: { summary, participants, includesFacts, timeSpan } },
     ],
     ids: ({ eventId }) => ({ eventId }),
-    command: ({ eventId, summary, participants, includesFacts, timeSpan }) => ({ op: 'UPSERT_EVENT', eventId, summary, participants, includesFacts, timeSpan }),
+    command: ({ eventId, summary, participants, includesFacts, timeSpan }) => ({
+      op: 'UPSERT_EVENT',
+      eventId,
+      summary,
+      participants,
+      includesFacts,
+      timeSpan,
+    }),
   },
   EventsLinked: {
     changes: ({ kind, from, to, qualifier }) => [{ change: 'link', kind, from, to, qualifier }],
@@ -146,6 +159,7 @@ export function commandBodyOf(record: LogRecord, state: MemoryState): CommandBod
 /** Fact ids a record touches: the key of the per-fact audit stream. */
 export function factIdsOf(record: LogRecord): string[] {
   const ids: string[] = [];
-  for (const change of changesOf(record)) if ((change.change === 'opened' || change.change === 'closed' || change.change === 'corrected') && change.kind === 'fact') ids.push(change.id);
+  for (const change of changesOf(record))
+    if ((change.change === 'opened' || change.change === 'closed' || change.change === 'corrected') && change.kind === 'fact') ids.push(change.id);
   return ids;
 }

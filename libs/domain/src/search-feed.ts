@@ -14,7 +14,9 @@ interface Numbered {
 }
 
 /** `src` and `dst` as stored on the fact (not resolved through merges). */
-export type FactVersionRow = Numbered & Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'> & Pick<FactVersion, 'validFrom' | 'validTo' | 'recordedFrom' | 'recordedTo' | 'evidence'>;
+export type FactVersionRow = Numbered &
+  Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'> &
+  Pick<FactVersion, 'validFrom' | 'validTo' | 'recordedFrom' | 'recordedTo' | 'evidence'>;
 
 export type EventVersionRow = Numbered & EventVersion;
 

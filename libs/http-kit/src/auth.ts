@@ -91,9 +91,7 @@ export function isLoopbackHost(host: string): boolean {
 export function checkBindSafety(host: string, keys: readonly ApiKey[]): string {
   if (keys.length > 0) return `access control on: ${keys.length} API key(s) configured`;
   if (!isLoopbackHost(host)) {
-    throw new Error(
-      `refusing to listen on ${host} without API keys: set MEMOTRACE_API_KEYS_FILE or MEMOTRACE_API_KEYS, or HOST=127.0.0.1`,
-    );
+    throw new Error(`refusing to listen on ${host} without API keys: set MEMOTRACE_API_KEYS_FILE or MEMOTRACE_API_KEYS, or HOST=127.0.0.1`);
   }
   return `no API keys configured: running UNAUTHENTICATED, listening on loopback (${host}) only`;
 }

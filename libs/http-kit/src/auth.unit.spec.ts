@@ -48,7 +48,9 @@ describe('access control', () => {
     expect(loadApiKeys({ MEMOTRACE_API_KEYS: JSON.stringify(keys) })).toEqual(keys);
     expect(loadApiKeys({})).toEqual([]);
     expect(() => loadApiKeys({ MEMOTRACE_API_KEYS: '{' })).toThrow(/not valid JSON/);
-    expect(() => loadApiKeys({ MEMOTRACE_API_KEYS: JSON.stringify([{ id: 'x', hash: 'plain', memories: ['*'], access: 'read' }]) })).toThrow(/sha256/);
+    expect(() => loadApiKeys({ MEMOTRACE_API_KEYS: JSON.stringify([{ id: 'x', hash: 'plain', memories: ['*'], access: 'read' }]) })).toThrow(
+      /sha256/,
+    );
     expect(() => loadApiKeys({ MEMOTRACE_API_KEYS: JSON.stringify([keys[0], keys[0]]) })).toThrow(/duplicate/);
     expect(() => loadApiKeys({ MEMOTRACE_API_KEYS_FILE: join(dir, 'missing.json') })).toThrow(/cannot read/);
   });

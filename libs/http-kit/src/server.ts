@@ -112,7 +112,10 @@ function answerMalformedHttp(error: Error & { code?: string }, socket: Duplex): 
         ? [400, 'Bad Request', 'request line or headers are too large'] // bad input is 400 (SPEC §4), not HTTP's 431
         : [400, 'Bad Request', 'malformed HTTP request'];
   const body = JSON.stringify(invalidBody(message).body());
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
   socket.destroy(error);
 }
 

@@ -128,7 +128,9 @@ async function ensureReachableByPostgres(dataDir: string, initialised: boolean):
   if (!ids) return; // the package creates the user during initialise()
   for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
     if (!(await canTraverse(dir, ids))) {
-      throw new Error(`embedded postgres: ${dir} is not traversable by the '${SYSTEM_USER}' user; use a data dir under a world-readable directory (chmod o+x)`);
+      throw new Error(
+        `embedded postgres: ${dir} is not traversable by the '${SYSTEM_USER}' user; use a data dir under a world-readable directory (chmod o+x)`,
+      );
     }
     if (dir === path.dirname(dir)) break;
   }

@@ -26,7 +26,10 @@ const PLAIN_TEXT_ARRAY = /^\{[^",\\{}\s]+(?:,[^",\\{}\s]+)*\}$/;
 const parseTextArray = (value: string): unknown => {
   if (value === '{}') return [];
   if (!PLAIN_TEXT_ARRAY.test(value)) return defaultTextArray(value);
-  return value.slice(1, -1).split(',').map((element) => (element === 'NULL' ? null : element));
+  return value
+    .slice(1, -1)
+    .split(',')
+    .map((element) => (element === 'NULL' ? null : element));
 };
 
 /**

@@ -98,7 +98,11 @@ class RunningProjector implements Projector {
     this.pool = options.pool;
     this.partition = options.partition ?? WHOLE_LOG;
     assertPartition(this.partition);
-    this.projections = options.projections.map((projection) => ({ projection, types: new Set(projection.handles), checkpoint: checkpointName(projection.name, this.partition) }));
+    this.projections = options.projections.map((projection) => ({
+      projection,
+      types: new Set(projection.handles),
+      checkpoint: checkpointName(projection.name, this.partition),
+    }));
     this.names = this.projections.map((p) => p.checkpoint);
     this.batchSize = Math.max(1, options.batchSize ?? 500);
     this.idleMs = options.idleMs ?? 5;
@@ -109,8 +113,14 @@ class RunningProjector implements Projector {
   }
 
   async start(): Promise<void> {
-    await initialiseLayout(this.pool, this.projections.map((p) => p.projection.name), this.partition.count);
-    const { rows } = await this.pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = ANY($1)', [this.names]);
+    await initialiseLayout(
+      this.pool,
+      this.projections.map((p) => p.projection.name),
+      this.partition.count,
+    );
+    const { rows } = await this.pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = ANY($1)', [
+      this.names,
+    ]);
     // A projection added later starts behind the others: replay from the lowest checkpoint (commit skips what each has).
     this.committed = Math.min(...rows.map((row) => Number(row.position)));
     this.lastQueued = this.committed;
@@ -242,7 +252,9 @@ class RunningProjector implements Projector {
   private async commit(batch: readonly StoredRecord[]): Promise<void> {
     const last = batch[batch.length - 1]!.position;
     const { index, count } = this.partition;
-    const records = batch.map(projectedRecordOf).filter((r): r is ProjectedRecord => r !== null && (count === 1 || partitionOf(r.memoryId, count) === index));
+    const records = batch
+      .map(projectedRecordOf)
+      .filter((r): r is ProjectedRecord => r !== null && (count === 1 || partitionOf(r.memoryId, count) === index));
     const each = this.projections.map((p) => ({ ...p, records: recordsFor(records, p.types) }));
     for (const { projection, records: mine } of each) {
       if (projection.prepare && mine.length > 0) await projection.prepare(mine, this.pool);
@@ -252,7 +264,8 @@ class RunningProjector implements Projector {
       for (const { projection, checkpoint, records: mine } of each) {
         const from = checkpoints.get(checkpoint);
         // Gone: another layout took over (see initialiseLayout); applying from 0 would double-apply.
-        if (from === undefined) throw new Error(`checkpoint ${checkpoint} no longer exists: the projector partition layout changed; restart this projector`);
+        if (from === undefined)
+          throw new Error(`checkpoint ${checkpoint} no longer exists: the projector partition layout changed; restart this projector`);
         const unseen = mine.filter((r) => r.position > from);
         if (unseen.length > 0) await projection.handle(unseen, client);
       }
@@ -321,7 +334,10 @@ async function initialiseLayout(pool: Pool, projections: readonly string[], coun
       }
       const start = positions.size === 1 ? [...positions][0]! : 0;
       if (others.length > 0) await client.query('DELETE FROM rm_checkpoints WHERE projection = ANY($1)', [others.map((r) => r.projection)]);
-      await client.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), $2 ON CONFLICT (projection) DO NOTHING', [mine, start]);
+      await client.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), $2 ON CONFLICT (projection) DO NOTHING', [
+        mine,
+        start,
+      ]);
     }
   });
 }

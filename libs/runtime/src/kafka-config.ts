@@ -26,7 +26,15 @@ const topicName = z.string().regex(/^[a-zA-Z0-9._-]{1,249}$/, 'must be a Kafka t
 const hostPort = z.string().regex(/^[^\s:,]+:\d{1,5}$/, 'must be host:port');
 
 const kafkaEnv = z.object({
-  KAFKA_BROKERS: z.string().transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b !== '')).pipe(z.array(hostPort).min(1)),
+  KAFKA_BROKERS: z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter((b) => b !== ''),
+    )
+    .pipe(z.array(hostPort).min(1)),
   KAFKA_CLIENT_ID: z.string().min(1).default('memotrace'),
   KAFKA_GROUP_ID: z.string().min(1).default('memotrace-commands'),
   KAFKA_COMMANDS_TOPIC: topicName.default('memotrace.commands'),

@@ -13,7 +13,12 @@ describe('Kafka settings (KAFKA_* environment)', () => {
       brokers: ['localhost:9092'],
       clientId: 'memotrace',
       groupId: 'memotrace-commands',
-      topics: { commands: 'memotrace.commands', results: 'memotrace.command-results', deadLetter: 'memotrace.commands.dlq', events: 'memotrace.events' },
+      topics: {
+        commands: 'memotrace.commands',
+        results: 'memotrace.command-results',
+        deadLetter: 'memotrace.commands.dlq',
+        events: 'memotrace.events',
+      },
       partitions: 6,
     });
   });

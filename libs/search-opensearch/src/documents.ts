@@ -64,7 +64,9 @@ export const DEFAULT_ITEM_INDEX = 'memotrace-items';
  * dimensions) never share a `knn_vector` field and changing the model re-projects into a new index.
  */
 export function itemIndexFor(model: string | undefined, defaultModel: string): string {
-  return model === undefined || model === defaultModel ? DEFAULT_ITEM_INDEX : `${DEFAULT_ITEM_INDEX}-${model.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`;
+  return model === undefined || model === defaultModel
+    ? DEFAULT_ITEM_INDEX
+    : `${DEFAULT_ITEM_INDEX}-${model.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`;
 }
 
 /** BM25 with the embedded backend's parameters (services/query/src/search/bm25.ts: b 0.3 suits short dialog turns). */

@@ -5,7 +5,15 @@ import { describeWithOpenSearch, freshIndex, hashedEmbedding } from './testing/o
 
 const T = (n: number) => new Date(Date.UTC(2024, 4, 1) + n * 3_600_000).toISOString();
 
-function doc(memoryId: string, id: string, text: string, recordedFrom: number, recordedTo: number | null = null, valid: [number, number | null] | null = null, kind: SearchDoc['kind'] = 'fact'): SearchDoc {
+function doc(
+  memoryId: string,
+  id: string,
+  text: string,
+  recordedFrom: number,
+  recordedTo: number | null = null,
+  valid: [number, number | null] | null = null,
+  kind: SearchDoc['kind'] = 'fact',
+): SearchDoc {
   const from = T(recordedFrom);
   const to = recordedTo === null ? null : T(recordedTo);
   return {
@@ -39,7 +47,11 @@ describeWithOpenSearch('OpenSearchItemIndex against a real node', (url) => {
     await index.ensureIndex();
     const { body } = await index.client.indices.getMapping({ index: index.index });
     const properties = (Object.values(body)[0] as { mappings: { properties: Record<string, Record<string, unknown>> } }).mappings.properties;
-    expect(properties['vector']).toMatchObject({ type: 'knn_vector', dimension: 512, method: { engine: 'lucene', space_type: 'cosinesimil', name: 'hnsw' } });
+    expect(properties['vector']).toMatchObject({
+      type: 'knn_vector',
+      dimension: 512,
+      method: { engine: 'lucene', space_type: 'cosinesimil', name: 'hnsw' },
+    });
     expect(properties['recorded']!['type']).toBe('date_range');
     expect(properties['valid']!['type']).toBe('date_range');
   });
@@ -124,14 +136,22 @@ describeWithOpenSearch('OpenSearchItemIndex against a real node', (url) => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.option(fc.integer({ min: 1, max: 10 }), { nil: null })), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.option(fc.integer({ min: 1, max: 10 }), { nil: null })), {
+          minLength: 1,
+          maxLength: 12,
+        }),
         fc.integer({ min: 0, max: 42 }),
         async (items, cutHour) => {
           const m = `leak-${run++}`;
-          const docs = items.map(([from, length], i) => doc(m, `i${i}`, `note about apples number ${i}`, from, length === null ? null : from + length));
+          const docs = items.map(([from, length], i) =>
+            doc(m, `i${i}`, `note about apples number ${i}`, from, length === null ? null : from + length),
+          );
           await index.upsert(docs);
           const cut = { validAt: '*' as const, recordedAt: T(cutHour) };
-          const expected = docs.filter((d) => d.recordedFrom <= cut.recordedAt && (d.recordedTo === null || cut.recordedAt < d.recordedTo)).map((d) => d.itemId).sort();
+          const expected = docs
+            .filter((d) => d.recordedFrom <= cut.recordedAt && (d.recordedTo === null || cut.recordedAt < d.recordedTo))
+            .map((d) => d.itemId)
+            .sort();
           expect(ids(await index.bm25(m, 'apples', cut, 50)).sort()).toEqual(expected);
           expect(ids(await index.knn(m, hashedEmbedding('note about apples'), cut, 50)).sort()).toEqual(expected);
         },
@@ -156,7 +176,19 @@ describeWithOpenSearch('an OpenSearch index for another vector space', (url) => 
     await index.ensureIndex(384); // idempotent
     expect(await index.vectorDimension()).toBe(384);
     const at = T(0);
-    const item = (id: string, text: string): SearchDoc => ({ memoryId: 'm', itemKey: `mention:${id}`, kind: 'mention', itemId: id, text, vector: hashedEmbedding(text, 384), recorded: [{ from: at, to: null }], valid: null, recordedFrom: at, recordedTo: null, position: 1 });
+    const item = (id: string, text: string): SearchDoc => ({
+      memoryId: 'm',
+      itemKey: `mention:${id}`,
+      kind: 'mention',
+      itemId: id,
+      text,
+      vector: hashedEmbedding(text, 384),
+      recorded: [{ from: at, to: null }],
+      valid: null,
+      recordedFrom: at,
+      recordedTo: null,
+      position: 1,
+    });
     await index.upsert([item('hike', 'hiking in the Alps'), item('city', 'a flat in Berlin')]);
     const hits = await index.knn('m', hashedEmbedding('Alps hiking', 384), { validAt: '*', recordedAt: T(5) }, 2);
     expect(hits.map((h) => h.itemId)).toEqual(['hike', 'city']);

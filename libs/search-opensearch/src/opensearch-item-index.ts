@@ -2,7 +2,17 @@ import { createHash } from 'node:crypto';
 import type { Instant } from '@memotrace/domain';
 import { Client } from '@opensearch-project/opensearch';
 import { cutFilter } from './cut-filter';
-import { DEFAULT_ITEM_INDEX, ITEM_SIMILARITY, VECTOR_DIMENSION, type IndexedKind, type ScoredItem, type SearchCut, type SearchDoc, type SearchableKind, itemMappings } from './documents';
+import {
+  DEFAULT_ITEM_INDEX,
+  ITEM_SIMILARITY,
+  VECTOR_DIMENSION,
+  type IndexedKind,
+  type ScoredItem,
+  type SearchCut,
+  type SearchDoc,
+  type SearchableKind,
+  itemMappings,
+} from './documents';
 import { type Interval } from './intervals';
 
 export interface OpenSearchItemIndexOptions {
@@ -39,14 +49,24 @@ export class OpenSearchItemIndex {
     const exists = await this.client.indices.exists({ index: this.index });
     if (exists.body === true) {
       const held = await this.vectorDimension();
-      if (held !== undefined && held !== dimension) throw new Error(`OpenSearch index ${this.index} holds ${held}-d vectors, the embedding model gives ${dimension}-d: drop it or name another index`);
+      if (held !== undefined && held !== dimension)
+        throw new Error(
+          `OpenSearch index ${this.index} holds ${held}-d vectors, the embedding model gives ${dimension}-d: drop it or name another index`,
+        );
       return;
     }
     try {
       await this.client.indices.create({
         index: this.index,
         body: {
-          settings: { index: { knn: true, number_of_shards: this.shards, number_of_replicas: 0, similarity: ITEM_SIMILARITY as unknown as Record<string, never> } },
+          settings: {
+            index: {
+              knn: true,
+              number_of_shards: this.shards,
+              number_of_replicas: 0,
+              similarity: ITEM_SIMILARITY as unknown as Record<string, never>,
+            },
+          },
           mappings: itemMappings(dimension) as unknown as Record<string, never>,
         },
       });
@@ -100,7 +120,10 @@ export class OpenSearchItemIndex {
   }
 
   /** Every doc of the memory matching the term filters (the projection's working set). */
-  async find(memoryId: string, where: { kind: IndexedKind; field: 'itemId' | 'includesFacts' | 'events'; values: readonly string[] }): Promise<SearchDoc[]> {
+  async find(
+    memoryId: string,
+    where: { kind: IndexedKind; field: 'itemId' | 'includesFacts' | 'events'; values: readonly string[] },
+  ): Promise<SearchDoc[]> {
     if (where.values.length === 0) return [];
     const docs: SearchDoc[] = [];
     const pageSize = 1000;
@@ -147,7 +170,10 @@ export class OpenSearchItemIndex {
 
   /** Every item the cut shows (filter only, no ranking), as `kind:itemId` sorted; for checks and small memories. */
   async visible(memoryId: string, cut: SearchCut, kinds?: readonly SearchableKind[]): Promise<string[]> {
-    const hits = await this.rawSearch({ size: 10000, _source: ['kind', 'itemId'], query: { bool: { filter: cutFilter(memoryId, cut, kinds) } } }, memoryId);
+    const hits = await this.rawSearch(
+      { size: 10000, _source: ['kind', 'itemId'], query: { bool: { filter: cutFilter(memoryId, cut, kinds) } } },
+      memoryId,
+    );
     return hits.map((h) => `${h._source.kind}:${h._source.itemId}`).sort();
   }
 
@@ -161,7 +187,12 @@ export class OpenSearchItemIndex {
   }
 
   private async rawSearch(body: Record<string, unknown>, memoryId: string): Promise<Hit[]> {
-    const response = await this.client.transport.request({ method: 'POST', path: `/${encodeURIComponent(this.index)}/_search`, querystring: { routing: memoryId }, body });
+    const response = await this.client.transport.request({
+      method: 'POST',
+      path: `/${encodeURIComponent(this.index)}/_search`,
+      querystring: { routing: memoryId },
+      body,
+    });
     return (response.body as { hits: { hits: Hit[] } }).hits.hits;
   }
 }

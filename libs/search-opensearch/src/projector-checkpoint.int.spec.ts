@@ -69,9 +69,20 @@ describeWithOpenSearch('openSearchProjection run by the projector (checkpoint in
     };
     const projector = await harness.startProjector({ projections: [openSearchProjection(index, { embedder: slow })] });
     try {
-      await new MemoryWriter(harness, 'slow').when({ op: 'RECORD_MENTION', mentionId: 'm1', docId: 'chat', text: 'a long turn', recordedAt: '2024-05-06T09:00:00.000Z' });
+      await new MemoryWriter(harness, 'slow').when({
+        op: 'RECORD_MENTION',
+        mentionId: 'm1',
+        docId: 'chat',
+        text: 'a long turn',
+        recordedAt: '2024-05-06T09:00:00.000Z',
+      });
       await started; // the projector is now embedding that mention
-      const later = (await new MemoryWriter(harness, 'other').when({ op: 'UPSERT_ENTITY', entityId: 'e', name: 'E', recordedAt: '2024-05-06T09:00:00.000Z' }))!;
+      const later = (await new MemoryWriter(harness, 'other').when({
+        op: 'UPSERT_ENTITY',
+        entityId: 'e',
+        name: 'E',
+        recordedAt: '2024-05-06T09:00:00.000Z',
+      }))!;
       const deadline = Date.now() + 5_000;
       while ((await harness.store.headPosition()) < later && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       const head = await harness.store.headPosition();

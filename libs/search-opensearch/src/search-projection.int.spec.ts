@@ -8,10 +8,15 @@ import { describeWithOpenSearch, freshIndex, hashedEmbedding } from './testing/o
 const embedder = { embed: async (texts: readonly string[]) => texts.map((t) => hashedEmbedding(t)) };
 
 /** Feeds the log to the projection in random batch sizes, with log positions, as the projector would. */
-async function project(projection: ReturnType<typeof openSearchProjection>, memoryId: string, log: readonly MemoryRecord[], seed: number): Promise<void> {
+async function project(
+  projection: ReturnType<typeof openSearchProjection>,
+  memoryId: string,
+  log: readonly MemoryRecord[],
+  seed: number,
+): Promise<void> {
   const random = rng(seed);
   const logged: ProjectedRecord[] = log.map((event, i) => toProjectedRecord(memoryId, i + 1, event));
-  for (let i = 0; i < logged.length; ) {
+  for (let i = 0; i < logged.length;) {
     const size = 1 + Math.floor(random() * 12);
     await projection.handle(logged.slice(i, i + size));
     i += size;
@@ -19,7 +24,11 @@ async function project(projection: ReturnType<typeof openSearchProjection>, memo
 }
 
 async function dump(index: OpenSearchItemIndex, memoryId: string): Promise<unknown[]> {
-  const { body } = await index.client.search({ index: index.index, routing: memoryId, body: { size: 10000, query: { term: { memoryId } }, sort: [{ itemKey: 'asc' }] } });
+  const { body } = await index.client.search({
+    index: index.index,
+    routing: memoryId,
+    body: { size: 10000, query: { term: { memoryId } }, sort: [{ itemKey: 'asc' }] },
+  });
   return (body.hits.hits as { _id: string; _source: unknown }[]).map((h) => [h._id, h._source]);
 }
 
@@ -44,7 +53,11 @@ describeWithOpenSearch('openSearchProjection against a real node', (url) => {
     const first = await dump(index, memoryId);
     expect(first.length).toBeGreaterThan(10);
     // Rewritten documents (closed versions, recomputed visibility) keep their vectors.
-    expect(first.filter((d) => (d as [string, { kind: string; vector?: unknown }])[1].kind !== 'entity').every((d) => Array.isArray((d as [string, { vector?: unknown }])[1].vector))).toBe(true);
+    expect(
+      first
+        .filter((d) => (d as [string, { kind: string; vector?: unknown }])[1].kind !== 'entity')
+        .every((d) => Array.isArray((d as [string, { vector?: unknown }])[1].vector)),
+    ).toBe(true);
     await project(projection, memoryId, log, 2); // every event again, in other batch sizes
     expect(await dump(index, memoryId)).toEqual(first);
     await project(projection, memoryId, log.slice(0, 30), 3);
@@ -61,8 +74,26 @@ describeWithOpenSearch('openSearchProjection against a real node', (url) => {
     const log: MemoryRecord[] = [
       { type: 'EntityRegistered', data: { entityId: 'ada', name: 'Ada Lovelace', aliases: [], types: [] }, meta: meta(1) },
       { type: 'EntityRegistered', data: { entityId: 'acme', name: 'Acme Corp', aliases: [], types: [] }, meta: meta(1) },
-      { type: 'FactAsserted', data: { factId: 'f1', src: 'ada', rel: 'worksAt', dst: 'acme', validFrom: '2024-05-01T00:00:00.000Z', validTo: null, confidence: null, evidence: ['m1'], source: null }, meta: meta(2) },
-      { type: 'MentionRecorded', data: { mentionId: 'm1', docId: 'd1', text: 'I started at Acme today', speaker: 'Ada', occurredAt: '2024-05-02T00:00:00.000Z' }, meta: meta(2) },
+      {
+        type: 'FactAsserted',
+        data: {
+          factId: 'f1',
+          src: 'ada',
+          rel: 'worksAt',
+          dst: 'acme',
+          validFrom: '2024-05-01T00:00:00.000Z',
+          validTo: null,
+          confidence: null,
+          evidence: ['m1'],
+          source: null,
+        },
+        meta: meta(2),
+      },
+      {
+        type: 'MentionRecorded',
+        data: { mentionId: 'm1', docId: 'd1', text: 'I started at Acme today', speaker: 'Ada', occurredAt: '2024-05-02T00:00:00.000Z' },
+        meta: meta(2),
+      },
     ];
     await project(openSearchProjection(index, { embedder }), memoryId, log, 5);
     const cut = { validAt: '*' as const, recordedAt: '2024-05-03T00:00:00.000Z' };
@@ -73,6 +104,8 @@ describeWithOpenSearch('openSearchProjection against a real node', (url) => {
     expect(knn.map((h) => `${h.kind}:${h.itemId}`)).toEqual(['fact:f1', 'mention:m1']);
     expect(knn[0]!.score).toBeCloseTo(1, 5);
     // Recorded on 05-02: not visible at 05-01 (no leak), even to knn.
-    expect(await index.knn(memoryId, hashedEmbedding('Ada Lovelace works at Acme Corp'), { validAt: '*', recordedAt: '2024-05-01T12:00:00.000Z' }, 5)).toEqual([]);
+    expect(
+      await index.knn(memoryId, hashedEmbedding('Ada Lovelace works at Acme Corp'), { validAt: '*', recordedAt: '2024-05-01T12:00:00.000Z' }, 5),
+    ).toEqual([]);
   });
 });

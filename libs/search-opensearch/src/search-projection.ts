@@ -34,7 +34,11 @@ export interface OpenSearchProjection extends Projection {
 export function openSearchProjection(index: OpenSearchItemIndex, options: { embedder?: Embedder; dimension?: number } = {}): OpenSearchProjection {
   const dimension = options.dimension ?? VECTOR_DIMENSION;
   let prepared = new Map<string, number[]>();
-  const project = async (records: readonly ProjectedRecord[], embed: (texts: readonly string[]) => Promise<(number[] | undefined)[]>, write: boolean) => {
+  const project = async (
+    records: readonly ProjectedRecord[],
+    embed: (texts: readonly string[]) => Promise<(number[] | undefined)[]>,
+    write: boolean,
+  ) => {
     for (const [memoryId, memoryRecords] of byMemory(records)) {
       const batch = new MemoryBatch(index, memoryId);
       await batch.load(memoryRecords);
@@ -50,22 +54,30 @@ export function openSearchProjection(index: OpenSearchItemIndex, options: { embe
     async prepare(records) {
       if (!options.embedder) return;
       const vectors = new Map<string, number[]>();
-      await project(records, async (texts) => {
-        const embedded = await options.embedder!.embed(texts);
-        texts.forEach((text, i) => vectors.set(text, embedded[i]!));
-        return embedded;
-      }, false);
+      await project(
+        records,
+        async (texts) => {
+          const embedded = await options.embedder!.embed(texts);
+          texts.forEach((text, i) => vectors.set(text, embedded[i]!));
+          return embedded;
+        },
+        false,
+      );
       prepared = vectors;
     },
     async handle(records) {
       const ready = prepared;
       prepared = new Map();
       // Only texts `prepare` did not see (none, unless another projector changed the index) are embedded here.
-      await project(records, async (texts) => {
-        const missing = [...new Set(texts.filter((t) => !ready.has(t)))];
-        if (missing.length > 0) (await options.embedder!.embed(missing)).forEach((vector, i) => ready.set(missing[i]!, vector));
-        return texts.map((t) => ready.get(t));
-      }, true);
+      await project(
+        records,
+        async (texts) => {
+          const missing = [...new Set(texts.filter((t) => !ready.has(t)))];
+          if (missing.length > 0) (await options.embedder!.embed(missing)).forEach((vector, i) => ready.set(missing[i]!, vector));
+          return texts.map((t) => ready.get(t));
+        },
+        true,
+      );
     },
   };
 }
@@ -145,10 +157,16 @@ class MemoryBatch {
     this.keep(await this.index.get(this.memoryId, [...keys]));
     this.keep(await find({ kind: 'fact', field: 'itemId', values: [...factIds] }));
     // Events whose evidence changes, and episodes whose events do: their visibility is recomputed.
-    const eventDocs = [...(await find({ kind: 'event', field: 'itemId', values: [...eventIds] })), ...(await find({ kind: 'event', field: 'includesFacts', values: [...factIds] }))];
+    const eventDocs = [
+      ...(await find({ kind: 'event', field: 'itemId', values: [...eventIds] })),
+      ...(await find({ kind: 'event', field: 'includesFacts', values: [...factIds] })),
+    ];
     this.keep(eventDocs);
     eventDocs.forEach((e) => eventIds.add(e.itemId));
-    const episodes = [...(await find({ kind: 'episode', field: 'itemId', values: [...episodeIds] })), ...(await find({ kind: 'episode', field: 'events', values: [...eventIds] }))];
+    const episodes = [
+      ...(await find({ kind: 'episode', field: 'itemId', values: [...episodeIds] })),
+      ...(await find({ kind: 'episode', field: 'events', values: [...eventIds] })),
+    ];
     this.keep(episodes);
     // What those need to decide visibility (every version of their members) is fetched by `settle`.
   }
@@ -157,12 +175,21 @@ class MemoryBatch {
     switch (change.change) {
       case 'entity':
         if (this.docs.has(`entity:${change.entityId}`)) return;
-        this.put({ ...this.base('entity', change.entityId, `entity:${change.entityId}`, at, position), text: change.name, payload: { name: change.name } });
+        this.put({
+          ...this.base('entity', change.entityId, `entity:${change.entityId}`, at, position),
+          text: change.name,
+          payload: { name: change.name },
+        });
         return;
       case 'mention': {
         if (this.docs.has(`mention:${change.mentionId}`)) return;
         const { mentionId, docId, text, speaker, occurredAt } = change;
-        this.put({ ...this.base('mention', mentionId, `mention:${mentionId}`, at, position), text: mentionText({ speaker, text }), occurredAt, payload: { docId } });
+        this.put({
+          ...this.base('mention', mentionId, `mention:${mentionId}`, at, position),
+          text: mentionText({ speaker, text }),
+          occurredAt,
+          payload: { docId },
+        });
         return;
       }
       case 'opened': {
@@ -172,7 +199,13 @@ class MemoryBatch {
         switch (change.kind) {
           case 'fact': {
             const { src, rel, dst, validFrom, validTo, evidence, confidence, source } = change.content;
-            this.put({ ...base, text: factText({ src, rel, dst }, (id) => this.nameOf(id)), valid: { from: validFrom, to: validTo }, evidence, payload: { src, rel, dst, confidence, source } });
+            this.put({
+              ...base,
+              text: factText({ src, rel, dst }, (id) => this.nameOf(id)),
+              valid: { from: validFrom, to: validTo },
+              evidence,
+              payload: { src, rel, dst, confidence, source },
+            });
             return;
           }
           case 'event': {
@@ -198,7 +231,17 @@ class MemoryBatch {
         const { id, validFrom, validTo } = change;
         const previous = this.closeOpen('fact', id, at, position);
         if (!previous) return;
-        this.put({ ...previous, itemKey: `fact:${id}#${position}`, recorded: [{ from: at, to: null }], recordedFrom: at, recordedTo: null, position, closedPosition: null, valid: { from: validFrom, to: validTo }, vector: previous.vector ?? null });
+        this.put({
+          ...previous,
+          itemKey: `fact:${id}#${position}`,
+          recorded: [{ from: at, to: null }],
+          recordedFrom: at,
+          recordedTo: null,
+          position,
+          closedPosition: null,
+          valid: { from: validFrom, to: validTo },
+          vector: previous.vector ?? null,
+        });
         return;
       }
       case 'labels':
@@ -253,7 +296,19 @@ class MemoryBatch {
   }
 
   private base(kind: SearchDoc['kind'], itemId: string, itemKey: string, at: Instant, position: number): SearchDoc {
-    return { memoryId: this.memoryId, itemKey, kind, itemId, text: '', recorded: [{ from: at, to: null }], valid: null, recordedFrom: at, recordedTo: null, position, closedPosition: null };
+    return {
+      memoryId: this.memoryId,
+      itemKey,
+      kind,
+      itemId,
+      text: '',
+      recorded: [{ from: at, to: null }],
+      valid: null,
+      recordedFrom: at,
+      recordedTo: null,
+      position,
+      closedPosition: null,
+    };
   }
 
   private all(kind: SearchDoc['kind']): SearchDoc[] {

@@ -1,4 +1,14 @@
-import type { Cardinality, Change, EpisodeContent, EventContent, FactContent, Instant, LinkKind, MentionView, VersionedKind } from '@memotrace/domain';
+import type {
+  Cardinality,
+  Change,
+  EpisodeContent,
+  EventContent,
+  FactContent,
+  Instant,
+  LinkKind,
+  MentionView,
+  VersionedKind,
+} from '@memotrace/domain';
 import { versionedItemOf } from '@memotrace/domain';
 import type { ProjectedRecord } from '@memotrace/projection';
 import { type StoredHead, VersionLedger, headKey } from './version-ledger';

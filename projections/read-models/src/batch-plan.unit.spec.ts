@@ -27,7 +27,8 @@ class VersionTable<C> {
     for (const row of ledger.rows) {
       const rows = this.rows.get(headKey(row.memoryId, row.id)) ?? [];
       const last = rows[rows.length - 1];
-      if (last && (last.recordedTo === null || last.versionNo !== row.versionNo - 1)) throw new Error(`overlapping or misnumbered version ${row.id}#${row.versionNo}`);
+      if (last && (last.recordedTo === null || last.versionNo !== row.versionNo - 1))
+        throw new Error(`overlapping or misnumbered version ${row.id}#${row.versionNo}`);
       if (last && last.recordedTo! > row.recordedFrom) throw new Error(`record intervals overlap for ${row.id}`);
       rows.push({ ...row });
       this.rows.set(headKey(row.memoryId, row.id), rows);
@@ -63,7 +64,11 @@ function project(events: ProjectedRecord[], batchSizes: number[]) {
     start += batch.length;
     const keys = versionedKeys(batch);
     const pick = <T>(heads: Map<string, T>, wanted: { memoryId: string; id: string }[]) =>
-      new Map(wanted.flatMap((k) => (heads.has(headKey(k.memoryId, k.id)) ? [[headKey(k.memoryId, k.id), heads.get(headKey(k.memoryId, k.id))!] as const] : [])));
+      new Map(
+        wanted.flatMap((k) =>
+          heads.has(headKey(k.memoryId, k.id)) ? [[headKey(k.memoryId, k.id), heads.get(headKey(k.memoryId, k.id))!] as const] : [],
+        ),
+      );
     const heads: StoredHeads = {
       facts: pick(facts.heads(true), keys.fact),
       events: pick(occurrences.heads(false), keys.event),
@@ -110,13 +115,17 @@ function expectSameVersions(memoryId: string, state: MemoryState, tables: Return
 describe('planBatch', () => {
   it('plans the same fact, event and episode versions as evolve, however the log is cut into batches', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 }), (seed, batchSizes) => {
-        const a = randomLog('mem-a', seed, 60);
-        const b = randomLog('mem-b', seed + 1, 60);
-        const tables = project(interleave(logged('mem-a', a.records), logged('mem-b', b.records)), batchSizes);
-        expectSameVersions('mem-a', fold(a.records), tables);
-        expectSameVersions('mem-b', fold(b.records), tables);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 5 }),
+        (seed, batchSizes) => {
+          const a = randomLog('mem-a', seed, 60);
+          const b = randomLog('mem-b', seed + 1, 60);
+          const tables = project(interleave(logged('mem-a', a.records), logged('mem-b', b.records)), batchSizes);
+          expectSameVersions('mem-a', fold(a.records), tables);
+          expectSameVersions('mem-b', fold(b.records), tables);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -143,7 +152,11 @@ describe('planBatch', () => {
       [2, r2, r2, 0.2, null],
       [3, r2, null, 0.2, r2],
     ]);
-    expect(fold(events).facts.get('f')!.versions.map((v) => [v.recordedFrom, v.recordedTo])).toEqual([
+    expect(
+      fold(events)
+        .facts.get('f')!
+        .versions.map((v) => [v.recordedFrom, v.recordedTo]),
+    ).toEqual([
       [r1, r1],
       [r2, r2],
       [r2, null],
@@ -151,14 +164,25 @@ describe('planBatch', () => {
   });
 
   it('closes a stored open version once and continues its numbering', () => {
-    const content: FactContent = { src: 'a', rel: 'knows', dst: 'b', validFrom: '2024-05-06T00:00:00.000Z', validTo: null, confidence: null, evidence: ['m1'], source: null };
+    const content: FactContent = {
+      src: 'a',
+      rel: 'knows',
+      dst: 'b',
+      validFrom: '2024-05-06T00:00:00.000Z',
+      validTo: null,
+      confidence: null,
+      evidence: ['m1'],
+      source: null,
+    };
     const ledger = new VersionLedger<FactContent>(new Map([[headKey('m', 'f'), { versionNo: 3, recordedTo: null, content }]]));
     expect(ledger.openContent('m', 'f')).toEqual(content);
     ledger.push('m', 'f', { ...content, confidence: 0.5 }, '2024-05-07T00:00:00.000Z');
     ledger.close('m', 'f', '2024-05-08T00:00:00.000Z');
     ledger.close('m', 'f', '2024-05-09T00:00:00.000Z'); // nothing open: no-op, as in evolve
     expect(ledger.closes).toEqual([{ memoryId: 'm', id: 'f', versionNo: 3, recordedTo: '2024-05-07T00:00:00.000Z' }]);
-    expect(ledger.rows.map((r) => [r.versionNo, r.recordedFrom, r.recordedTo])).toEqual([[4, '2024-05-07T00:00:00.000Z', '2024-05-08T00:00:00.000Z']]);
+    expect(ledger.rows.map((r) => [r.versionNo, r.recordedFrom, r.recordedTo])).toEqual([
+      [4, '2024-05-07T00:00:00.000Z', '2024-05-08T00:00:00.000Z'],
+    ]);
     expect(ledger.openContent('m', 'f')).toBeUndefined();
     expect(ledger.latest('m', 'f')?.confidence).toBe(0.5);
   });

@@ -18,7 +18,9 @@ type Column = [name: string, kind: Kind];
 
 /** COPY text format: backslash escapes; NULL is \N. */
 function escapeText(value: string): string {
-  return /[\\\n\r\t]/.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t')) : value;
+  return /[\\\n\r\t]/.test(value)
+    ? value.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'))
+    : value;
 }
 
 /** An array literal of text elements, every element quoted. */
@@ -75,7 +77,14 @@ export async function copyRows(client: PoolClient, table: string, columns: reado
   return count;
 }
 
-const kindOfType = (type: string): Kind => (type === 'jsonb' ? 'json' : type === 'text[]' ? 'text[]' : type === 'double precision' || type === 'integer' || type === 'bigint' ? 'number' : 'text');
+const kindOfType = (type: string): Kind =>
+  type === 'jsonb'
+    ? 'json'
+    : type === 'text[]'
+      ? 'text[]'
+      : type === 'double precision' || type === 'integer' || type === 'bigint'
+        ? 'number'
+        : 'text';
 
 async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spec: VersionTable<C>): Promise<number> {
   // Built from empty tables: every close lands on a row of the plan itself.
@@ -97,7 +106,15 @@ async function copyVersions<C>(client: PoolClient, ledger: VersionLedger<C>, spe
     (function* () {
       for (const row of ledger.rows) {
         const encoded = spec.encode(row.content);
-        yield [row.memoryId, row.id, row.versionNo, pgInstant(row.recordedFrom), pgInstantOrNull(row.recordedTo), pgInstantOrNull(row.prevRecordedTo), ...names.map((name) => encoded[name])];
+        yield [
+          row.memoryId,
+          row.id,
+          row.versionNo,
+          pgInstant(row.recordedFrom),
+          pgInstantOrNull(row.recordedTo),
+          pgInstantOrNull(row.prevRecordedTo),
+          ...names.map((name) => encoded[name]),
+        ];
       }
     })(),
   );
@@ -116,37 +133,94 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
   written.set(FACTS.table, await copyVersions(client, plan.facts, FACTS));
   written.set(EVENTS.table, await copyVersions(client, plan.events, EVENTS));
   written.set(EPISODES.table, await copyVersions(client, plan.episodes, EPISODES));
-  const copy = async (table: string, columns: readonly Column[], rows: Iterable<readonly unknown[]>) => void written.set(table, await copyRows(client, table, columns, rows));
+  const copy = async (table: string, columns: readonly Column[], rows: Iterable<readonly unknown[]>) =>
+    void written.set(table, await copyRows(client, table, columns, rows));
   const at = pgInstant;
   await copy(
     'rm_entities',
-    [['memory_id', 'text'], ['entity_id', 'text'], ['name', 'text'], ['recorded_from', 'text'], ['position', 'number']],
-    firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => [e.memoryId, e.entityId, e.name, at(e.recordedFrom), e.position]),
+    [
+      ['memory_id', 'text'],
+      ['entity_id', 'text'],
+      ['name', 'text'],
+      ['recorded_from', 'text'],
+      ['position', 'number'],
+    ],
+    firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => [
+      e.memoryId,
+      e.entityId,
+      e.name,
+      at(e.recordedFrom),
+      e.position,
+    ]),
   );
   await copy(
     'rm_entity_labels',
-    [['memory_id', 'text'], ['entity_id', 'text'], ['kind', 'text'], ['value', 'text'], ['recorded_from', 'text'], ['position', 'number'], ['idx', 'number']],
+    [
+      ['memory_id', 'text'],
+      ['entity_id', 'text'],
+      ['kind', 'text'],
+      ['value', 'text'],
+      ['recorded_from', 'text'],
+      ['position', 'number'],
+      ['idx', 'number'],
+    ],
     plan.labels.map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx]),
   );
   await copy(
     'rm_entity_merges',
-    [['memory_id', 'text'], ['seq', 'number'], ['src_id', 'text'], ['dst_id', 'text'], ['src_root', 'text'], ['dst_root', 'text'], ['recorded_at', 'text']],
+    [
+      ['memory_id', 'text'],
+      ['seq', 'number'],
+      ['src_id', 'text'],
+      ['dst_id', 'text'],
+      ['src_root', 'text'],
+      ['dst_root', 'text'],
+      ['recorded_at', 'text'],
+    ],
     plan.merges.map((m) => [m.memoryId, m.seq, m.srcId, m.dstId, m.srcRoot, m.dstRoot, at(m.recordedAt)]),
   );
   await copy(
     'rm_relations',
-    [['memory_id', 'text'], ['rel', 'text'], ['cardinality', 'text'], ['recorded_from', 'text']],
+    [
+      ['memory_id', 'text'],
+      ['rel', 'text'],
+      ['cardinality', 'text'],
+      ['recorded_from', 'text'],
+    ],
     [...plan.relations.values()].map((r) => [r.memoryId, r.rel, r.cardinality, at(r.recordedFrom)]),
   );
   await copy(
     'rm_event_links',
-    [['memory_id', 'text'], ['kind', 'text'], ['from_event', 'text'], ['to_event', 'text'], ['qualifier', 'text'], ['recorded_from', 'text']],
+    [
+      ['memory_id', 'text'],
+      ['kind', 'text'],
+      ['from_event', 'text'],
+      ['to_event', 'text'],
+      ['qualifier', 'text'],
+      ['recorded_from', 'text'],
+    ],
     [...plan.links.values()].map((l) => [l.memoryId, l.kind, l.from, l.to, l.qualifier, at(l.recordedFrom)]),
   );
   await copy(
     'rm_mentions',
-    [['memory_id', 'text'], ['mention_id', 'text'], ['doc_id', 'text'], ['text', 'text'], ['speaker', 'text'], ['occurred_at', 'text'], ['recorded_from', 'text']],
-    firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => [m.memoryId, m.mentionId, m.docId, m.text, m.speaker, pgInstantOrNull(m.occurredAt), at(m.recordedFrom)]),
+    [
+      ['memory_id', 'text'],
+      ['mention_id', 'text'],
+      ['doc_id', 'text'],
+      ['text', 'text'],
+      ['speaker', 'text'],
+      ['occurred_at', 'text'],
+      ['recorded_from', 'text'],
+    ],
+    firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => [
+      m.memoryId,
+      m.mentionId,
+      m.docId,
+      m.text,
+      m.speaker,
+      pgInstantOrNull(m.occurredAt),
+      at(m.recordedFrom),
+    ]),
   );
   return written;
 }

@@ -3,11 +3,4 @@ export { readModelsProjection, READ_MODELS_PROJECTION } from './read-models-proj
 export { PostgresMemoryQueries } from './postgres-memory-queries';
 export { PostgresSearchFeed } from './postgres-search-feed';
 export { MergeForest } from './merge-forest';
-export {
-  rebuildReadModels,
-  snapshotSearchPath,
-  dropSchema,
-  type RebuildOptions,
-  type RebuildProgress,
-  type RebuildResult,
-} from './rebuild';
+export { rebuildReadModels, snapshotSearchPath, dropSchema, type RebuildOptions, type RebuildProgress, type RebuildResult } from './rebuild';

@@ -20,7 +20,13 @@ describe('MergeForest', () => {
   });
 
   it('puts the root first, then the merged classes in merge order', () => {
-    const merge = (srcRoot: string, dstRoot: string) => ({ srcId: srcRoot, dstId: dstRoot, srcRoot, dstRoot, recordedAt: '2024-05-06T00:00:00.000Z' });
+    const merge = (srcRoot: string, dstRoot: string) => ({
+      srcId: srcRoot,
+      dstId: dstRoot,
+      srcRoot,
+      dstRoot,
+      recordedAt: '2024-05-06T00:00:00.000Z',
+    });
     const forest = new MergeForest([merge('b', 'a'), merge('d', 'c'), merge('c', 'a')]);
     expect(forest.classOf('d')).toEqual(['a', 'b', 'c', 'd']);
     expect(forest.canonical('d')).toBe('a');

@@ -28,7 +28,12 @@ afterAll(async () => {
   await harness?.close();
 });
 
-const checkpoints = async () => (await harness.db.pool.query<{ projection: string; position: number }>('SELECT projection, position::int AS position FROM rm_checkpoints ORDER BY projection')).rows;
+const checkpoints = async () =>
+  (
+    await harness.db.pool.query<{ projection: string; position: number }>(
+      'SELECT projection, position::int AS position FROM rm_checkpoints ORDER BY projection',
+    )
+  ).rows;
 
 it('splits the log between partitions, each applying only its memories, exactly once', async () => {
   const head = await harness.store.headPosition();
@@ -47,8 +52,15 @@ it('splits the log between partitions, each applying only its memories, exactly 
   const result = await rebuildReadModels({ pool: harness.db.pool, store: harness.store, keepOld: true });
   let rows = 0;
   for (const table of READ_MODEL_TABLES.filter((t) => t !== 'rm_checkpoints')) {
-    const differ = async (a: string, b: string) => Number((await harness.db.pool.query(`SELECT count(*) AS n FROM (SELECT * FROM ${a}.${table} EXCEPT ALL SELECT * FROM ${b}.${table}) d`)).rows[0].n);
-    expect({ table, rebuiltOnly: await differ('public', result.retiredSchema!), partitionedOnly: await differ(result.retiredSchema!, 'public') }).toEqual({ table, rebuiltOnly: 0, partitionedOnly: 0 });
+    const differ = async (a: string, b: string) =>
+      Number(
+        (await harness.db.pool.query(`SELECT count(*) AS n FROM (SELECT * FROM ${a}.${table} EXCEPT ALL SELECT * FROM ${b}.${table}) d`)).rows[0].n,
+      );
+    expect({
+      table,
+      rebuiltOnly: await differ('public', result.retiredSchema!),
+      partitionedOnly: await differ(result.retiredSchema!, 'public'),
+    }).toEqual({ table, rebuiltOnly: 0, partitionedOnly: 0 });
     rows += Number((await harness.db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
   }
   expect(rows).toBeGreaterThan(100);

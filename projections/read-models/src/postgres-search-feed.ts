@@ -4,7 +4,15 @@ import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './
 import { MENTION_COLUMNS, type MentionRow, mentionViewOfRow, targetOfRow } from './view-rows';
 
 type Range = { from: string; to: string | null; recorded_from: string; recorded_to: string | null };
-type FactRow = Range & { fact_id: string; version_no: number; src: string; rel: string; dst_entity: string | null; dst_literal: Literal | null; evidence: string[] };
+type FactRow = Range & {
+  fact_id: string;
+  version_no: number;
+  src: string;
+  rel: string;
+  dst_entity: string | null;
+  dst_literal: Literal | null;
+  evidence: string[];
+};
 type EventRow = Range & { event_id: string; version_no: number; summary: string; participants: Participant[]; includes_facts: string[] };
 type EpisodeRow = Range & { episode_id: string; version_no: number; title: string; events: string[] };
 type EntityRow = { entity_id: string; name: string; recorded_from: string };
@@ -16,9 +24,21 @@ const times = (from: string, to: string) =>
 
 /** What search reads of each table, and its key (the order of a full read's pages). */
 const TABLES = {
-  facts: { table: 'rm_fact_versions', key: ['fact_id', 'version_no'], columns: `fact_id, version_no, src, rel, dst_entity, dst_literal, evidence, ${times('valid_from', 'valid_to')}` },
-  events: { table: 'rm_event_versions', key: ['event_id', 'version_no'], columns: `event_id, version_no, summary, participants, includes_facts, ${times('span_from', 'span_to')}` },
-  episodes: { table: 'rm_episode_versions', key: ['episode_id', 'version_no'], columns: `episode_id, version_no, title, events, ${times('window_from', 'window_to')}` },
+  facts: {
+    table: 'rm_fact_versions',
+    key: ['fact_id', 'version_no'],
+    columns: `fact_id, version_no, src, rel, dst_entity, dst_literal, evidence, ${times('valid_from', 'valid_to')}`,
+  },
+  events: {
+    table: 'rm_event_versions',
+    key: ['event_id', 'version_no'],
+    columns: `event_id, version_no, summary, participants, includes_facts, ${times('span_from', 'span_to')}`,
+  },
+  episodes: {
+    table: 'rm_episode_versions',
+    key: ['episode_id', 'version_no'],
+    columns: `episode_id, version_no, title, events, ${times('window_from', 'window_to')}`,
+  },
   mentions: { table: 'rm_mentions', key: ['mention_id'], columns: MENTION_COLUMNS },
 } as const;
 const ENTITY_COLUMNS = `entity_id, name, ${epochMs('recorded_from')} AS recorded_from`;
@@ -54,7 +74,8 @@ export class PostgresSearchFeed implements SearchFeed {
         let after: unknown[] | null = null;
         for (;;) {
           const params: unknown[] = [memoryId, ...(after ?? [])];
-          const from: string = after === null ? 'memory_id = $1' : `(memory_id, ${key.join(', ')}) > ($1, ${key.map((_, i) => `$${i + 2}`).join(', ')})`;
+          const from: string =
+            after === null ? 'memory_id = $1' : `(memory_id, ${key.join(', ')}) > ($1, ${key.map((_, i) => `$${i + 2}`).join(', ')})`;
           const { rows }: { rows: Record<string, unknown>[] } = await client.query<Record<string, unknown>>(
             `SELECT ${columns} FROM ${table} WHERE ${from} AND memory_id = $1 ORDER BY memory_id, ${key.join(', ')} LIMIT ${this.pageSize}`,
             params,
@@ -77,7 +98,8 @@ export class PostgresSearchFeed implements SearchFeed {
     // planner otherwise takes a GiST index on memory_id and walks the whole memory.
     const factsAt = (column: string, op: '=' | '>=') =>
       `(memory_id, ${column}) >= ($1, $2::timestamptz) AND (memory_id, ${column}) ${op === '=' ? '<= ($1, $2::timestamptz)' : "< ($1, 'infinity'::timestamptz)"}${column === 'recorded_to' ? ' AND recorded_to IS NOT NULL' : ''}`;
-    const at = (table: string, column: string) => (table === TABLES.facts.table ? factsAt(column, '=') : `memory_id = $1 AND ${column} = $2::timestamptz`);
+    const at = (table: string, column: string) =>
+      table === TABLES.facts.table ? factsAt(column, '=') : `memory_id = $1 AND ${column} = $2::timestamptz`;
     // Rows at `since.at` again only if that instant's record times changed (a later batch at the same instant).
     const counted: [string, string][] = [
       ['rm_fact_versions', 'recorded_from'],
@@ -99,7 +121,9 @@ export class PostgresSearchFeed implements SearchFeed {
       return `SELECT ${columns} FROM ${table} WHERE ${since('recorded_from')} UNION SELECT ${columns} FROM ${table} WHERE ${since('recorded_to')}`;
     };
     const rows = (select: string) => `(SELECT coalesce(json_agg(r), '[]') FROM (${select}) r)`;
-    const { rows: [found] } = await this.pool.query<Rows>({
+    const {
+      rows: [found],
+    } = await this.pool.query<Rows>({
       // One statement: one snapshot, one round trip; named: planned once per connection.
       name: 'memotrace-search-feed-since',
       text: `WITH since AS MATERIALIZED (SELECT ${changed} AS changed)
@@ -122,33 +146,34 @@ function deltaOf({ facts, events, episodes, mentions, entities, merges }: Rows):
   const recordInterval = (row: Range) => ({ recordedFrom: instantOfEpochMs(row.recorded_from), recordedTo: instantOrNullOfEpochMs(row.recorded_to) });
   const interval = (row: Range) => ({ from: instantOfEpochMs(row.from), to: instantOrNullOfEpochMs(row.to) });
   return {
-    facts: facts.map(
-      (row): FactVersionRow => ({
-        factId: row.fact_id,
-        versionNo: row.version_no,
-        src: row.src,
-        rel: row.rel,
-        dst: targetOfRow(row.dst_entity, row.dst_literal),
-        validFrom: instantOfEpochMs(row.from),
-        validTo: instantOrNullOfEpochMs(row.to),
-        ...recordInterval(row),
-        evidence: row.evidence,
-      }),
-    ),
-    events: events.map(
-      (row): EventVersionRow => ({
-        eventId: row.event_id,
-        versionNo: row.version_no,
-        summary: row.summary,
-        participants: row.participants,
-        includesFacts: row.includes_facts,
-        timeSpan: interval(row),
-        ...recordInterval(row),
-      }),
-    ),
-    episodes: episodes.map(
-      (row): EpisodeVersionRow => ({ episodeId: row.episode_id, versionNo: row.version_no, title: row.title, window: interval(row), events: row.events, ...recordInterval(row) }),
-    ),
+    facts: facts.map((row): FactVersionRow => ({
+      factId: row.fact_id,
+      versionNo: row.version_no,
+      src: row.src,
+      rel: row.rel,
+      dst: targetOfRow(row.dst_entity, row.dst_literal),
+      validFrom: instantOfEpochMs(row.from),
+      validTo: instantOrNullOfEpochMs(row.to),
+      ...recordInterval(row),
+      evidence: row.evidence,
+    })),
+    events: events.map((row): EventVersionRow => ({
+      eventId: row.event_id,
+      versionNo: row.version_no,
+      summary: row.summary,
+      participants: row.participants,
+      includesFacts: row.includes_facts,
+      timeSpan: interval(row),
+      ...recordInterval(row),
+    })),
+    episodes: episodes.map((row): EpisodeVersionRow => ({
+      episodeId: row.episode_id,
+      versionNo: row.version_no,
+      title: row.title,
+      window: interval(row),
+      events: row.events,
+      ...recordInterval(row),
+    })),
     mentions: mentions.map(mentionViewOfRow),
     entities: entities.map((row) => ({ entityId: row.entity_id, name: row.name, recordedFrom: instantOfEpochMs(row.recorded_from) })),
     merges: merges.map((row) => ({

@@ -54,7 +54,10 @@ async function expectFactsAsReplay(memoryId: string): Promise<void> {
 
 /** Every position up to `head` whose record changes something (not the log's CommandUnchanged records), once. */
 const everyPositionOnce = async (handled: number[], head: number) => {
-  const { rows } = await harness.db.pool.query<{ position: string }>("SELECT position FROM mt_events WHERE position <= $1 AND type <> 'CommandUnchanged' ORDER BY position", [head]);
+  const { rows } = await harness.db.pool.query<{ position: string }>(
+    "SELECT position FROM mt_events WHERE position <= $1 AND type <> 'CommandUnchanged' ORDER BY position",
+    [head],
+  );
   expect(rows.length).toBeGreaterThan(head / 2);
   expect([...handled].sort((a, b) => a - b)).toEqual(rows.map((r) => Number(r.position)));
 };
@@ -112,7 +115,14 @@ describe('startProjector', () => {
     const position = (await m.when({ op: 'UPSERT_ENTITY', entityId: 'a', name: 'A', recordedAt: '2024-05-06T00:00:00.000Z' }))!;
     expect(position).toBe(1);
     expect(await waiting).toBe(true);
-    const next = (await m.when({ op: 'UPSERT_EDGE', factId: 'f', src: 'a', rel: 'age', dst: { literal: 1, datatype: 'number' }, recordedAt: '2024-05-06T00:00:00.000Z' }))!;
+    const next = (await m.when({
+      op: 'UPSERT_EDGE',
+      factId: 'f',
+      src: 'a',
+      rel: 'age',
+      dst: { literal: 1, datatype: 'number' },
+      recordedAt: '2024-05-06T00:00:00.000Z',
+    }))!;
     expect(await projector.waitForPosition(next, 10_000)).toBe(true);
     expect(await harness.queries.facts('ryw', { validAt: '*', recordedAt: '2024-05-06T00:00:00.000Z' }, {})).toHaveLength(1);
     expect(projector.position()).toBe(next);
@@ -132,7 +142,15 @@ describe('startProjector', () => {
     const batches: Command[][] = [];
     const batch = (commands: Omit<Command, 'commandId'>[]) => batches.push(commands as Command[]);
     for (let i = 0; i < entities; i += 1000) {
-      batch(Array.from({ length: 1000 }, (_, k) => ({ op: 'UPSERT_ENTITY' as const, entityId: `e${i + k}`, name: `Entity ${i + k}`, types: ['t'], recordedAt: at(clock) })));
+      batch(
+        Array.from({ length: 1000 }, (_, k) => ({
+          op: 'UPSERT_ENTITY' as const,
+          entityId: `e${i + k}`,
+          name: `Entity ${i + k}`,
+          types: ['t'],
+          recordedAt: at(clock),
+        })),
+      );
     }
     for (let round = 0; round < 10; round++) {
       clock += 1;

@@ -27,7 +27,9 @@ export async function loadHeads(tx: Queryable, keys: Record<VersionedKind, Versi
   if (keys.fact.length + keys.event.length + keys.episode.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map() };
   // The latest version is a cheap backward walk of the primary key. Left alone, the planner (stale
   // statistics during catch-up) probes a GiST index by memory_id and sorts, far slower per key.
-  const { rows: setting } = await tx.query<{ previous: string }>(`SELECT current_setting('enable_sort') AS previous, set_config('enable_sort', 'off', true)`);
+  const { rows: setting } = await tx.query<{ previous: string }>(
+    `SELECT current_setting('enable_sort') AS previous, set_config('enable_sort', 'off', true)`,
+  );
   const heads = await loadHeadsByPrimaryKey(tx, keys);
   // Not in a finally: after an error the transaction is aborted, and its rollback drops the setting anyway.
   await tx.query(`SELECT set_config('enable_sort', $1, true)`, [setting[0]!.previous]);
@@ -87,7 +89,8 @@ async function loadBareHeads<C>(tx: Queryable, table: string, idColumn: string, 
           LIMIT 1) AS h`,
     [keys.map((k) => k.memoryId), keys.map((k) => k.id)],
   );
-  for (const row of rows) heads.set(headKey(row.memory_id, row.id), { versionNo: Number(row.version_no), recordedTo: instantOrNullOfEpochMs(row.recorded_to) });
+  for (const row of rows)
+    heads.set(headKey(row.memory_id, row.id), { versionNo: Number(row.version_no), recordedTo: instantOrNullOfEpochMs(row.recorded_to) });
   return heads;
 }
 
@@ -101,14 +104,28 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
      SELECT memory_id, entity_id, name, recorded_from, position
        FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, name text, recorded_from timestamptz, position bigint)
      ON CONFLICT (memory_id, entity_id) DO NOTHING`,
-    plan.entities.map((e) => ({ memory_id: e.memoryId, entity_id: e.entityId, name: e.name, recorded_from: pgInstant(e.recordedFrom), position: e.position })),
+    plan.entities.map((e) => ({
+      memory_id: e.memoryId,
+      entity_id: e.entityId,
+      name: e.name,
+      recorded_from: pgInstant(e.recordedFrom),
+      position: e.position,
+    })),
   );
   await insertJson(
     tx,
     `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx)
      SELECT memory_id, entity_id, kind, value, recorded_from, position, idx
        FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, kind text, value text, recorded_from timestamptz, position bigint, idx integer)`,
-    plan.labels.map((l) => ({ memory_id: l.memoryId, entity_id: l.entityId, kind: l.kind, value: l.value, recorded_from: pgInstant(l.recordedFrom), position: l.position, idx: l.idx })),
+    plan.labels.map((l) => ({
+      memory_id: l.memoryId,
+      entity_id: l.entityId,
+      kind: l.kind,
+      value: l.value,
+      recorded_from: pgInstant(l.recordedFrom),
+      position: l.position,
+      idx: l.idx,
+    })),
   );
   await insertJson(
     tx,
@@ -131,7 +148,12 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
      SELECT memory_id, rel, cardinality, recorded_from
        FROM json_to_recordset($1::json) AS r(memory_id text, rel text, cardinality text, recorded_from timestamptz)
      ON CONFLICT (memory_id, rel) DO UPDATE SET cardinality = excluded.cardinality, recorded_from = excluded.recorded_from`,
-    [...plan.relations.values()].map((r) => ({ memory_id: r.memoryId, rel: r.rel, cardinality: r.cardinality, recorded_from: pgInstant(r.recordedFrom) })),
+    [...plan.relations.values()].map((r) => ({
+      memory_id: r.memoryId,
+      rel: r.rel,
+      cardinality: r.cardinality,
+      recorded_from: pgInstant(r.recordedFrom),
+    })),
   );
   await insertJson(
     tx,

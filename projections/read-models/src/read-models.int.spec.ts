@@ -30,7 +30,10 @@ async function projected(position: number | null): Promise<void> {
 }
 
 /** Compares at every record time of the log (and 1 ms either side), at every validity bound (and either side) and '*'. */
-async function expectReplayEverywhere(memoryId: string, extra: { filters?: { src?: string; rel?: string; dst?: string }[]; entityIds?: string[] } = {}): Promise<MemoryRecord[]> {
+async function expectReplayEverywhere(
+  memoryId: string,
+  extra: { filters?: { src?: string; rel?: string; dst?: string }[]; entityIds?: string[] } = {},
+): Promise<MemoryRecord[]> {
   const log = await harness.log(memoryId);
   const recordTimes = [...new Set(log.map((e) => e.meta.recordedAt))];
   const recordedAts = [...around(recordTimes), '2000-01-01T00:00:00.000Z', LATER];
@@ -53,15 +56,30 @@ describe('read models answer exactly what replay answers', () => {
       { op: 'UPSERT_EDGE', factId: 'f-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('MON'), recordedAt: at('MON', '09:00') },
     );
     await projected(
-      await m.when({ op: 'UPSERT_EDGE', factId: 'f-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: at('WED'), recordedAt: at('THU', '09:00') }),
+      await m.when({
+        op: 'UPSERT_EDGE',
+        factId: 'f-beta',
+        src: 'alice',
+        rel: 'works_at',
+        dst: 'beta',
+        validFrom: at('WED'),
+        recordedAt: at('THU', '09:00'),
+      }),
     );
     const q = harness.queries;
-    const dsts = async (validAt: Instant, recordedAt: Instant) => (await q.facts('acme-beta', { validAt, recordedAt }, { src: 'alice', rel: 'works_at' })).map((f) => f.dst);
+    const dsts = async (validAt: Instant, recordedAt: Instant) =>
+      (await q.facts('acme-beta', { validAt, recordedAt }, { src: 'alice', rel: 'works_at' })).map((f) => f.dst);
     expect(await dsts(at('TUE', '12:00'), LATER)).toEqual(['acme']);
     expect(await dsts(at('THU', '12:00'), LATER)).toEqual(['beta']);
     expect(await dsts(at('WED', '12:00'), at('WED', '12:00'))).toEqual(['acme']);
     const [asWorldTue] = await q.facts('acme-beta', { validAt: at('TUE', '12:00'), recordedAt: LATER }, {});
-    expect(asWorldTue).toMatchObject({ factId: 'f-acme', validFrom: at('MON'), validTo: at('WED'), recordedFrom: at('THU', '09:00'), recordedTo: null });
+    expect(asWorldTue).toMatchObject({
+      factId: 'f-acme',
+      validFrom: at('MON'),
+      validTo: at('WED'),
+      recordedFrom: at('THU', '09:00'),
+      recordedTo: null,
+    });
     expect((await q.history('acme-beta', 'f-acme'))!.map((v) => [v.validTo, v.recordedFrom, v.recordedTo])).toEqual([
       [null, at('MON', '09:00'), at('THU', '09:00')],
       [at('WED'), at('THU', '09:00'), null],
@@ -88,7 +106,8 @@ describe('read models answer exactly what replay answers', () => {
     await projected(await m.when({ op: 'MERGE_ENTITY', srcId: 'alice', dstId: 'dave', recordedAt: at('FRI') }));
 
     const q = harness.queries;
-    const ids = async (src: string, r: Instant) => (await q.facts('merges', { validAt: '*', recordedAt: r }, { src })).map((f) => [f.factId, f.src, f.dst]);
+    const ids = async (src: string, r: Instant) =>
+      (await q.facts('merges', { validAt: '*', recordedAt: r }, { src })).map((f) => [f.factId, f.src, f.dst]);
     expect(await ids('alicia', at('TUE'))).toEqual([['f1', 'alicia', 'bob']]);
     expect(await ids('alicia', at('WED'))).toEqual([
       ['f1', 'alice', 'bob'],
@@ -130,7 +149,15 @@ describe('read models answer exactly what replay answers', () => {
       { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', recordedAt: at('MON') },
       { op: 'UPSERT_ENTITY', entityId: 'bob', name: 'Bob', recordedAt: at('MON') },
       { op: 'UPSERT_EDGE', factId: 'f1', src: 'alice', rel: 'knows', dst: 'bob', validFrom: at('SUN'), recordedAt: at('MON') },
-      { op: 'UPSERT_EDGE', factId: 'f2', src: 'alice', rel: 'age', dst: { literal: 42, datatype: 'number' }, validFrom: at('SUN'), recordedAt: at('MON') },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'f2',
+        src: 'alice',
+        rel: 'age',
+        dst: { literal: 42, datatype: 'number' },
+        validFrom: at('SUN'),
+        recordedAt: at('MON'),
+      },
       {
         op: 'UPSERT_EVENT',
         eventId: 'ev1',
@@ -150,7 +177,14 @@ describe('read models answer exactly what replay answers', () => {
     );
     await m.when({ op: 'ARCHIVE_EDGE', factId: 'f1', recordedAt: at('TUE') });
     await m.when({ op: 'UPSERT_EDGE', factId: 'f1', src: 'alice', rel: 'knows', dst: 'bob', recordedAt: at('WED') });
-    await m.when({ op: 'UPSERT_EVENT', eventId: 'ev2', summary: 'Alice turned 42!', includesFacts: ['f2'], timeSpan: { from: at('TUE') }, recordedAt: at('WED', '06:00') });
+    await m.when({
+      op: 'UPSERT_EVENT',
+      eventId: 'ev2',
+      summary: 'Alice turned 42!',
+      includesFacts: ['f2'],
+      timeSpan: { from: at('TUE') },
+      recordedAt: at('WED', '06:00'),
+    });
     await m.when({ op: 'ARCHIVE_EDGE', factId: 'f2', recordedAt: at('THU') });
     // Asserted and archived at one record time: an empty [r, r) version, never in a cut.
     await projected(
@@ -161,7 +195,8 @@ describe('read models answer exactly what replay answers', () => {
       ),
     );
     const q = harness.queries;
-    const eventIds = async (r: Instant, validAt: Instant | '*' = '*') => (await q.events('visibility', { validAt, recordedAt: r })).map((e) => e.eventId);
+    const eventIds = async (r: Instant, validAt: Instant | '*' = '*') =>
+      (await q.events('visibility', { validAt, recordedAt: r })).map((e) => e.eventId);
     expect(await eventIds(at('MON'))).toEqual(['ev0', 'ev1', 'ev2']);
     expect(await eventIds(plusMs(at('TUE'), -1))).toEqual(['ev0', 'ev1', 'ev2']);
     expect(await eventIds(at('TUE'))).toEqual(['ev0', 'ev2']);
@@ -180,15 +215,35 @@ describe('read models answer exactly what replay answers', () => {
     await m.when(
       { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice', recordedAt: at('MON') },
       { op: 'UPSERT_ENTITY', entityId: 'paris', name: 'Paris', recordedAt: at('MON') },
-      { op: 'UPSERT_EDGE', factId: 'f', src: 'alice', rel: 'lives_in', dst: 'paris', validFrom: at('MON'), validTo: at('FRI'), recordedAt: at('MON') },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'f',
+        src: 'alice',
+        rel: 'lives_in',
+        dst: 'paris',
+        validFrom: at('MON'),
+        validTo: at('FRI'),
+        recordedAt: at('MON'),
+      },
     );
     await m.when({ op: 'RETRO_CORRECT', factId: 'f', validTo: at('WED'), recordedAt: at('TUE') });
     await m.when({ op: 'RETRO_CORRECT', factId: 'f', validFrom: at('TUE', '12:00'), recordedAt: at('WED') });
     await m.when(
-      { op: 'UPSERT_EDGE', factId: 'f', src: 'alice', rel: 'lives_in', dst: 'paris', confidence: 0.30000000000000004, evidence: ['m2', 'm1', 'm2'], recordedAt: at('THU') },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'f',
+        src: 'alice',
+        rel: 'lives_in',
+        dst: 'paris',
+        confidence: 0.30000000000000004,
+        evidence: ['m2', 'm1', 'm2'],
+        recordedAt: at('THU'),
+      },
       { op: 'RETRO_CORRECT', factId: 'f', validTo: null, recordedAt: at('THU') },
     );
-    await projected(await m.when({ op: 'UPSERT_EDGE', factId: 'f', src: 'alice', rel: 'lives_in', dst: 'paris', source: 'chat', recordedAt: at('THU', '01:00') }));
+    await projected(
+      await m.when({ op: 'UPSERT_EDGE', factId: 'f', src: 'alice', rel: 'lives_in', dst: 'paris', source: 'chat', recordedAt: at('THU', '01:00') }),
+    );
     const history = (await harness.queries.history('retro', 'f'))!;
     expect(history.map((v) => [v.validFrom, v.validTo, v.recordedFrom, v.recordedTo])).toEqual([
       [at('MON'), at('FRI'), at('MON'), at('TUE')],
@@ -228,12 +283,24 @@ describe('read models answer exactly what replay answers', () => {
           evidence: ['z', 'a', '{x}', 'NULL', ''],
           recordedAt: '0000-03-01T00:00:00.000Z',
         })),
-        { op: 'RECORD_MENTION', mentionId: 'men', docId: 'd', text: 'said "hi"', occurredAt: '0000-01-01T00:00:00.000Z', recordedAt: '9999-12-31T23:59:59.999Z' },
+        {
+          op: 'RECORD_MENTION',
+          mentionId: 'men',
+          docId: 'd',
+          text: 'said "hi"',
+          occurredAt: '0000-01-01T00:00:00.000Z',
+          recordedAt: '9999-12-31T23:59:59.999Z',
+        },
       ),
     );
     const facts = await harness.queries.facts('literals', { validAt: '*', recordedAt: '9999-12-31T23:59:59.999Z' }, {});
     expect(facts.map((f) => f.dst)).toEqual(literals);
-    expect(facts[1]).toMatchObject({ confidence: 1 / 3, evidence: ['z', 'a', '{x}', 'NULL', ''], validFrom: '0000-02-29T12:00:00.000Z', validTo: '9999-12-31T23:59:59.999Z' });
+    expect(facts[1]).toMatchObject({
+      confidence: 1 / 3,
+      evidence: ['z', 'a', '{x}', 'NULL', ''],
+      validFrom: '0000-02-29T12:00:00.000Z',
+      validTo: '9999-12-31T23:59:59.999Z',
+    });
     const byDst = async (dst: string) => (await harness.queries.facts('literals', { validAt: '*', recordedAt: LATER }, { dst })).map((f) => f.factId);
     expect(await byDst('1e+21')).toEqual(['lit-0']);
     expect(await byDst('5e-324')).toEqual(['lit-2']);
@@ -265,7 +332,10 @@ describe('read models answer exactly what replay answers', () => {
           validAts: ['*', ...validBounds(log).filter((_, k) => k % 4 === 0), LATER],
           filters: [...['e1', 'e2', 'e3', '42', 'true'].flatMap((id) => [{ src: id }, { dst: id }]), { rel: 'knows' }],
           entityIds: [...state.entities.keys()],
-          windows: logs[j]!.recordedAts.filter((_, k) => k % 4 === 0).flatMap((from) => [[from, plusMs(from, 1)] as [Instant, Instant], [from, LATER] as [Instant, Instant]]),
+          windows: logs[j]!.recordedAts.filter((_, k) => k % 4 === 0).flatMap((from) => [
+            [from, plusMs(from, 1)] as [Instant, Instant],
+            [from, LATER] as [Instant, Instant],
+          ]),
         });
       }
     }

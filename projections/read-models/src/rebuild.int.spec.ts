@@ -81,7 +81,13 @@ describe('rebuild to a record time T (snapshot schema)', () => {
   const progress: RebuildProgress[] = [];
 
   beforeAll(async () => {
-    const result = await rebuildReadModels({ pool: harness.db.pool, store: harness.store, to: T, batchSize: 200, onProgress: (p) => progress.push(p) });
+    const result = await rebuildReadModels({
+      pool: harness.db.pool,
+      store: harness.store,
+      to: T,
+      batchSize: 200,
+      onProgress: (p) => progress.push(p),
+    });
     expect(result.mode).toBe('snapshot');
     schema = result.schema;
     snapshot = createPool(harness.db.url, { options: snapshotSearchPath(schema) });
@@ -125,12 +131,30 @@ describe('bulk-loaded rebuild vs the live projector', () => {
     try {
       const result = await rebuildReadModels({ pool: harness.db.pool, store: harness.store, keepOld: true });
       const retired = result.retiredSchema!;
-      const tables = ['rm_fact_versions', 'rm_event_versions', 'rm_episode_versions', 'rm_entities', 'rm_entity_labels', 'rm_entity_merges', 'rm_relations', 'rm_event_links', 'rm_mentions', 'rm_checkpoints'];
+      const tables = [
+        'rm_fact_versions',
+        'rm_event_versions',
+        'rm_episode_versions',
+        'rm_entities',
+        'rm_entity_labels',
+        'rm_entity_merges',
+        'rm_relations',
+        'rm_event_links',
+        'rm_mentions',
+        'rm_checkpoints',
+      ];
       let rows = 0;
       for (const table of tables) {
         const differ = async (a: string, b: string) =>
-          Number((await harness.db.pool.query(`SELECT count(*) AS n FROM (SELECT * FROM ${a}.${table} EXCEPT ALL SELECT * FROM ${b}.${table}) d`)).rows[0].n);
-        expect({ table, rebuiltOnly: await differ('public', retired), liveOnly: await differ(retired, 'public') }).toEqual({ table, rebuiltOnly: 0, liveOnly: 0 });
+          Number(
+            (await harness.db.pool.query(`SELECT count(*) AS n FROM (SELECT * FROM ${a}.${table} EXCEPT ALL SELECT * FROM ${b}.${table}) d`)).rows[0]
+              .n,
+          );
+        expect({ table, rebuiltOnly: await differ('public', retired), liveOnly: await differ(retired, 'public') }).toEqual({
+          table,
+          rebuiltOnly: 0,
+          liveOnly: 0,
+        });
         rows += Number((await harness.db.pool.query(`SELECT count(*) AS n FROM public.${table}`)).rows[0].n);
       }
       expect(rows).toBeGreaterThan(100); // not vacuous
@@ -138,7 +162,14 @@ describe('bulk-loaded rebuild vs the live projector', () => {
       const catalog = async (schema: string) => {
         const unqualified = <R extends { def: string }>(rows: R[]): R[] => rows.map((r) => ({ ...r, def: r.def.replaceAll(`${schema}.`, '') }));
         return {
-          indexes: unqualified((await harness.db.pool.query(`SELECT tablename, indexname, indexdef AS def FROM pg_indexes WHERE schemaname = $1 AND tablename LIKE 'rm\\_%' ORDER BY 1, 2`, [schema])).rows),
+          indexes: unqualified(
+            (
+              await harness.db.pool.query(
+                `SELECT tablename, indexname, indexdef AS def FROM pg_indexes WHERE schemaname = $1 AND tablename LIKE 'rm\\_%' ORDER BY 1, 2`,
+                [schema],
+              )
+            ).rows,
+          ),
           constraints: unqualified(
             (
               await harness.db.pool.query(

@@ -98,7 +98,9 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
     // heads are read back), reading the log in large pages ...
     const plan = emptyPlan();
     while (position < total) {
-      const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= total);
+      const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter(
+        (e) => e.position <= total,
+      );
       if (page.length === 0) break;
       for (const stored of page) {
         const record = projectedRecordOf(stored);
@@ -130,7 +132,12 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
         await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
         for (const sql of statements) await client.query(sql);
       });
-    await Promise.all(twoLanes(deferred.filter((sql) => !isConstraint(sql)), rows).map(run));
+    await Promise.all(
+      twoLanes(
+        deferred.filter((sql) => !isConstraint(sql)),
+        rows,
+      ).map(run),
+    );
     await run([...deferred.filter(isConstraint), `ANALYZE ${READ_MODEL_TABLES.join(', ')}`]);
     if (to !== undefined) {
       report('done');
@@ -256,12 +263,16 @@ async function switchIn(pool: Pool, store: LogStore, build: string, live: string
           if (isCheckpointOf(row.projection, READ_MODELS_PROJECTION)) continue;
           await client.query('INSERT INTO rm_checkpoints (projection, position) VALUES ($1, $2)', [row.projection, row.position]);
         }
-        const { rows: own } = await client.query<{ position: string }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [READ_MODELS_PROJECTION]);
+        const { rows: own } = await client.query<{ position: string }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [
+          READ_MODELS_PROJECTION,
+        ]);
         let position = Number(own[0]!.position);
         let applied = 0;
         // What the live projector committed while the build ran (the build is never behind it after this).
         while (position < livePosition) {
-          const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter((e) => e.position <= livePosition);
+          const page = (await store.readAllContent({ fromPosition: position, maxCount: batchSize, streamPrefix: MEMORY_STREAM_PREFIX })).filter(
+            (e) => e.position <= livePosition,
+          );
           if (page.length === 0) break;
           const records = changing(page.map(projectedRecordOf));
           position = page[page.length - 1]!.position;
@@ -271,7 +282,8 @@ async function switchIn(pool: Pool, store: LogStore, build: string, live: string
         const partitionRows = ownRows.filter((r) => r.projection !== READ_MODELS_PROJECTION).map((r) => r.projection);
         if (partitionRows.length > 0) {
           await client.query('INSERT INTO rm_checkpoints (projection, position) SELECT unnest($1::text[]), $2', [partitionRows, position]);
-          if (!ownRows.some((r) => r.projection === READ_MODELS_PROJECTION)) await client.query('DELETE FROM rm_checkpoints WHERE projection = $1', [READ_MODELS_PROJECTION]);
+          if (!ownRows.some((r) => r.projection === READ_MODELS_PROJECTION))
+            await client.query('DELETE FROM rm_checkpoints WHERE projection = $1', [READ_MODELS_PROJECTION]);
         }
         await client.query(`CREATE SCHEMA ${retired}`);
         for (const table of tables) {

@@ -1,7 +1,12 @@
 import { MIGRATIONS_TABLE, type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';
 import { DatabaseError } from 'pg';
 import type { QueryRunner } from 'typeorm';
-import { ReadModelsNoFactCutIndex1795800000000, ReadModelsNoOpenIndex1795700000000, ReadModelsVersionChain1795600000000, readModelMigrations } from './schema';
+import {
+  ReadModelsNoFactCutIndex1795800000000,
+  ReadModelsNoOpenIndex1795700000000,
+  ReadModelsVersionChain1795600000000,
+  readModelMigrations,
+} from './schema';
 
 /** The version invariants are database guarantees, whoever writes. */
 let db: TestDatabase;
@@ -23,7 +28,14 @@ afterAll(async () => {
 const T = (h: number) => new Date(Date.UTC(2024, 4, 6, h)).toISOString();
 
 /** A fact version; `prev` is its predecessor's end as the projector writes it (by default: none for version 1, else `recordedFrom`). */
-async function insertFact(factId: string, versionNo: number, recordedFrom: string, recordedTo: string | null, valid: [string, string | null] = [T(0), null], prev = versionNo === 1 ? null : recordedFrom) {
+async function insertFact(
+  factId: string,
+  versionNo: number,
+  recordedFrom: string,
+  recordedTo: string | null,
+  valid: [string, string | null] = [T(0), null],
+  prev = versionNo === 1 ? null : recordedFrom,
+) {
   await db.pool.query(
     `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, valid_from, valid_to, recorded_from, recorded_to, prev_recorded_to, evidence)
      VALUES ('m', $1, $2, 'a', 'knows', 'b', $3, $4, $5, $6, $7, '{}')`,
@@ -43,7 +55,11 @@ async function pgError(promise: Promise<unknown>): Promise<{ code?: string; cons
 describe('read-model schema', () => {
   it('has no unique index on open versions (the chain implies it); taking the migration back restores it', async () => {
     const openIndexes = async () =>
-      (await db.pool.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE '%\\_open' ORDER BY 1`)).rows.map((r) => r.name);
+      (
+        await db.pool.query<{ name: string }>(
+          `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE '%\\_open' ORDER BY 1`,
+        )
+      ).rows.map((r) => r.name);
     expect(await openIndexes()).toEqual([]);
     const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
     const migration = new ReadModelsNoOpenIndex1795700000000();
@@ -55,7 +71,11 @@ describe('read-model schema', () => {
 
   it('has no GiST index on the fact versions (the cut filters by src or rel); taking the migration back restores it', async () => {
     const gistOnFacts = async () =>
-      (await db.pool.query<{ name: string }>(`SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'rm_fact_versions' AND indexdef ILIKE '%USING gist%'`)).rows.map((r) => r.name);
+      (
+        await db.pool.query<{ name: string }>(
+          `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'rm_fact_versions' AND indexdef ILIKE '%USING gist%'`,
+        )
+      ).rows.map((r) => r.name);
     expect(await gistOnFacts()).toEqual([]);
     const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
     const migration = new ReadModelsNoFactCutIndex1795800000000();
@@ -73,10 +93,16 @@ describe('read-model schema', () => {
     await insertFact('f1', 1, T(1), T(3));
     // Starting before the predecessor's end, whatever end it claims for it.
     expect(await pgError(insertFact('f1', 2, T(2), T(4)))).toMatchObject({ code: '23503', constraint: 'rm_fact_versions_previous_ended' });
-    expect(await pgError(insertFact('f1', 2, T(2), T(4), undefined, T(3)))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_follows_previous' });
+    expect(await pgError(insertFact('f1', 2, T(2), T(4), undefined, T(3)))).toMatchObject({
+      code: '23514',
+      constraint: 'rm_fact_versions_follows_previous',
+    });
     // Version 2 without a version 1, version 1 claiming a predecessor, a gap in the numbering.
     expect(await pgError(insertFact('f5', 2, T(3), null))).toMatchObject({ code: '23503' });
-    expect(await pgError(insertFact('f5', 1, T(3), null, undefined, T(2)))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_follows_previous' });
+    expect(await pgError(insertFact('f5', 1, T(3), null, undefined, T(2)))).toMatchObject({
+      code: '23514',
+      constraint: 'rm_fact_versions_follows_previous',
+    });
     expect(await pgError(insertFact('f1', 3, T(3), null, undefined, T(3)))).toMatchObject({ code: '23503' });
     // Adjacent half-open intervals do not overlap; a later start leaves a gap (an archive); another fact may overlap freely.
     await insertFact('f1', 2, T(3), T(4));
@@ -90,7 +116,10 @@ describe('read-model schema', () => {
     // A version after an open one: its predecessor has no end to point at.
     expect(await pgError(insertFact('f3', 3, T(2), null))).toMatchObject({ code: '23503', constraint: 'rm_fact_versions_previous_ended' });
     // ... nor can it claim to have none.
-    expect(await pgError(insertFact('f3', 3, T(2), null, undefined, null))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_follows_previous' });
+    expect(await pgError(insertFact('f3', 3, T(2), null, undefined, null))).toMatchObject({
+      code: '23514',
+      constraint: 'rm_fact_versions_follows_previous',
+    });
     await db.pool.query(`UPDATE rm_fact_versions SET recorded_to = $1 WHERE fact_id = 'f3' AND version_no = 2`, [T(5)]);
     await insertFact('f3', 3, T(5), T(5));
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM rm_fact_versions WHERE fact_id = 'f3'`);
@@ -100,11 +129,16 @@ describe('read-model schema', () => {
   it('keeps a closed version closed where its successor points at its end', async () => {
     await insertFact('f6', 1, T(1), T(2));
     await insertFact('f6', 2, T(2), null);
-    expect(await pgError(db.pool.query(`UPDATE rm_fact_versions SET recorded_to = $1 WHERE fact_id = 'f6' AND version_no = 1`, [T(3)]))).toMatchObject({ code: '23503' });
+    expect(
+      await pgError(db.pool.query(`UPDATE rm_fact_versions SET recorded_to = $1 WHERE fact_id = 'f6' AND version_no = 1`, [T(3)])),
+    ).toMatchObject({ code: '23503' });
   });
 
   it('rejects validity intervals with validTo <= validFrom, and record intervals running backwards', async () => {
-    expect(await pgError(insertFact('f4', 1, T(1), null, [T(2), T(2)]))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_valid_interval' });
+    expect(await pgError(insertFact('f4', 1, T(1), null, [T(2), T(2)]))).toMatchObject({
+      code: '23514',
+      constraint: 'rm_fact_versions_valid_interval',
+    });
     expect(await pgError(insertFact('f4', 1, T(2), T(1)))).toMatchObject({ code: '23514', constraint: 'rm_fact_versions_recorded_interval' });
   });
 
@@ -127,7 +161,7 @@ describe('read-model schema', () => {
     expect(await pgError(insertEpisode(2, T(2), null))).toMatchObject({ code: '23503', constraint: 'rm_episode_versions_previous_ended' });
   });
 
-  it('migrates a database made before the version chain: fills each version\'s predecessor end and swaps the constraints', async () => {
+  it("migrates a database made before the version chain: fills each version's predecessor end and swaps the constraints", async () => {
     const old = await createTestDatabase();
     try {
       await migrate(old.pool, readModelMigrations);
@@ -153,8 +187,12 @@ describe('read-model schema', () => {
         ['g', 3, T(3)],
         ['h', 1, null],
       ]);
-      const { rows: constraints } = await old.pool.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'rm_fact_versions'::regclass ORDER BY conname`);
-      expect(constraints.map((c) => c.conname)).toEqual(expect.arrayContaining(['rm_fact_versions_follows_previous', 'rm_fact_versions_previous_ended']));
+      const { rows: constraints } = await old.pool.query(
+        `SELECT conname FROM pg_constraint WHERE conrelid = 'rm_fact_versions'::regclass ORDER BY conname`,
+      );
+      expect(constraints.map((c) => c.conname)).toEqual(
+        expect.arrayContaining(['rm_fact_versions_follows_previous', 'rm_fact_versions_previous_ended']),
+      );
       expect(constraints.map((c) => c.conname)).not.toContain('rm_fact_versions_no_overlap');
     } finally {
       await old.drop();

@@ -23,7 +23,8 @@ const versionedConstraints = (table: string, id: string) => [
   ...versionChain(table, id),
 ];
 
-const openIndex = (table: string, id: string) => `CREATE UNIQUE INDEX IF NOT EXISTS ${table}_open ON ${table} (memory_id, ${id}) WHERE recorded_to IS NULL`;
+const openIndex = (table: string, id: string) =>
+  `CREATE UNIQUE INDEX IF NOT EXISTS ${table}_open ON ${table} (memory_id, ${id}) WHERE recorded_to IS NULL`;
 
 const versionChain = (table: string, id: string) => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_follows_previous
@@ -247,7 +248,8 @@ export class ReadModelsVersionChain1795600000000 implements MigrationInterface {
         EXCLUDE USING gist (memory_id WITH =, ${id} WITH =, tstzrange(recorded_from, recorded_to, '[)') WITH &&)`);
       await queryRunner.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_previous_ended, DROP CONSTRAINT ${table}_follows_previous`);
       await queryRunner.query(`DROP INDEX ${table}_ends`);
-      if (table === 'rm_fact_versions') await queryRunner.query(`CREATE INDEX ${table}_closed ON ${table} (memory_id, recorded_to) WHERE recorded_to IS NOT NULL`);
+      if (table === 'rm_fact_versions')
+        await queryRunner.query(`CREATE INDEX ${table}_closed ON ${table} (memory_id, recorded_to) WHERE recorded_to IS NOT NULL`);
       await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN prev_version_no, DROP COLUMN prev_recorded_to`);
     }
   }

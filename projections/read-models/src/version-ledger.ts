@@ -85,7 +85,15 @@ export class VersionLedger<C> {
       slot = { memoryId, id, nextVersionNo: 1, latest: content, open: null, latestEnd: null };
       this.slots.set(headKey(memoryId, id), slot);
     }
-    const row: VersionRow<C> = { memoryId, id, versionNo: slot.nextVersionNo, recordedFrom: at, recordedTo: null, prevRecordedTo: slot.latestEnd, content };
+    const row: VersionRow<C> = {
+      memoryId,
+      id,
+      versionNo: slot.nextVersionNo,
+      recordedFrom: at,
+      recordedTo: null,
+      prevRecordedTo: slot.latestEnd,
+      content,
+    };
     this.rows.push(row);
     slot.nextVersionNo += 1;
     slot.latest = content;
@@ -99,7 +107,14 @@ export class VersionLedger<C> {
     if (!slot) {
       const head = this.stored.get(key);
       if (!head) return undefined;
-      slot = { memoryId, id, nextVersionNo: head.versionNo + 1, latest: head.content, open: head.recordedTo === null ? { stored: head.versionNo } : null, latestEnd: head.recordedTo };
+      slot = {
+        memoryId,
+        id,
+        nextVersionNo: head.versionNo + 1,
+        latest: head.content,
+        open: head.recordedTo === null ? { stored: head.versionNo } : null,
+        latestEnd: head.recordedTo,
+      };
       this.slots.set(key, slot);
     }
     return slot;

@@ -39,7 +39,11 @@ export function searchIndexProjection(provider: EmbeddingProvider): Projection &
       if (texts.length === 0) return;
       const { hashes, fresh, vectors } = await embedFresh(provider, texts, tx);
       for (let i = 0; i < fresh.length; i += 200) {
-        await storeVectors(tx, provider.model, fresh.slice(i, i + 200).map(([hash], j) => ({ hash, vector: vectors[i + j]! })));
+        await storeVectors(
+          tx,
+          provider.model,
+          fresh.slice(i, i + 200).map(([hash], j) => ({ hash, vector: vectors[i + j]! })),
+        );
       }
       await tx.query(
         `INSERT INTO si_items (memory_id, kind, item_id, text_hash, position)

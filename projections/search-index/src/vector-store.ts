@@ -5,7 +5,10 @@ type Queryable = Pick<Pool | PoolClient, 'query'>;
 /** Which of `hashes` already have a vector for `model`. */
 export async function storedHashes(db: Queryable, model: string, hashes: readonly string[]): Promise<Set<string>> {
   if (hashes.length === 0) return new Set();
-  const { rows } = await db.query<{ text_hash: string }>('SELECT text_hash FROM si_vectors WHERE model = $1 AND text_hash = ANY($2)', [model, hashes]);
+  const { rows } = await db.query<{ text_hash: string }>('SELECT text_hash FROM si_vectors WHERE model = $1 AND text_hash = ANY($2)', [
+    model,
+    hashes,
+  ]);
   return new Set(rows.map((r) => r.text_hash));
 }
 
@@ -42,7 +45,10 @@ export class VectorLookup {
       else if ((this.misses.get(`${model}\u0000${hash}`) ?? 0) < now - ttl) wanted.push(hash);
     }
     if (wanted.length > 0) {
-      const { rows } = await this.db.query<{ text_hash: string; vector: number[] }>('SELECT text_hash, vector FROM si_vectors WHERE model = $1 AND text_hash = ANY($2)', [model, wanted]);
+      const { rows } = await this.db.query<{ text_hash: string; vector: number[] }>(
+        'SELECT text_hash, vector FROM si_vectors WHERE model = $1 AND text_hash = ANY($2)',
+        [model, wanted],
+      );
       for (const row of rows) {
         const vector = Float32Array.from(row.vector.map(Number));
         found.set(row.text_hash, vector);

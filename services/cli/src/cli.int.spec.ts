@@ -28,11 +28,16 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-function cli(args: string[], options: { stdin?: string; key?: string | null; env?: NodeJS.ProcessEnv; tty?: boolean } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  options: { stdin?: string; key?: string | null; env?: NodeJS.ProcessEnv; tty?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_API_KEY: options.key === null ? '' : (options.key ?? token), ...options.env };
   // tty: run under script(1), so stdout and stderr are a terminal (both arrive on stdout).
   const quoted = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
-  const [command, argv] = options.tty ? ['script', ['-qec', [bin, '--url', svc.url, ...args].map(quoted).join(' '), '/dev/null']] : [bin, ['--url', svc.url, ...args]];
+  const [command, argv] = options.tty
+    ? ['script', ['-qec', [bin, '--url', svc.url, ...args].map(quoted).join(' '), '/dev/null']]
+    : [bin, ['--url', svc.url, ...args]];
   return new Promise((done, fail) => {
     const child = spawn(command as string, argv as string[], { env, cwd: tmpdir() });
     let stdout = '';
@@ -48,7 +53,16 @@ function cli(args: string[], options: { stdin?: string; key?: string | null; env
 const lines = [
   { op: 'UPSERT_ENTITY', commandId: 'c1', entityId: 'alice', name: 'Alice', recordedAt: '2024-05-06T09:00:00Z' },
   { op: 'UPSERT_ENTITY', commandId: 'c2', entityId: 'acme', name: 'Acme', recordedAt: '2024-05-06T09:00:00Z' },
-  { op: 'UPSERT_EDGE', commandId: 'c3', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', recordedAt: '2024-05-06T09:00:00Z' },
+  {
+    op: 'UPSERT_EDGE',
+    commandId: 'c3',
+    factId: 'alice-acme',
+    src: 'alice',
+    rel: 'works_at',
+    dst: 'acme',
+    validFrom: '2024-05-06T00:00:00Z',
+    recordedAt: '2024-05-06T09:00:00Z',
+  },
 ]
   .map((c) => JSON.stringify(c))
   .join('\n');
@@ -62,7 +76,12 @@ describe('memotrace CLI', () => {
     expect(written).toMatchObject({ code: 0, stdout: '3 commands written, position 3\n' });
     const again = await cli(['--memory', 'cli', 'write', '--json'], { stdin: lines });
     expect(again.code).toBe(0);
-    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['duplicate', 'duplicate', 'duplicate']);
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).status),
+    ).toEqual(['duplicate', 'duplicate', 'duplicate']);
 
     const table = await cli(['--memory', 'cli', 'read', '--src', 'alice', '--valid-at', '2024-05-07T00:00:00Z']);
     expect(table.code).toBe(0);
@@ -101,13 +120,16 @@ describe('memotrace CLI', () => {
   }, 120000);
 
   it('imports with progress lines on stderr when it is not a terminal, and a bar when it is', async () => {
-    const big = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ op: 'UPSERT_ENTITY', commandId: `e-${i}`, entityId: `e-${i}`, name: `Entity ${i}`, recordedAt: '2024-05-06T09:00:00Z' })).join('\n');
+    const big = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ op: 'UPSERT_ENTITY', commandId: `e-${i}`, entityId: `e-${i}`, name: `Entity ${i}`, recordedAt: '2024-05-06T09:00:00Z' }),
+    ).join('\n');
     const imported = await cli(['--memory', 'cli-big', 'import'], { stdin: big, env: { MEMOTRACE_PROGRESS_INTERVAL_MS: '1' } });
     expect(imported.code).toBe(0);
     expect(imported.stdout).toMatch(/^3000 commands imported, position \d+\n$/);
     const lines = imported.stderr.trim().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    for (const line of lines) expect(line).toMatch(/^import (uploading|applying on the server): \d+\/3000 commands \(\d+%\), \d+ commands\/s, ETA (\d+s|\?)$/);
+    for (const line of lines)
+      expect(line).toMatch(/^import (uploading|applying on the server): \d+\/3000 commands \(\d+%\), \d+ commands\/s, ETA (\d+s|\?)$/);
     expect(lines.at(-1)).toMatch(/^import applying on the server: 3000\/3000 commands \(100%\)/);
 
     // Through a terminal the log comes from a file: a pty is no place for 3000 lines of stdin.
@@ -120,7 +142,10 @@ describe('memotrace CLI', () => {
   }, 120000);
 
   it('rebuilds the facts projection to an instant, with progress and a one-line result', async () => {
-    const rebuilt = await cli(['rebuild', '--projection', 'facts', '--to', '2024-05-07T00:00:00Z'], { key: adminToken, env: { MEMOTRACE_PROGRESS_INTERVAL_MS: '1' } });
+    const rebuilt = await cli(['rebuild', '--projection', 'facts', '--to', '2024-05-07T00:00:00Z'], {
+      key: adminToken,
+      env: { MEMOTRACE_PROGRESS_INTERVAL_MS: '1' },
+    });
     expect(rebuilt).toMatchObject({ code: 0 });
     expect(rebuilt.stdout).toMatch(/^snapshot rm_snapshot_\d+: \d+ events applied, position \d+, \d+ events\/s, \d+\.\d s\n$/);
     expect(rebuilt.stderr).toMatch(/^rebuild (building|indexing|switching|done): \d+\/\d+ events \(\d+%\), \d+ events\/s, ETA/m);
@@ -128,11 +153,18 @@ describe('memotrace CLI', () => {
     const json = await cli(['rebuild', '--to', '2024-05-07T00:00:00Z', '--json'], { key: adminToken, tty: true });
     expect(json.code).toBe(0);
     expect(json.stdout).toMatch(/rebuild \[[█░]+\] 100% \| (\d+)\/\1 events/);
-    expect(JSON.parse(json.stdout.trim().split('\n').at(-1)!)).toMatchObject({ state: 'done', to: '2024-05-07T00:00:00.000Z', result: { mode: 'snapshot' } });
+    expect(JSON.parse(json.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      state: 'done',
+      to: '2024-05-07T00:00:00.000Z',
+      result: { mode: 'snapshot' },
+    });
   }, 120000);
 
   it('refuses a rebuild in one line: bad projection, bad instant, a key that is not for all memories', async () => {
-    expect(await cli(['rebuild', '--projection', 'nope'], { key: adminToken })).toMatchObject({ code: 1, stderr: 'memotrace: unknown projection nope (known: read-models, facts)\n' });
+    expect(await cli(['rebuild', '--projection', 'nope'], { key: adminToken })).toMatchObject({
+      code: 1,
+      stderr: 'memotrace: unknown projection nope (known: read-models, facts)\n',
+    });
     const badTo = await cli(['rebuild', '--to', 'yesterday'], { key: adminToken });
     expect(badTo.code).toBe(1);
     expect(badTo.stderr).toMatch(/^memotrace: INVALID_REQUEST \(HTTP 400\).*\n$/);
@@ -145,7 +177,12 @@ describe('memotrace CLI', () => {
   it('serves the memory as MCP tools on stdio (memotrace mcp)', async () => {
     const client = new Client({ name: 'cli-int-test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: bin, args: ['--url', svc.url, '--memory', 'cli', 'mcp'], env: { PATH: process.env['PATH'] ?? '', MEMOTRACE_API_KEY: token }, stderr: 'pipe' }),
+      new StdioClientTransport({
+        command: bin,
+        args: ['--url', svc.url, '--memory', 'cli', 'mcp'],
+        env: { PATH: process.env['PATH'] ?? '', MEMOTRACE_API_KEY: token },
+        stderr: 'pipe',
+      }),
     );
     try {
       const result = (await client.callTool({ name: 'read_facts', arguments: { src: 'alice', validAt: '2024-05-07T00:00:00Z' } })) as CallToolResult;

@@ -43,7 +43,11 @@ export function parseCommandLines(text: string): WireCommandInput[] {
 function table(rows: Record<string, unknown>[], columns: string[]): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
@@ -151,7 +155,7 @@ export function buildProgram(): Command {
 
   program
     .command('history')
-    .description("every version of a fact")
+    .description('every version of a fact')
     .argument('<factId>')
     .option('--json')
     .action(async (factId: string, o: { json?: boolean }) => {
@@ -194,7 +198,12 @@ export function buildProgram(): Command {
             while (sentLines < lineEnds.length && lineEnds[sentLines]! <= sentBytes) sentLines++;
             const uploaded = sentLines === lineEnds.length;
             // The server applies the whole log in one atomic write once it has it all.
-            progress.update({ done: sentLines, total: lineEnds.length, phase: uploaded ? 'applying on the server' : 'uploading', ...(uploaded ? { etaSeconds: null } : {}) });
+            progress.update({
+              done: sentLines,
+              total: lineEnds.length,
+              phase: uploaded ? 'applying on the server' : 'uploading',
+              ...(uploaded ? { etaSeconds: null } : {}),
+            });
           },
         })
         .finally(() => progress.stop());
@@ -203,33 +212,53 @@ export function buildProgram(): Command {
 
   program
     .command('rebuild')
-    .description('rebuild a projection from the log, blue/green (admin: a key for all memories); --to T: a frozen snapshot at record time T; progress on stderr')
+    .description(
+      'rebuild a projection from the log, blue/green (admin: a key for all memories); --to T: a frozen snapshot at record time T; progress on stderr',
+    )
     .option('--projection <name>', 'read-models (facts are in read-models)', 'read-models')
     .option('--to <instant>', 'apply only events recorded at or before this instant, into a snapshot schema that is not switched in')
     .option('--poll <ms>', 'status polling interval', (v) => Number(v), 250)
     .option('--json', 'print the final status as JSON')
     .action(async (o: { projection: string; to?: string; poll: number; json?: boolean }) => {
-      if (!REBUILD_PROJECTIONS.includes(o.projection)) throw new Error(`unknown projection ${o.projection} (known: ${REBUILD_PROJECTIONS.join(', ')})`);
+      if (!REBUILD_PROJECTIONS.includes(o.projection))
+        throw new Error(`unknown projection ${o.projection} (known: ${REBUILD_PROJECTIONS.join(', ')})`);
       const g = globals();
       const client = new MemoTraceClient({ url: g.url, apiKey: g.key });
       const { started, status: first } = await client.startRebuild(o.to === undefined ? {} : { to: o.to });
-      if (!started) throw new Error(`a rebuild started at ${first.startedAt} is already running (to ${first.to ?? 'the head'}); see GET /v1/admin/rebuild`);
+      if (!started)
+        throw new Error(`a rebuild started at ${first.startedAt} is already running (to ${first.to ?? 'the head'}); see GET /v1/admin/rebuild`);
       const progress = createProgress({ label: 'rebuild', unit: 'events' });
       let status = first;
       try {
         while (status.state === 'running') {
-          if (status.progress) progress.update({ done: status.progress.done, total: status.progress.total, rate: status.progress.eventsPerSecond, etaSeconds: status.progress.etaSeconds, phase: status.progress.phase });
+          if (status.progress)
+            progress.update({
+              done: status.progress.done,
+              total: status.progress.total,
+              rate: status.progress.eventsPerSecond,
+              etaSeconds: status.progress.etaSeconds,
+              phase: status.progress.phase,
+            });
           await new Promise((r) => setTimeout(r, o.poll));
           status = await client.rebuildStatus();
         }
-        if (status.progress) progress.update({ done: status.progress.done, total: status.progress.total, rate: status.progress.eventsPerSecond, etaSeconds: 0, phase: status.progress.phase });
+        if (status.progress)
+          progress.update({
+            done: status.progress.done,
+            total: status.progress.total,
+            rate: status.progress.eventsPerSecond,
+            etaSeconds: 0,
+            phase: status.progress.phase,
+          });
       } finally {
         progress.stop();
       }
       if (status.state !== 'done' || !status.result) throw new Error(`rebuild failed: ${status.error ?? status.state}`);
       if (o.json) return out(JSON.stringify(status));
       const r = status.result;
-      out(`${r.mode === 'switched' ? 'switched to' : 'snapshot'} ${r.schema}: ${r.applied} events applied, position ${r.position}, ${r.eventsPerSecond} events/s, ${(r.elapsedMs / 1000).toFixed(1)} s`);
+      out(
+        `${r.mode === 'switched' ? 'switched to' : 'snapshot'} ${r.schema}: ${r.applied} events applied, position ${r.position}, ${r.eventsPerSecond} events/s, ${(r.elapsedMs / 1000).toFixed(1)} s`,
+      );
     });
 
   program
@@ -237,7 +266,10 @@ export function buildProgram(): Command {
     .description('serve the memory as MCP tools on stdio, for agent frameworks (--memory: the default memory)')
     .action(async () => {
       const g = globals();
-      const server = createMemoTraceMcpServer({ client: new MemoTraceClient({ url: g.url, apiKey: g.key }), ...(g.memory ? { defaultMemory: g.memory } : {}) });
+      const server = createMemoTraceMcpServer({
+        client: new MemoTraceClient({ url: g.url, apiKey: g.key }),
+        ...(g.memory ? { defaultMemory: g.memory } : {}),
+      });
       // Serves until stdin ends and the calls in flight are answered (the event loop drains).
       await server.connect(new StdioServerTransport());
     });
@@ -271,7 +303,10 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed it
-    const message = error instanceof MemoTraceError ? `${error.status === 0 ? error.code : `${error.code} (HTTP ${error.status})`}: ${error.message}${detailsOf(error)}` : (error as Error).message;
+    const message =
+      error instanceof MemoTraceError
+        ? `${error.status === 0 ? error.code : `${error.code} (HTTP ${error.status})`}: ${error.message}${detailsOf(error)}`
+        : (error as Error).message;
     process.stderr.write(`memotrace: ${message}\n`);
     return 1;
   }

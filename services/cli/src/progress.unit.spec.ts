@@ -8,7 +8,14 @@ function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string; 
       text += chunk.toString();
       done();
     },
-  }) as Writable & { isTTY: boolean; text: () => string; columns: number; cursorTo: () => boolean; clearLine: () => boolean; moveCursor: () => boolean };
+  }) as Writable & {
+    isTTY: boolean;
+    text: () => string;
+    columns: number;
+    cursorTo: () => boolean;
+    clearLine: () => boolean;
+    moveCursor: () => boolean;
+  };
   stream.isTTY = isTTY;
   stream.columns = 200;
   stream.cursorTo = () => true;

@@ -40,7 +40,9 @@ describe('CommandHandler on a shared log', () => {
     const { store } = opened;
     const handler = new CommandHandler(store, clock);
     await handler.handle('after-error', [entity(1)]);
-    await expect(handler.handle('after-error', [entity(2), { op: 'ARCHIVE_EDGE', commandId: 'bad', factId: 'nope' }])).rejects.toBeInstanceOf(DomainError);
+    await expect(handler.handle('after-error', [entity(2), { op: 'ARCHIVE_EDGE', commandId: 'bad', factId: 'nope' }])).rejects.toBeInstanceOf(
+      DomainError,
+    );
     const next = await handler.handle('after-error', [entity(2)]);
     expect(next.results[0]!.status).toBe('applied');
     expect((await store.readStream(memoryStreamId('after-error'))).map((e) => e.metadata.commandId)).toEqual(['c-1', 'c-2']);

@@ -25,7 +25,8 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
     scope.post('/v1/memories/:memoryId/import', async (request) => {
       const { memoryId } = parseInput(memoryParams, request.params, 'path');
       parseInput(importQuery, request.query, 'query');
-      if (typeof request.body !== 'string') throw new HttpError('INVALID_REQUEST', 'import needs a body: JSONL, one command per line (an export file)');
+      if (typeof request.body !== 'string')
+        throw new HttpError('INVALID_REQUEST', 'import needs a body: JSONL, one command per line (an export file)');
       const parsed = parseImportJsonl(request.body);
       if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
       const outcome = await handler.importLog(memoryId, parsed.commands).catch((error: unknown) => {

@@ -16,10 +16,21 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, (m) => logger.info(m));
   const container = new Container();
   await container.load(infraModule(config, database), commandModule);
-  const { app, metrics } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, access: new AccessControl(config.apiKeys), readiness: [databaseReadiness(database.pool)] });
+  const { app, metrics } = createHttpServer({
+    logger,
+    metrics: container.get(TOKENS.metrics),
+    openApi: buildOpenApiDocument,
+    access: new AccessControl(config.apiKeys),
+    readiness: [databaseReadiness(database.pool)],
+  });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
   logger.info(accessMode);
-  await serveUntilSignal(app, config, (m) => logger.info(m), () => database.close());
+  await serveUntilSignal(
+    app,
+    config,
+    (m) => logger.info(m),
+    () => database.close(),
+  );
 }
 
 runMain('memotrace command service', main);

@@ -8,10 +8,16 @@ function storeWithMemories(memories: string[], events: number) {
   const streams = new Map<string, StoredRecord[]>();
   let position = 0;
   for (const memoryId of memories) {
-    const commands = Array.from({ length: events }, (_, i) => ({ op: 'UPSERT_ENTITY', commandId: `c${i}`, entityId: `e${i}`, name: `E ${i}` }) as Command);
+    const commands = Array.from(
+      { length: events },
+      (_, i) => ({ op: 'UPSERT_ENTITY', commandId: `c${i}`, entityId: `e${i}`, name: `E ${i}` }) as Command,
+    );
     const decided = decideBatch(memoryId, initialState(), commands, '2024-01-01T00:00:00.000Z').records;
     const streamId = memoryStreamId(memoryId);
-    streams.set(streamId, toNewRecords(memoryId, decided).map((event, revision) => ({ ...event, streamId, revision, position: ++position })));
+    streams.set(
+      streamId,
+      toNewRecords(memoryId, decided).map((event, revision) => ({ ...event, streamId, revision, position: ++position })),
+    );
   }
   const reads = { events: 0 };
   const store = {

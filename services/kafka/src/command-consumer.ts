@@ -121,7 +121,8 @@ export class KafkaCommandConsumer {
 
 /** The error body HTTP would answer for this error, or undefined for an infrastructure error. */
 function asContractError(error: unknown): { code: ErrorCode; message: string; details?: ErrorDetail[] } | undefined {
-  if (error instanceof HttpError) return { code: error.code, message: error.message, ...(Array.isArray(error.details) ? { details: error.details } : {}) };
+  if (error instanceof HttpError)
+    return { code: error.code, message: error.message, ...(Array.isArray(error.details) ? { details: error.details } : {}) };
   if (error instanceof DomainError) {
     // Located as on HTTP: `commands.3.validTo`.
     const { commandIndex, field } = error.details as { commandIndex?: number; field?: string };

@@ -87,7 +87,9 @@ export function readCommandMessage(message: CommandMessage, access: AccessContro
 
   const key = message.key === null || message.key.length === 0 ? undefined : message.key.toString('utf8');
   if (memoryInValue !== undefined && key !== undefined && memoryInValue !== key) {
-    return refuse('INVALID_REQUEST', 'memoryId in the value differs from the message key', [{ path: 'memoryId', message: 'must equal the message key' }]);
+    return refuse('INVALID_REQUEST', 'memoryId in the value differs from the message key', [
+      { path: 'memoryId', message: 'must equal the message key' },
+    ]);
   }
   const claimed = memoryInValue ?? key;
   if (claimed === undefined) return refuse('INVALID_REQUEST', 'no memory id: set the message key to the memoryId (or "memoryId" in the value)');

@@ -35,7 +35,11 @@ describe('reading a command message (same contract as POST .../commands)', () =>
   it.each([
     ['no value', message('mem-1', null), /empty message/],
     ['bad JSON', message('mem-1', '{"commands": ['), /not valid JSON/],
-    ['bad UTF-8', { ...message('mem-1', null), value: Buffer.from([...Buffer.from('{"op":"UPSERT_ENTITY","name":"Ren'), 0xe9, ...Buffer.from('e"}')]) }, /not valid UTF-8/],
+    [
+      'bad UTF-8',
+      { ...message('mem-1', null), value: Buffer.from([...Buffer.from('{"op":"UPSERT_ENTITY","name":"Ren'), 0xe9, ...Buffer.from('e"}')]) },
+      /not valid UTF-8/,
+    ],
     ['an array', message('mem-1', [entity]), /must be a JSON object/],
     ['neither commands nor op', message('mem-1', { hello: 1 }), /"commands".*"op"/],
     ['no memory id', message(null, entity), /no memory id/],
@@ -74,7 +78,12 @@ describe('access control: the bearer token in the authorization header', () => {
   });
 
   it('refuses another memory or a read-only key with FORBIDDEN (an error result, not a dead letter)', () => {
-    expect(readCommandMessage(message('mem-b', entity, bearer('mt_a')), access)).toMatchObject({ ok: false, code: 'FORBIDDEN', deadLetter: false, memoryId: 'mem-b' });
+    expect(readCommandMessage(message('mem-b', entity, bearer('mt_a')), access)).toMatchObject({
+      ok: false,
+      code: 'FORBIDDEN',
+      deadLetter: false,
+      memoryId: 'mem-b',
+    });
     expect(readCommandMessage(message('mem-a', entity, bearer('mt_ra')), access)).toMatchObject({ ok: false, code: 'FORBIDDEN' });
   });
 
@@ -89,7 +98,11 @@ describe('access control: the bearer token in the authorization header', () => {
     if (read.ok) throw new Error('expected a refusal');
     const letter = deadLetter(input, read);
     expect(Object.keys(letter.headers ?? {})).toEqual(['x-trace', 'dlq-code', 'dlq-reason']);
-    expect(JSON.parse(String(letter.value))).toMatchObject({ code: 'UNAUTHORIZED', payload: JSON.stringify(entity), source: { partition: 2, offset: '41', key: 'mem-a' } });
+    expect(JSON.parse(String(letter.value))).toMatchObject({
+      code: 'UNAUTHORIZED',
+      payload: JSON.stringify(entity),
+      source: { partition: 2, offset: '41', key: 'mem-a' },
+    });
     expect(refusalResults(read, sourceOf(input)).map((m) => m.key)).toEqual(['c-1']);
   });
 });
@@ -107,6 +120,11 @@ describe('PositionFilter (consumers of the events topic)', () => {
       { memoryId: 'a', position: 4 },
     ].filter((e) => filter.accept(e));
     expect(seen.map((e) => e.position)).toEqual([1, 2, 3, 4]);
-    expect(filter.snapshot()).toEqual(new Map([['a', 4], ['b', 2]]));
+    expect(filter.snapshot()).toEqual(
+      new Map([
+        ['a', 4],
+        ['b', 2],
+      ]),
+    );
   });
 });

@@ -34,7 +34,15 @@ export async function startKafkaBridge(deps: KafkaBridgeDeps): Promise<RunningKa
   const producer = kafka.producer({ createPartitioner: keyPartitioner, allowAutoTopicCreation: false });
   await producer.connect();
   const relay = new KafkaLogRelay({ kafka, store: deps.store, pool: deps.pool, topic: events, onError });
-  const consumer = new KafkaCommandConsumer({ kafka, producer, handler: deps.handler, access: deps.access, config, onError, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  const consumer = new KafkaCommandConsumer({
+    kafka,
+    producer,
+    handler: deps.handler,
+    access: deps.access,
+    config,
+    onError,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+  });
   try {
     await relay.start();
     await consumer.start();

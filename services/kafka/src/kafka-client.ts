@@ -30,7 +30,10 @@ export async function ensureTopics(kafka: Kafka, topics: readonly string[], part
     const existing = new Set(await admin.listTopics());
     const missing = [...new Set(topics)].filter((t) => !existing.has(t));
     if (missing.length > 0) {
-      await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: -1 })) });
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: -1 })),
+      });
     }
   } finally {
     await admin.disconnect();

@@ -11,10 +11,21 @@ const story = (prefix: string) => [
   { op: 'UPSERT_ENTITY', commandId: `${prefix}-1`, entityId: 'alice', name: 'Alice', recordedAt: at(6) },
   { op: 'UPSERT_ENTITY', commandId: `${prefix}-2`, entityId: 'acme', name: 'Acme', recordedAt: at(6) },
   { op: 'DEFINE_RELATION', commandId: `${prefix}-3`, rel: 'works_at', cardinality: 'one', recordedAt: at(6) },
-  { op: 'UPSERT_EDGE', commandId: `${prefix}-4`, factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', recordedAt: at(6), actor: 'hr-agent' },
+  {
+    op: 'UPSERT_EDGE',
+    commandId: `${prefix}-4`,
+    factId: 'alice-acme',
+    src: 'alice',
+    rel: 'works_at',
+    dst: 'acme',
+    validFrom: '2024-05-06T00:00:00Z',
+    recordedAt: at(6),
+    actor: 'hr-agent',
+  },
 ];
 
-const resultsFor = (reader: TopicReader, config: KafkaConfig, commandId: string) => reader.on(config.topics.results).filter((m) => m.key === commandId);
+const resultsFor = (reader: TopicReader, config: KafkaConfig, commandId: string) =>
+  reader.on(config.topics.results).filter((m) => m.key === commandId);
 const withoutSource = ({ source: _source, memoryId: _memoryId, position: _position, ...rest }: any) => rest;
 
 describeWithKafka('Kafka commands in (no API keys)', () => {
@@ -38,7 +49,11 @@ describeWithKafka('Kafka commands in (no API keys)', () => {
   });
 
   const send = (key: string | null, value: unknown, headers?: Record<string, string>) =>
-    producer.send({ topic: config.topics.commands, acks: -1, messages: [{ key, value: typeof value === 'string' ? value : JSON.stringify(value), ...(headers ? { headers } : {}) }] });
+    producer.send({
+      topic: config.topics.commands,
+      acks: -1,
+      messages: [{ key, value: typeof value === 'string' ? value : JSON.stringify(value), ...(headers ? { headers } : {}) }],
+    });
 
   it('applies a batch exactly as HTTP does: same results, same log', async () => {
     const overHttp = await svc.commands('via-http', story('s'));
@@ -68,9 +83,17 @@ describeWithKafka('Kafka commands in (no API keys)', () => {
   });
 
   it('publishes a domain error as an error result, keeps the batch atomic', async () => {
-    await send('errs', { commands: [{ op: 'UPSERT_ENTITY', commandId: 'e-1', entityId: 'carol', name: 'Carol' }, { op: 'ARCHIVE_EDGE', commandId: 'e-2', factId: 'nope' }] });
+    await send('errs', {
+      commands: [
+        { op: 'UPSERT_ENTITY', commandId: 'e-1', entityId: 'carol', name: 'Carol' },
+        { op: 'ARCHIVE_EDGE', commandId: 'e-2', factId: 'nope' },
+      ],
+    });
     await reader.waitFor(() => resultsFor(reader, config, 'e-1').length > 0 && resultsFor(reader, config, 'e-2').length > 0, 'the error results');
-    const overHttp = await svc.commands('errs-http', [{ op: 'UPSERT_ENTITY', commandId: 'e-1', entityId: 'carol', name: 'Carol' }, { op: 'ARCHIVE_EDGE', commandId: 'e-2', factId: 'nope' }]);
+    const overHttp = await svc.commands('errs-http', [
+      { op: 'UPSERT_ENTITY', commandId: 'e-1', entityId: 'carol', name: 'Carol' },
+      { op: 'ARCHIVE_EDGE', commandId: 'e-2', factId: 'nope' },
+    ]);
     for (const id of ['e-1', 'e-2']) {
       expect(resultsFor(reader, config, id)[0]!.value).toMatchObject({ status: 'error', memoryId: 'errs', error: overHttp.body.error });
     }
@@ -88,7 +111,9 @@ describeWithKafka('Kafka commands in (no API keys)', () => {
     for (const [key, value] of malformed) await send(key, value, { 'x-trace': 'keep-me' });
     await send('dlq', { op: 'UPSERT_ENTITY', commandId: 'after-dlq', entityId: 'dave', name: 'Dave' });
     await reader.waitFor(
-      () => ['after-dlq', 'bad-op', 'bad-mem'].every((id) => resultsFor(reader, config, id).length > 0) && reader.on(config.topics.deadLetter).length >= malformed.length,
+      () =>
+        ['after-dlq', 'bad-op', 'bad-mem'].every((id) => resultsFor(reader, config, id).length > 0) &&
+        reader.on(config.topics.deadLetter).length >= malformed.length,
       'the command after the malformed ones, and the dead letters',
     );
     expect(resultsFor(reader, config, 'after-dlq')[0]!.value).toMatchObject({ status: 'applied' });
@@ -187,7 +212,11 @@ describeWithKafka('Kafka commands in, with API keys (bearer token in the authori
     await send('mem-b', { memoryId: 'mem-b', commands: [entity('read-only', 'mallory')] }, TOKENS.aRead);
     await send('mem-b', entity('forged', 'mallory'), 'mt_not-a-key');
     await send('mem-b', entity('anonymous', 'mallory'));
-    await reader.waitFor(() => ['a-into-b', 'read-only', 'forged', 'anonymous'].every((id) => result(id) !== undefined) && reader.on(config.topics.deadLetter).length >= 2, 'four refusals, two dead letters');
+    await reader.waitFor(
+      () =>
+        ['a-into-b', 'read-only', 'forged', 'anonymous'].every((id) => result(id) !== undefined) && reader.on(config.topics.deadLetter).length >= 2,
+      'four refusals, two dead letters',
+    );
     expect(result('a-into-b')!.value).toMatchObject({ status: 'error', memoryId: 'mem-b', error: { code: 'FORBIDDEN' } });
     expect(result('read-only')!.value).toMatchObject({ status: 'error', error: { code: 'FORBIDDEN' } });
     expect(result('forged')!.value).toMatchObject({ status: 'error', error: { code: 'UNAUTHORIZED' } });

@@ -60,7 +60,10 @@ describeWithKafka('Kafka events out: the relay', () => {
       await Promise.all(
         memories.map(async (memory) => {
           for (let batch = 0; batch < 10; batch++) {
-            const response = await svc.commands(memory, Array.from({ length: 10 }, (_, i) => entity(memory, batch * 10 + i)));
+            const response = await svc.commands(
+              memory,
+              Array.from({ length: 10 }, (_, i) => entity(memory, batch * 10 + i)),
+            );
             expect(response.status).toBe(200);
           }
         }),
@@ -139,7 +142,14 @@ describeWithKafka('Kafka events out: the relay', () => {
       let written = 0;
       const write = async (batches: number) => {
         for (let b = 0; b < batches; b++) {
-          await Promise.all(memories.map((memory) => handler.handle(memory, Array.from({ length: 20 }, (_, i) => ({ ...entity(memory, written + i) })))));
+          await Promise.all(
+            memories.map((memory) =>
+              handler.handle(
+                memory,
+                Array.from({ length: 20 }, (_, i) => ({ ...entity(memory, written + i) })),
+              ),
+            ),
+          );
           written += 20;
         }
       };
@@ -153,7 +163,8 @@ describeWithKafka('Kafka events out: the relay', () => {
           reader = await TopicReader.start(testKafka(config), [config.topics.events]);
           break;
         } catch (error) {
-          if (Date.now() > deadline || first.exitCode !== null) throw new Error(`the bridge did not create its topics: ${String(error)}\n${childLog}`);
+          if (Date.now() > deadline || first.exitCode !== null)
+            throw new Error(`the bridge did not create its topics: ${String(error)}\n${childLog}`);
           await new Promise((r) => setTimeout(r, 500));
         }
       }

@@ -24,11 +24,18 @@ async function main(): Promise<void> {
     logger,
     metrics: container.get(TOKENS.metrics),
   });
-  logger.info(config.apiKeys.length > 0 ? `access control on: ${config.apiKeys.length} API key(s)` : 'no API keys configured: commands need no authorization header');
-  onShutdown(async () => {
-    await bridge.stop();
-    await database.close();
-  }, (m) => logger.info(m));
+  logger.info(
+    config.apiKeys.length > 0
+      ? `access control on: ${config.apiKeys.length} API key(s)`
+      : 'no API keys configured: commands need no authorization header',
+  );
+  onShutdown(
+    async () => {
+      await bridge.stop();
+      await database.close();
+    },
+    (m) => logger.info(m),
+  );
 }
 
 runMain('memotrace kafka bridge', main);

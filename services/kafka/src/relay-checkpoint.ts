@@ -36,6 +36,9 @@ export class RelayCheckpointStore {
 
   /** Only forward: a slower relay instance can never move the checkpoint back. */
   async advance(position: number): Promise<void> {
-    await this.pool.query('UPDATE kafka_relay_checkpoints SET position = $2, updated_at = now() WHERE relay = $1 AND position < $2', [this.relay, position]);
+    await this.pool.query('UPDATE kafka_relay_checkpoints SET position = $2, updated_at = now() WHERE relay = $1 AND position < $2', [
+      this.relay,
+      position,
+    ]);
   }
 }

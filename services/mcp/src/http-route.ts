@@ -36,7 +36,12 @@ export function registerMcpRoute(app: FastifyInstance, access: AccessControl): v
   });
   // Stateless: no server-initiated stream (GET) and no session to delete.
   for (const method of ['GET', 'DELETE'] as const) {
-    app.route({ method, url: MCP_PATH, handler: async (_request, reply) => rpcError(reply.header('allow', 'POST'), 405, 'method not allowed: this MCP endpoint is stateless, POST only') });
+    app.route({
+      method,
+      url: MCP_PATH,
+      handler: async (_request, reply) =>
+        rpcError(reply.header('allow', 'POST'), 405, 'method not allowed: this MCP endpoint is stateless, POST only'),
+    });
   }
 }
 

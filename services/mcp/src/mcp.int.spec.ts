@@ -67,7 +67,8 @@ async function refused(client: Client, name: string, args: Record<string, unknow
   expect(result.isError).toBe(true);
   return textOf(result);
 }
-const exportOf = async (memoryId: string, token: string) => (await fetch(`${svc.url}/v1/memories/${memoryId}/export`, { headers: { authorization: `Bearer ${token}` } })).text();
+const exportOf = async (memoryId: string, token: string) =>
+  (await fetch(`${svc.url}/v1/memories/${memoryId}/export`, { headers: { authorization: `Bearer ${token}` } })).text();
 
 describe('MCP server over stdio (the real process)', () => {
   let client: Client;
@@ -81,7 +82,19 @@ describe('MCP server over stdio (the real process)', () => {
   it('lists the memory tools with JSON Schemas from the contracts', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['correct_fact', 'define_relation', 'fact_audit', 'fact_history', 'read_facts', 'remember_batch', 'remember_entity', 'remember_event', 'remember_fact', 'retract_fact', 'search_memory'].sort(),
+      [
+        'correct_fact',
+        'define_relation',
+        'fact_audit',
+        'fact_history',
+        'read_facts',
+        'remember_batch',
+        'remember_entity',
+        'remember_event',
+        'remember_fact',
+        'retract_fact',
+        'search_memory',
+      ].sort(),
     );
     const fact = tools.find((t) => t.name === 'remember_fact')!;
     expect(fact.inputSchema.required).toEqual(expect.arrayContaining(['src', 'rel', 'dst']));
@@ -93,9 +106,23 @@ describe('MCP server over stdio (the real process)', () => {
   it('remembers, reads at a cut, corrects, retracts, and shows history and audit', async () => {
     await ok(client, 'remember_entity', { entityId: 'alice', name: 'Alice', recordedAt: MON });
     await ok(client, 'remember_entity', { entityId: 'acme', name: 'Acme', recordedAt: MON });
-    const fact = await ok(client, 'remember_fact', { factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', recordedAt: MON, reason: 'she said so' });
+    const fact = await ok(client, 'remember_fact', {
+      factId: 'alice-acme',
+      src: 'alice',
+      rel: 'works_at',
+      dst: 'acme',
+      validFrom: '2024-05-06T00:00:00Z',
+      recordedAt: MON,
+      reason: 'she said so',
+    });
     expect(fact.results[0]).toMatchObject({ status: 'applied', ids: { factId: 'alice-acme' } });
-    const event = await ok(client, 'remember_event', { eventId: 'hired', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00Z' }, recordedAt: MON });
+    const event = await ok(client, 'remember_event', {
+      eventId: 'hired',
+      summary: 'Alice joined Acme',
+      includesFacts: ['alice-acme'],
+      timeSpan: { from: '2024-05-06T00:00:00Z' },
+      recordedAt: MON,
+    });
     expect(event.results[0]).toMatchObject({ status: 'applied', ids: { eventId: 'hired' } });
 
     const tuesday = await ok(client, 'read_facts', { src: 'alice', validAt: '2024-05-07T12:00:00Z', minPosition: event.position });
@@ -104,7 +131,12 @@ describe('MCP server over stdio (the real process)', () => {
     await ok(client, 'correct_fact', { factId: 'alice-acme', validTo: '2024-05-08T00:00:00Z', recordedAt: '2024-05-09T10:00:00Z' });
     const thursday = await ok(client, 'read_facts', { src: 'alice', validAt: '2024-05-09T12:00:00Z' });
     expect(thursday.facts).toEqual([]);
-    const believedMonday = await ok(client, 'read_facts', { src: 'alice', validAt: '2024-05-09T12:00:00Z', recordedAt: '2024-05-06T12:00:00Z', consistency: 'replay' });
+    const believedMonday = await ok(client, 'read_facts', {
+      src: 'alice',
+      validAt: '2024-05-09T12:00:00Z',
+      recordedAt: '2024-05-06T12:00:00Z',
+      consistency: 'replay',
+    });
     expect(believedMonday).toMatchObject({ source: 'replay', facts: [{ factId: 'alice-acme', validTo: null }] });
 
     await ok(client, 'retract_fact', { factId: 'alice-acme', recordedAt: '2024-05-10T10:00:00Z' });
@@ -130,7 +162,15 @@ describe('MCP server over stdio (the real process)', () => {
   it('refuses bad input with a clear error and writes nothing', async () => {
     const before = await exportOf('mem-a', TOKENS.a);
     expect(await refused(client, 'remember_fact', { src: 'alice', rel: 'works_at' })).toMatch(/dst/);
-    expect(await refused(client, 'remember_fact', { src: 'alice', rel: 'r', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', validTo: '2024-05-01T00:00:00Z' })).toMatch(/^INVALID_REQUEST \(HTTP 400\).*validTo/);
+    expect(
+      await refused(client, 'remember_fact', {
+        src: 'alice',
+        rel: 'r',
+        dst: 'acme',
+        validFrom: '2024-05-06T00:00:00Z',
+        validTo: '2024-05-01T00:00:00Z',
+      }),
+    ).toMatch(/^INVALID_REQUEST \(HTTP 400\).*validTo/);
     expect(await refused(client, 'correct_fact', { factId: 'nope', validTo: '2024-05-08T00:00:00Z' })).toMatch(/^UNKNOWN_FACT \(HTTP 404\)/);
     expect(await refused(client, 'read_facts', { validAt: 'yesterday' })).toMatch(/validAt/);
     expect(await exportOf('mem-a', TOKENS.a)).toBe(before);
@@ -139,7 +179,9 @@ describe('MCP server over stdio (the real process)', () => {
   it('a key for memory A can neither read nor write memory B', async () => {
     const before = await exportOf('mem-b', TOKENS.b);
     expect(await refused(client, 'remember_entity', { memoryId: 'mem-b', entityId: 'mallory', name: 'Mallory' })).toMatch(/^FORBIDDEN \(HTTP 403\)/);
-    expect(await refused(client, 'remember_batch', { memoryId: 'mem-b', commands: [{ op: 'UPSERT_ENTITY', name: 'Mallory' }] })).toMatch(/^FORBIDDEN/);
+    expect(await refused(client, 'remember_batch', { memoryId: 'mem-b', commands: [{ op: 'UPSERT_ENTITY', name: 'Mallory' }] })).toMatch(
+      /^FORBIDDEN/,
+    );
     for (const [name, args] of [
       ['read_facts', {}],
       ['search_memory', { query: 'Bob' }],
@@ -173,7 +215,7 @@ describe('MCP server over stdio (the real process)', () => {
 });
 
 describe('MCP server over streamable HTTP (/mcp on the service)', () => {
-  it('serves the tools with the caller\'s key and its scope', async () => {
+  it("serves the tools with the caller's key and its scope", async () => {
     const client = await httpClient(TOKENS.b, '?memory=mem-b');
     try {
       expect((await client.listTools()).tools.length).toBe(11);
@@ -184,7 +226,9 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
       expect((await ok(client, 'fact_audit', { factId: 'bob-bcorp' })).events[0].actor).toBe('agent-b');
 
       const before = await exportOf('mem-a', TOKENS.a);
-      expect(await refused(client, 'remember_entity', { memoryId: 'mem-a', entityId: 'mallory', name: 'Mallory' })).toMatch(/^FORBIDDEN \(HTTP 403\)/);
+      expect(await refused(client, 'remember_entity', { memoryId: 'mem-a', entityId: 'mallory', name: 'Mallory' })).toMatch(
+        /^FORBIDDEN \(HTTP 403\)/,
+      );
       expect(await refused(client, 'read_facts', { memoryId: 'mem-a' })).toMatch(/^FORBIDDEN \(HTTP 403\)/);
       expect(await exportOf('mem-a', TOKENS.a)).toBe(before);
     } finally {
@@ -195,12 +239,20 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
   it('refuses a missing or invalid key (401) before any tool runs', async () => {
     const before = [await exportOf('mem-a', TOKENS.a), await exportOf('mem-b', TOKENS.b)];
     for (const token of [undefined, 'mt_wrong']) {
-      await expect(httpClient(token, '?memory=mem-a')).rejects.toMatchObject({ code: 401, message: expect.stringMatching(/(missing|invalid) API key/) });
+      await expect(httpClient(token, '?memory=mem-a')).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringMatching(/(missing|invalid) API key/),
+      });
     }
     const raw = await fetch(`${svc.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer mt_wrong' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'remember_entity', arguments: { memoryId: 'mem-a', name: 'Eve' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'remember_entity', arguments: { memoryId: 'mem-a', name: 'Eve' } },
+      }),
     });
     expect(raw.status).toBe(401);
     expect([await exportOf('mem-a', TOKENS.a), await exportOf('mem-b', TOKENS.b)]).toEqual(before);

@@ -34,7 +34,7 @@ export interface MemoryTool {
 }
 
 const memoryField = {
-  memoryId: memoryId.optional().describe('the memory to use; default: the server\'s configured memory (MEMOTRACE_MEMORY or ?memory=)'),
+  memoryId: memoryId.optional().describe("the memory to use; default: the server's configured memory (MEMOTRACE_MEMORY or ?memory=)"),
 };
 
 /** A command's fields without `op`, plus `memoryId`. */
@@ -60,12 +60,48 @@ const cut = {
 };
 
 export const MEMORY_TOOLS: readonly MemoryTool[] = [
-  commandTool('remember_entity', 'Remember an entity', 'Creates an entity (person, organisation, thing) or adds aliases/types to it (UPSERT_ENTITY). Facts need their entities first.', 'UPSERT_ENTITY', upsertEntity),
-  commandTool('define_relation', 'Define a relation', 'Declares a relation\'s cardinality (DEFINE_RELATION). "one": a new fact supersedes the old one from its validFrom on (e.g. works_at).', 'DEFINE_RELATION', defineRelation),
-  commandTool('remember_fact', 'Remember a fact', 'Asserts a fact src -rel-> dst valid from validFrom (UPSERT_EDGE). src (and dst when not a literal) must be known entities.', 'UPSERT_EDGE', upsertEdge),
-  commandTool('remember_event', 'Remember an event', 'Records an event with a summary, a time span, participants and the facts that evidence it (UPSERT_EVENT).', 'UPSERT_EVENT', upsertEvent),
-  commandTool('correct_fact', 'Correct a fact', 'Corrects when a fact was valid (RETRO_CORRECT): a new version with the corrected validity; the old one stays in the history.', 'RETRO_CORRECT', retroCorrect),
-  commandTool('retract_fact', 'Retract a fact', 'The memory stops believing a fact from now on (ARCHIVE_EDGE); its history and audit keep it.', 'ARCHIVE_EDGE', archiveEdge),
+  commandTool(
+    'remember_entity',
+    'Remember an entity',
+    'Creates an entity (person, organisation, thing) or adds aliases/types to it (UPSERT_ENTITY). Facts need their entities first.',
+    'UPSERT_ENTITY',
+    upsertEntity,
+  ),
+  commandTool(
+    'define_relation',
+    'Define a relation',
+    'Declares a relation\'s cardinality (DEFINE_RELATION). "one": a new fact supersedes the old one from its validFrom on (e.g. works_at).',
+    'DEFINE_RELATION',
+    defineRelation,
+  ),
+  commandTool(
+    'remember_fact',
+    'Remember a fact',
+    'Asserts a fact src -rel-> dst valid from validFrom (UPSERT_EDGE). src (and dst when not a literal) must be known entities.',
+    'UPSERT_EDGE',
+    upsertEdge,
+  ),
+  commandTool(
+    'remember_event',
+    'Remember an event',
+    'Records an event with a summary, a time span, participants and the facts that evidence it (UPSERT_EVENT).',
+    'UPSERT_EVENT',
+    upsertEvent,
+  ),
+  commandTool(
+    'correct_fact',
+    'Correct a fact',
+    'Corrects when a fact was valid (RETRO_CORRECT): a new version with the corrected validity; the old one stays in the history.',
+    'RETRO_CORRECT',
+    retroCorrect,
+  ),
+  commandTool(
+    'retract_fact',
+    'Retract a fact',
+    'The memory stops believing a fact from now on (ARCHIVE_EDGE); its history and audit keep it.',
+    'ARCHIVE_EDGE',
+    archiveEdge,
+  ),
   {
     name: 'remember_batch',
     title: 'Remember a batch of commands',
@@ -85,7 +121,12 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
       rel: id.optional(),
       dst: id.optional(),
       consistency: z.enum(['projection', 'replay']).optional().describe('"replay" answers by exact replay of the log'),
-      minPosition: z.number().int().nonnegative().optional().describe('wait (bounded) until the read models have this position of the memory, e.g. a write\'s position'),
+      minPosition: z
+        .number()
+        .int()
+        .nonnegative()
+        .optional()
+        .describe("wait (bounded) until the read models have this position of the memory, e.g. a write's position"),
     }),
     readOnly: true,
     run: (memory, { memoryId: _m, ...filter }) => memory.facts(filter as Parameters<MemoryClient['facts']>[0]),
@@ -110,7 +151,8 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     description: 'Every version of a fact with its valid and record intervals, oldest first.',
     inputSchema: z.strictObject({ ...memoryField, factId: id, recordedAt: instant.optional().describe('only what was recorded by then') }),
     readOnly: true,
-    run: (memory, args) => memory.history(args['factId'] as string, args['recordedAt'] === undefined ? {} : { recordedAt: args['recordedAt'] as string }),
+    run: (memory, args) =>
+      memory.history(args['factId'] as string, args['recordedAt'] === undefined ? {} : { recordedAt: args['recordedAt'] as string }),
   },
   {
     name: 'fact_audit',

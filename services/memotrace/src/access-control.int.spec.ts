@@ -26,7 +26,11 @@ async function call(method: string, path: string, token: string | undefined, bod
   const headers: Record<string, string> = {};
   if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = contentType;
-  const response = await fetch(svc.url + path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(svc.url + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   let json: any = null;
   try {
@@ -37,7 +41,9 @@ async function call(method: string, path: string, token: string | undefined, bod
   return { status: response.status, body: json, text };
 }
 
-const entity = (commandId: string, entityId: string) => ({ commands: [{ op: 'UPSERT_ENTITY', commandId, entityId, name: entityId, actor: 'claimed-by-client' }] });
+const entity = (commandId: string, entityId: string) => ({
+  commands: [{ op: 'UPSERT_ENTITY', commandId, entityId, name: entityId, actor: 'claimed-by-client' }],
+});
 const exportOf = async (memoryId: string, token: string) => (await call('GET', `/v1/memories/${memoryId}/export`, token)).text;
 
 describe('access control over HTTP', () => {

@@ -24,7 +24,13 @@ describe('admin rebuild', () => {
         ])
       ).status,
     ).toBe(200);
-    expect((await t.commands('rb', [{ op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: '2024-05-08T00:00:00Z', recordedAt: THU }])).status).toBe(200);
+    expect(
+      (
+        await t.commands('rb', [
+          { op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: '2024-05-08T00:00:00Z', recordedAt: THU },
+        ])
+      ).status,
+    ).toBe(200);
   });
   afterAll(() => t.stop());
 
@@ -78,10 +84,14 @@ describe('admin rebuild', () => {
   });
 
   it('npm run rebuild prints progress and the result', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/src/rebuild-cli.ts', '--projection', 'read-models', '--to', '2024-05-10T00:00:00Z'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.service.databaseUrl, LOG_LEVEL: 'warn' },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'services/projector/src/rebuild-cli.ts', '--projection', 'read-models', '--to', '2024-05-10T00:00:00Z'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: t.service.databaseUrl, LOG_LEVEL: 'warn' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

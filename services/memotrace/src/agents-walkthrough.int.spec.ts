@@ -19,7 +19,8 @@ const end = doc.slice(start + 1).search(/\n##+ /);
 const section = doc.slice(start, end === -1 ? undefined : start + 1 + end);
 const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```(?:\n```(?:json)?\n([\s\S]*?)```)?/g)].map((m) => ({ script: m[1]!, expected: m[2] }));
 
-const bash = (script: string, cwd: string, env: NodeJS.ProcessEnv) => promisify(execFile)('bash', ['-c', `set -eo pipefail\n${script}`], { cwd, env, encoding: 'utf8' });
+const bash = (script: string, cwd: string, env: NodeJS.ProcessEnv) =>
+  promisify(execFile)('bash', ['-c', `set -eo pipefail\n${script}`], { cwd, env, encoding: 'utf8' });
 const local = (script: string) => script.replaceAll('npm run -s cli --', join(ROOT, 'services/cli/bin/memotrace'));
 
 describe('the agents walkthrough (docs/cli-and-mcp.md)', () => {
@@ -40,7 +41,11 @@ describe('the agents walkthrough (docs/cli-and-mcp.md)', () => {
     const env = { ...process.env, MEMOTRACE_URL: t.url };
     let exports = '';
     for (const { script, expected } of blocks.slice(1)) {
-      exports += script.split('\n').filter((line) => line.startsWith('export ')).join('\n') + '\n';
+      exports +=
+        script
+          .split('\n')
+          .filter((line) => line.startsWith('export '))
+          .join('\n') + '\n';
       const { stdout } = await bash(exports + local(script).replaceAll('http://127.0.0.1:8080', t.url), dir, env);
       expect(stdout).toBe(expected);
     }

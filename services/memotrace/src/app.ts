@@ -4,8 +4,21 @@ import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
 import { registerMcpRoute } from '@memotrace/mcp-service';
-import { RebuildJob, registerAdminRoutes, runOpenSearchProjector, runReadModelProjector, runSearchIndexProjector } from '@memotrace/projector-service';
-import { EMBEDDING_PROVIDER, OPENSEARCH_INDEX, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule, registerQueryRoutes } from '@memotrace/query-service';
+import {
+  RebuildJob,
+  registerAdminRoutes,
+  runOpenSearchProjector,
+  runReadModelProjector,
+  runSearchIndexProjector,
+} from '@memotrace/projector-service';
+import {
+  EMBEDDING_PROVIDER,
+  OPENSEARCH_INDEX,
+  PROJECTION_PROGRESS,
+  QUERY_ROUTE_DEPS,
+  queryModule,
+  registerQueryRoutes,
+} from '@memotrace/query-service';
 import { type EmbeddingProvider, USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import { type RuntimeConfig, TOKENS, databaseReadiness, infraModule, openDatabase } from '@memotrace/runtime';
@@ -41,13 +54,19 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const embeddings = options.embeddings === undefined ? embeddingsFromEnv() : (options.embeddings ?? undefined);
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
   const searchIndex = embeddings
-    ? await runSearchIndexProjector(database.store, database.pool, embeddings, (error) => logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'))
+    ? await runSearchIndexProjector(database.store, database.pool, embeddings, (error) =>
+        logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'),
+      )
     : undefined;
   // OpenSearch (OPENSEARCH_URL): a projector of its own feeds the index; search recall asks it, the cut stays the read models'.
-  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: options.openSearchIndex ?? itemIndexFor(embeddings?.model, USE_LITE_MODEL) }) : undefined;
+  const openSearch = config.openSearchUrl
+    ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: options.openSearchIndex ?? itemIndexFor(embeddings?.model, USE_LITE_MODEL) })
+    : undefined;
   if (openSearch) container.bind(OPENSEARCH_INDEX).toConstantValue(openSearch);
   const openSearchProjector = openSearch
-    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) =>
+        logger.warn({ err: error }, 'OpenSearch projection failed'),
+      )
     : undefined;
 
   const access = new AccessControl(config.apiKeys);
@@ -61,14 +80,23 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
   // The highest position, not the safe head: a long transaction holding the safe head back is lag too.
   metrics.trackProjectionLag('read-models', async () => (await database.store.highestPosition()) - projector.position());
-  if (openSearchProjector) metrics.trackProjectionLag('search-opensearch', async () => (await database.store.highestPosition()) - openSearchProjector.position());
+  if (openSearchProjector)
+    metrics.trackProjectionLag('search-opensearch', async () => (await database.store.highestPosition()) - openSearchProjector.position());
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   const rebuild = new RebuildJob(database.url);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
   // Kafka is optional: commands in and events out only when KAFKA_BROKERS is set.
   const kafka = config.kafka
-    ? await startKafkaBridge({ config: config.kafka, handler: container.get(COMMAND_HANDLER), access, store: database.store, pool: database.pool, logger, metrics })
+    ? await startKafkaBridge({
+        config: config.kafka,
+        handler: container.get(COMMAND_HANDLER),
+        access,
+        store: database.store,
+        pool: database.pool,
+        logger,
+        metrics,
+      })
     : undefined;
   const url = await app.listen({ host: config.host, port: config.port });
   if (config.apiKeys.length > 0) logger.info(accessMode);

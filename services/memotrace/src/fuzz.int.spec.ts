@@ -47,16 +47,68 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.constantFrom([], {}, [[[[[]]]]], { __proto__: { polluted: true } }, { constructor: { prototype: { polluted: true } } }),
-  fc.constantFrom('2024-02-30T00:00:00Z', '2024-01-01T00:00:00', '2024-01-01T00:00:00.0001Z', 'yesterday', '9999-99-99T99:99:99Z', '*', '-271821-04-20T00:00:00Z'),
+  fc.constantFrom(
+    '2024-02-30T00:00:00Z',
+    '2024-01-01T00:00:00',
+    '2024-01-01T00:00:00.0001Z',
+    'yesterday',
+    '9999-99-99T99:99:99Z',
+    '*',
+    '-271821-04-20T00:00:00Z',
+  ),
 );
-const ops = fc.constantFrom('UPSERT_ENTITY', 'MERGE_ENTITY', 'DEFINE_RELATION', 'UPSERT_EDGE', 'ARCHIVE_EDGE', 'RETRO_CORRECT', 'UPSERT_EVENT', 'LINK', 'UPSERT_EPISODE', 'RECORD_MENTION', 'DROP_TABLE', '', 'upsert_entity');
-const fields = fc.constantFrom('commandId', 'entityId', 'name', 'factId', 'src', 'rel', 'dst', 'validFrom', 'validTo', 'recordedAt', 'actor', 'reason', 'cardinality', 'includesFacts', 'timeSpan', 'summary', '__proto__', 'constructor', 'prototype', 'srcId', 'dstId');
+const ops = fc.constantFrom(
+  'UPSERT_ENTITY',
+  'MERGE_ENTITY',
+  'DEFINE_RELATION',
+  'UPSERT_EDGE',
+  'ARCHIVE_EDGE',
+  'RETRO_CORRECT',
+  'UPSERT_EVENT',
+  'LINK',
+  'UPSERT_EPISODE',
+  'RECORD_MENTION',
+  'DROP_TABLE',
+  '',
+  'upsert_entity',
+);
+const fields = fc.constantFrom(
+  'commandId',
+  'entityId',
+  'name',
+  'factId',
+  'src',
+  'rel',
+  'dst',
+  'validFrom',
+  'validTo',
+  'recordedAt',
+  'actor',
+  'reason',
+  'cardinality',
+  'includesFacts',
+  'timeSpan',
+  'summary',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'srcId',
+  'dstId',
+);
 
 /** A command that is always invalid: a bad op or a field of the wrong shape. */
 const hostileCommand = fc.oneof(
-  fc.record({ op: ops, extra: fc.dictionary(fields, anyValue, { maxKeys: 5 }) }).map(({ op, extra }) => ({ op, ...extra, validFrom: '2024-02-30T00:00:00Z' })),
+  fc
+    .record({ op: ops, extra: fc.dictionary(fields, anyValue, { maxKeys: 5 }) })
+    .map(({ op, extra }) => ({ op, ...extra, validFrom: '2024-02-30T00:00:00Z' })),
   fc.record({ op: fc.constant('UPSERT_ENTITY'), name: anyValue.filter((v) => typeof v !== 'string'), commandId: weird }),
-  fc.record({ op: fc.constant('UPSERT_EDGE'), src: fc.constant('alice'), rel: fc.constant('r'), dst: fc.constant('acme'), validFrom: anyValue.filter((v) => typeof v !== 'string' || !/^\d{4}-\d\d-\d\dT/.test(v)) }),
+  fc.record({
+    op: fc.constant('UPSERT_EDGE'),
+    src: fc.constant('alice'),
+    rel: fc.constant('r'),
+    dst: fc.constant('acme'),
+    validFrom: anyValue.filter((v) => typeof v !== 'string' || !/^\d{4}-\d\d-\d\dT/.test(v)),
+  }),
   fc.record({ op: fc.constant('UPSERT_ENTITY'), name: fc.constant('Eve'), recordedAt: fc.constant('2000-01-01T00:00:00Z') }), // record-time regression
   fc.record({ op: fc.constant('UPSERT_EDGE'), src: fc.constant('ghost'), rel: fc.constant('r'), dst: fc.constant('acme') }), // unknown entity
   fc.record({ op: fc.constant('UPSERT_ENTITY'), name: fc.constant('x'), constructor: anyValue, unknownField: anyValue }),
@@ -69,40 +121,135 @@ const hostileBatch = fc
 
 const memoryPath = fc.oneof(
   { weight: 5, arbitrary: fc.constant(MEMORY) },
-  fc.constantFrom('', 'A', '-x', '_', '__proto__', 'constructor', 'x'.repeat(64), '%2e%2e', '..%2f..', 'a%00b', '%F0%9F%98%80', '%ED%A0%80', 'fuzz-target%20'),
+  fc.constantFrom(
+    '',
+    'A',
+    '-x',
+    '_',
+    '__proto__',
+    'constructor',
+    'x'.repeat(64),
+    '%2e%2e',
+    '..%2f..',
+    'a%00b',
+    '%F0%9F%98%80',
+    '%ED%A0%80',
+    'fuzz-target%20',
+  ),
 );
 const jsonBody = (value: unknown) => JSON.stringify(value);
 /** Every UTF-8 byte percent-encoded (a lone surrogate becomes U+FFFD's bytes; %ED%A0%80 is sent raw elsewhere). */
 const percentEncode = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => '%' + b.toString(16).padStart(2, '0')).join('');
 
 const commandRequest: fc.Arbitrary<Req> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(memoryPath, hostileBatch).map(([m, commands]) => ({ method: 'POST' as const, path: `/v1/memories/${m}/commands`, contentType: 'application/json', body: jsonBody({ commands }) })) },
-  fc.tuple(memoryPath, anyValue).map(([m, commands]) => ({ method: 'POST' as const, path: `/v1/memories/${m}/commands`, contentType: 'application/json', body: jsonBody({ commands }) })),
-  fc.constant({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType: 'application/json', body: jsonBody({ commands: Array.from({ length: 1001 }, () => ({ op: 'UPSERT_ENTITY', name: 'n' })) }) }),
-  fc.constant({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType: 'application/json', body: jsonBody({ commands: [{ op: 'UPSERT_ENTITY', name: 'x'.repeat(9 * 1024 * 1024) }] }) }),
-  fc.constantFrom(
-    '{', '{"commands": [', 'null', '[]', '"str"', '{"commands": []}', '{"__proto__": {"commands": []}}', '{"commands": [{"op": "UPSERT_ENTITY", "name": "x", "__proto__": {"a": 1}}]}',
-    '{"constructor": {"prototype": {"x": 1}}}', '{"commands": [{"op": "UPSERT_ENTITY", "name": "\\u0000"}]}', '{"commands": [{"op": "UPSERT_ENTITY", "name": "\\ud800"}]}', '\u0000', '',
-  ).chain((body) => fc.constantFrom('application/json', 'text/plain', 'application/x-ndjson', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1').map((contentType) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType, body }))),
-  fc.tuple(fc.string({ maxLength: 40 }), fc.constantFrom('application/json', 'text/plain')).map(([body, contentType]) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType, body })),
-  fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType: 'application/json', body: Buffer.from(bytes) })),
+  {
+    weight: 6,
+    arbitrary: fc.tuple(memoryPath, hostileBatch).map(([m, commands]) => ({
+      method: 'POST' as const,
+      path: `/v1/memories/${m}/commands`,
+      contentType: 'application/json',
+      body: jsonBody({ commands }),
+    })),
+  },
+  fc.tuple(memoryPath, anyValue).map(([m, commands]) => ({
+    method: 'POST' as const,
+    path: `/v1/memories/${m}/commands`,
+    contentType: 'application/json',
+    body: jsonBody({ commands }),
+  })),
+  fc.constant({
+    method: 'POST' as const,
+    path: `/v1/memories/${MEMORY}/commands`,
+    contentType: 'application/json',
+    body: jsonBody({ commands: Array.from({ length: 1001 }, () => ({ op: 'UPSERT_ENTITY', name: 'n' })) }),
+  }),
+  fc.constant({
+    method: 'POST' as const,
+    path: `/v1/memories/${MEMORY}/commands`,
+    contentType: 'application/json',
+    body: jsonBody({ commands: [{ op: 'UPSERT_ENTITY', name: 'x'.repeat(9 * 1024 * 1024) }] }),
+  }),
+  fc
+    .constantFrom(
+      '{',
+      '{"commands": [',
+      'null',
+      '[]',
+      '"str"',
+      '{"commands": []}',
+      '{"__proto__": {"commands": []}}',
+      '{"commands": [{"op": "UPSERT_ENTITY", "name": "x", "__proto__": {"a": 1}}]}',
+      '{"constructor": {"prototype": {"x": 1}}}',
+      '{"commands": [{"op": "UPSERT_ENTITY", "name": "\\u0000"}]}',
+      '{"commands": [{"op": "UPSERT_ENTITY", "name": "\\ud800"}]}',
+      '\u0000',
+      '',
+    )
+    .chain((body) =>
+      fc
+        .constantFrom(
+          'application/json',
+          'text/plain',
+          'application/x-ndjson',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=latin1',
+        )
+        .map((contentType) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType, body })),
+    ),
+  fc
+    .tuple(fc.string({ maxLength: 40 }), fc.constantFrom('application/json', 'text/plain'))
+    .map(([body, contentType]) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/commands`, contentType, body })),
+  fc.uint8Array({ maxLength: 64 }).map((bytes) => ({
+    method: 'POST' as const,
+    path: `/v1/memories/${MEMORY}/commands`,
+    contentType: 'application/json',
+    body: Buffer.from(bytes),
+  })),
   // import into a non-empty memory, or a malformed import
-  fc.constantFrom('{"op":"UPSERT_ENTITY","name":"x"}\n', 'not json\n', '{"op":"UPSERT_ENTITY","name":"x","commandId":"i1","recordedAt":"2031-01-01T00:00:00Z"}\n').map((body) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/import`, contentType: 'application/x-ndjson', body })),
+  fc
+    .constantFrom(
+      '{"op":"UPSERT_ENTITY","name":"x"}\n',
+      'not json\n',
+      '{"op":"UPSERT_ENTITY","name":"x","commandId":"i1","recordedAt":"2031-01-01T00:00:00Z"}\n',
+    )
+    .map((body) => ({ method: 'POST' as const, path: `/v1/memories/${MEMORY}/import`, contentType: 'application/x-ndjson', body })),
 );
 
-const queryValue = fc.oneof(weird.map(percentEncode), fc.constantFrom('%', '%zz', '2024-02-30T00:00:00Z', '*', '-1', '1e309', '99999999999999999', '__proto__'));
-const queryString = fc.dictionary(fc.constantFrom('validAt', 'recordedAt', 'src', 'rel', 'dst', 'consistency', 'minPosition', 'from', 'to', '__proto__', 'constructor', 'x'), queryValue, { maxKeys: 4 }).map((q) =>
-  Object.entries(q).map(([k, v]) => `${k}=${v}`).join('&'),
+const queryValue = fc.oneof(
+  weird.map(percentEncode),
+  fc.constantFrom('%', '%zz', '2024-02-30T00:00:00Z', '*', '-1', '1e309', '99999999999999999', '__proto__'),
 );
+const queryString = fc
+  .dictionary(
+    fc.constantFrom('validAt', 'recordedAt', 'src', 'rel', 'dst', 'consistency', 'minPosition', 'from', 'to', '__proto__', 'constructor', 'x'),
+    queryValue,
+    { maxKeys: 4 },
+  )
+  .map((q) =>
+    Object.entries(q)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&'),
+  );
 const readRequest: fc.Arbitrary<Req> = fc.oneof(
-  fc.tuple(memoryPath, fc.constantFrom('facts', 'events', 'changes', 'export', 'verify'), queryString).map(([m, what, q]) => ({ method: 'GET' as const, path: `/v1/memories/${m}/${what}?${q}` })),
-  fc.tuple(memoryPath, fc.constantFrom('facts', 'entities'), weird.map(percentEncode), fc.constantFrom('', '/history', '/audit'), queryString).map(([m, what, id, tail, q]) => ({
-    method: 'GET' as const,
-    path: `/v1/memories/${m}/${what}/${id}${what === 'facts' ? tail : ''}?${q}`,
-  })),
-  fc.tuple(memoryPath, fc.dictionary(fc.constantFrom('query', 'k', 'tokenBudget', 'validAt', 'recordedAt', '__proto__'), anyValue, { maxKeys: 4 })).map(([m, body]) => ({ method: 'POST' as const, path: `/v1/memories/${m}/search`, contentType: 'application/json', body: jsonBody(body) })),
-  fc.tuple(fc.constantFrom('PUT', 'DELETE') as fc.Arbitrary<'PUT' | 'DELETE'>, memoryPath).map(([method, m]) => ({ method, path: `/v1/memories/${m}/commands` })),
-  fc.constantFrom('/v1/memories', '/v1/memories/', '/v2/memories/x/facts', '/%', '/v1/memories/%ZZ/facts', '/v1//facts').map((path) => ({ method: 'GET' as const, path })),
+  fc
+    .tuple(memoryPath, fc.constantFrom('facts', 'events', 'changes', 'export', 'verify'), queryString)
+    .map(([m, what, q]) => ({ method: 'GET' as const, path: `/v1/memories/${m}/${what}?${q}` })),
+  fc
+    .tuple(memoryPath, fc.constantFrom('facts', 'entities'), weird.map(percentEncode), fc.constantFrom('', '/history', '/audit'), queryString)
+    .map(([m, what, id, tail, q]) => ({
+      method: 'GET' as const,
+      path: `/v1/memories/${m}/${what}/${id}${what === 'facts' ? tail : ''}?${q}`,
+    })),
+  fc
+    .tuple(memoryPath, fc.dictionary(fc.constantFrom('query', 'k', 'tokenBudget', 'validAt', 'recordedAt', '__proto__'), anyValue, { maxKeys: 4 }))
+    .map(([m, body]) => ({ method: 'POST' as const, path: `/v1/memories/${m}/search`, contentType: 'application/json', body: jsonBody(body) })),
+  fc
+    .tuple(fc.constantFrom('PUT', 'DELETE') as fc.Arbitrary<'PUT' | 'DELETE'>, memoryPath)
+    .map(([method, m]) => ({ method, path: `/v1/memories/${m}/commands` })),
+  fc
+    .constantFrom('/v1/memories', '/v1/memories/', '/v2/memories/x/facts', '/%', '/v1/memories/%ZZ/facts', '/v1//facts')
+    .map((path) => ({ method: 'GET' as const, path })),
 );
 
 const hostileRequest = fc.oneof({ weight: 3, arbitrary: commandRequest }, { weight: 2, arbitrary: readRequest });
@@ -165,10 +312,18 @@ describe('fuzz: hostile requests to the running service', () => {
 
   it('refuses a body nested deeper than 32 levels with 400 INVALID_REQUEST, and writes nothing', async () => {
     const before = await svc.get(`/v1/memories/${MEMORY}/export`);
-    const deep = (levels: number) => `{"commands":[{"op":"UPSERT_ENTITY","entityId":"deep","name":"Deep","x":${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
+    const deep = (levels: number) =>
+      `{"commands":[{"op":"UPSERT_ENTITY","entityId":"deep","name":"Deep","x":${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
     for (const levels of [40, 500_000]) {
       const { status, body } = await svc.post(`/v1/memories/${MEMORY}/commands`, deep(levels));
-      expect({ status, error: body.error }).toEqual({ status: 400, error: { code: 'INVALID_REQUEST', message: 'request body nests deeper than 32 levels', details: [{ path: '', message: 'request body nests deeper than 32 levels' }] } });
+      expect({ status, error: body.error }).toEqual({
+        status: 400,
+        error: {
+          code: 'INVALID_REQUEST',
+          message: 'request body nests deeper than 32 levels',
+          details: [{ path: '', message: 'request body nests deeper than 32 levels' }],
+        },
+      });
     }
     // Just under the limit the body gets through to the contract, which names the unknown field.
     const shallow = await svc.post(`/v1/memories/${MEMORY}/commands`, deep(28));

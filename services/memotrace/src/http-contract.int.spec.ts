@@ -81,7 +81,11 @@ describe('HTTP contract', () => {
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'INVALID_REQUEST', message: 'request body is not valid UTF-8' });
     expect(await logLength('contract')).toBe(before);
-    const line = Buffer.concat([Buffer.from(`{"op":"UPSERT_ENTITY","name":"Ren`), Buffer.from([0xe9]), Buffer.from(`e","recordedAt":"${T0}","commandId":"c1"}\n`)]);
+    const line = Buffer.concat([
+      Buffer.from(`{"op":"UPSERT_ENTITY","name":"Ren`),
+      Buffer.from([0xe9]),
+      Buffer.from(`e","recordedAt":"${T0}","commandId":"c1"}\n`),
+    ]);
     const imported = await t.post('/v1/memories/contract-utf8/import', line, 'application/x-ndjson');
     expect(imported.status).toBe(400);
     expect(await logLength('contract-utf8')).toBe(0);
@@ -93,7 +97,9 @@ describe('HTTP contract', () => {
     for (const path of ['/v1/memories/contract/entities/%ZZ', '/v1/memories/%ZZ/facts', '/v1/memories/contract/facts/%E0%A4%A/audit']) {
       const response = await t.get(path);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.any(String), details: [{ path: '', message: expect.any(String) }] } });
+      expect(response.body).toEqual({
+        error: { code: 'INVALID_REQUEST', message: expect.any(String), details: [{ path: '', message: expect.any(String) }] },
+      });
     }
   });
 
@@ -114,12 +120,17 @@ describe('HTTP contract', () => {
     ]) {
       const answer = await raw(request);
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'INVALID_REQUEST', message: 'malformed HTTP request', details: [{ path: '', message: 'malformed HTTP request' }] } });
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: { code: 'INVALID_REQUEST', message: 'malformed HTTP request', details: [{ path: '', message: 'malformed HTTP request' }] },
+      });
     }
     // A request line longer than the parser takes (a 200 KB query string) is bad input too.
     const tooLong = await raw(`GET /v1/memories/contract/facts?src=${'x'.repeat(200_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(tooLong).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(tooLong.slice(tooLong.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ code: 'INVALID_REQUEST', message: 'request line or headers are too large' });
+    expect(JSON.parse(tooLong.slice(tooLong.indexOf('\r\n\r\n') + 4)).error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'request line or headers are too large',
+    });
   });
 
   it('answers 413 above 8 MiB, read by a client still sending the body (no reset connection)', async () => {
@@ -135,7 +146,10 @@ describe('HTTP contract', () => {
     }
     // Over 8 MiB is 413 whatever else is wrong: a content type never parsed, a route that does not exist.
     const bytes = new Uint8Array(9 * 1024 * 1024);
-    for (const [path, type] of [['/v1/memories/contract/commands', 'application/octet-stream'], ['/v1/no-such-route', 'application/json']]) {
+    for (const [path, type] of [
+      ['/v1/memories/contract/commands', 'application/octet-stream'],
+      ['/v1/no-such-route', 'application/json'],
+    ]) {
       const response = await t.post(path!, bytes, type);
       expect([path, response.status, response.body.error.code]).toEqual([path, 413, 'PAYLOAD_TOO_LARGE']);
     }
@@ -145,7 +159,9 @@ describe('HTTP contract', () => {
       const socket = connect(Number(port), host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''));
       socket.on('data', (chunk) => (resolve(chunk.toString()), socket.destroy()));
       socket.on('error', reject);
-      socket.write('POST /v1/memories/contract/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 9437184\r\n\r\n');
+      socket.write(
+        'POST /v1/memories/contract/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 9437184\r\n\r\n',
+      );
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('PAYLOAD_TOO_LARGE');
@@ -179,7 +195,15 @@ describe('HTTP contract', () => {
     const before = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T0}`);
     expect(before.body).toMatchObject({ entityId: 'beth', name: 'Beth', names: ['Beth'], merges: [] });
     const after = await t.get(`/v1/memories/ents/entities/beth?recordedAt=${T1}`);
-    expect(after.body).toEqual({ entityId: 'liz', name: 'Elizabeth', names: ['Elizabeth', 'Beth'], aliases: ['Liz', 'Beth'], types: ['person'], merges: [{ entityId: 'beth', into: 'liz', recordedAt: T1 }], recordedFrom: T0 });
+    expect(after.body).toEqual({
+      entityId: 'liz',
+      name: 'Elizabeth',
+      names: ['Elizabeth', 'Beth'],
+      aliases: ['Liz', 'Beth'],
+      types: ['person'],
+      merges: [{ entityId: 'beth', into: 'liz', recordedAt: T1 }],
+      recordedFrom: T0,
+    });
     const missing = await t.get(`/v1/memories/ents/entities/liz?recordedAt=2023-01-01T00:00:00Z`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('UNKNOWN_ENTITY');
@@ -189,7 +213,15 @@ describe('HTTP contract', () => {
     await t.commands('evts', [
       { op: 'UPSERT_ENTITY', entityId: 'eve', name: 'Eve', recordedAt: T0 },
       { op: 'UPSERT_EDGE', factId: 'eve-run', src: 'eve', rel: 'ran', dst: { literal: 10, datatype: 'number' }, validFrom: T0, recordedAt: T0 },
-      { op: 'UPSERT_EVENT', eventId: 'marathon', summary: 'Eve ran a marathon', includesFacts: ['eve-run'], participants: [{ entityId: 'eve', role: 'runner' }], timeSpan: { from: T0, to: T1 }, recordedAt: T0 },
+      {
+        op: 'UPSERT_EVENT',
+        eventId: 'marathon',
+        summary: 'Eve ran a marathon',
+        includesFacts: ['eve-run'],
+        participants: [{ entityId: 'eve', role: 'runner' }],
+        timeSpan: { from: T0, to: T1 },
+        recordedAt: T0,
+      },
       { op: 'ARCHIVE_EDGE', factId: 'eve-run', recordedAt: T2 },
     ]);
     for (const consistency of ['projection', 'replay']) {
@@ -208,7 +240,10 @@ describe('HTTP contract', () => {
   });
 
   it('waits for minPosition (read-your-writes) and refuses a position beyond the log', async () => {
-    const write = await t.commands('ryw', [{ op: 'UPSERT_ENTITY', entityId: 'fay', name: 'Fay' }, { op: 'UPSERT_EDGE', src: 'fay', rel: 'is', dst: { literal: true } }]);
+    const write = await t.commands('ryw', [
+      { op: 'UPSERT_ENTITY', entityId: 'fay', name: 'Fay' },
+      { op: 'UPSERT_EDGE', src: 'fay', rel: 'is', dst: { literal: true } },
+    ]);
     const read = await t.get(`/v1/memories/ryw/facts?minPosition=${write.body.position}&validAt=*`);
     expect(read.status).toBe(200);
     expect(read.body.facts).toHaveLength(1);
@@ -236,7 +271,14 @@ describe('HTTP contract', () => {
     const write = await t.commands('ryw-all', [
       { op: 'UPSERT_ENTITY', entityId: 'gus', name: 'Gus', recordedAt: T0 },
       { op: 'UPSERT_EDGE', factId: 'gus-tea', src: 'gus', rel: 'likes', dst: { literal: 'green tea' }, recordedAt: T0 },
-      { op: 'UPSERT_EVENT', eventId: 'tea-time', summary: 'Gus drinks green tea', includesFacts: ['gus-tea'], timeSpan: { from: T0 }, recordedAt: T0 },
+      {
+        op: 'UPSERT_EVENT',
+        eventId: 'tea-time',
+        summary: 'Gus drinks green tea',
+        includesFacts: ['gus-tea'],
+        timeSpan: { from: T0 },
+        recordedAt: T0,
+      },
     ]);
     const at = `minPosition=${write.body.position}`;
     const m = '/v1/memories/ryw-all';
@@ -269,7 +311,13 @@ describe('HTTP contract', () => {
       expect(b.body.facts).toEqual(a.body.facts);
     }
     // Whole answers, positions included: a memory's positions are its own.
-    for (const path of ['facts/bob-paris/history', 'facts/bob-old/history', 'facts/bob-paris/audit', 'facts/bob-old/audit', `entities/bob?recordedAt=${T2}`]) {
+    for (const path of [
+      'facts/bob-paris/history',
+      'facts/bob-old/history',
+      'facts/bob-paris/audit',
+      'facts/bob-old/audit',
+      `entities/bob?recordedAt=${T2}`,
+    ]) {
       const [a, b] = [await t.get(`/v1/memories/contract/${path}`), await t.get(`/v1/memories/contract-copy/${path}`)];
       expect([b.status, b.body]).toEqual([200, a.body]);
     }
@@ -279,7 +327,12 @@ describe('HTTP contract', () => {
 
   it('imports an export file whatever content type names it (a JSON client, curl, none)', async () => {
     const first = (await t.get('/v1/memories/contract/export')).text.split('\n')[0]!;
-    for (const [i, type] of ['application/json', 'application/x-www-form-urlencoded', 'application/octet-stream', 'text/plain; charset=utf-8'].entries()) {
+    for (const [i, type] of [
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'application/octet-stream',
+      'text/plain; charset=utf-8',
+    ].entries()) {
       const imported = await t.post(`/v1/memories/contract-typed-${i}/import`, `${first}\n`, type);
       expect([type, imported.status, imported.body]).toEqual([type, 200, { position: 1, imported: 1 }]);
     }
@@ -312,7 +365,11 @@ describe('HTTP contract', () => {
     ];
     const unknownFact = await t.post('/v1/memories/contract-lines/import', lines.join('\n'), 'application/x-ndjson');
     expect(unknownFact.status).toBe(404);
-    expect(unknownFact.body.error).toMatchObject({ code: 'UNKNOWN_FACT', message: expect.stringMatching(/^line 4: /), details: [{ path: 'line.4.factId' }] });
+    expect(unknownFact.body.error).toMatchObject({
+      code: 'UNKNOWN_FACT',
+      message: expect.stringMatching(/^line 4: /),
+      details: [{ path: 'line.4.factId' }],
+    });
     const regression = await t.post('/v1/memories/contract-lines/import', [lines[1], lines[4]].join('\n'), 'application/x-ndjson');
     expect(regression.status).toBe(409);
     expect(regression.body.error).toMatchObject({ code: 'RECORD_TIME_REGRESSION', details: [{ path: 'line.2.recordedAt' }] });

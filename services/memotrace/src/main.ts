@@ -8,7 +8,10 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, name: 'memotrace' });
   const service = await startMemoTrace(config, logger);
   logger.info(`MemoTrace listening on ${service.url} (OpenAPI at ${service.url}/docs)`);
-  onShutdown(() => service.close(), (m) => logger.info(m));
+  onShutdown(
+    () => service.close(),
+    (m) => logger.info(m),
+  );
 }
 
 runMain('memotrace', main);

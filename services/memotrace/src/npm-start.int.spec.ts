@@ -27,7 +27,10 @@ async function startProcess(dataDir: string, port: number): Promise<ChildProcess
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}: ${stderr}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return child;
     if (Date.now() > deadline) throw new Error(`npm start not ready after 60 s: ${stderr}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -56,7 +59,15 @@ describe('npm start (embedded PostgreSQL)', () => {
       const api = apiAt(`http://127.0.0.1:${port}`);
       const write = await api.commands('persisted', [
         { op: 'UPSERT_ENTITY', entityId: 'gus', name: 'Gus', recordedAt: '2024-01-01T00:00:00Z' },
-        { op: 'UPSERT_EDGE', factId: 'gus-home', src: 'gus', rel: 'home', dst: { literal: 'Oslo' }, validFrom: '2024-01-01T00:00:00Z', recordedAt: '2024-01-01T00:00:00Z' },
+        {
+          op: 'UPSERT_EDGE',
+          factId: 'gus-home',
+          src: 'gus',
+          rel: 'home',
+          dst: { literal: 'Oslo' },
+          validFrom: '2024-01-01T00:00:00Z',
+          recordedAt: '2024-01-01T00:00:00Z',
+        },
       ]);
       expect(write.status).toBe(200);
     } finally {
@@ -65,7 +76,9 @@ describe('npm start (embedded PostgreSQL)', () => {
     const second = await startProcess(dataDir, port);
     try {
       const facts = await apiAt(`http://127.0.0.1:${port}`).get('/v1/memories/persisted/facts?validAt=*');
-      expect(facts.body.facts.map((f: { factId: string; dst: unknown }) => [f.factId, f.dst])).toEqual([['gus-home', { literal: 'Oslo', datatype: 'string' }]]);
+      expect(facts.body.facts.map((f: { factId: string; dst: unknown }) => [f.factId, f.dst])).toEqual([
+        ['gus-home', { literal: 'Oslo', datatype: 'string' }],
+      ]);
     } finally {
       expect(await stopProcess(second)).toBe(0);
     }

@@ -30,11 +30,19 @@ describe('observability', () => {
     const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const requestLogs = records.filter((r) => r['reqId'] !== undefined);
     expect(requestLogs.length).toBeGreaterThanOrEqual(2); // incoming request + request completed
-    expect(requestLogs.find((r) => r['msg'] === 'request completed')).toMatchObject({ reqId: expect.stringMatching(/^[0-9a-f-]{36}$/), res: { statusCode: 200 } });
+    expect(requestLogs.find((r) => r['msg'] === 'request completed')).toMatchObject({
+      reqId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      res: { statusCode: 200 },
+    });
   });
 
   it('exports command rate, errors by code, projection lag and latency histograms', async () => {
-    const post = (body: unknown) => fetch(`${service.url}/v1/memories/obs/commands`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${service.url}/v1/memories/obs/commands`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await post({ commands: [{ op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice' }] })).status).toBe(200);
     expect((await post({ commands: [{ op: 'NOPE' }] })).status).toBe(400);
     expect((await fetch(`${service.url}/v1/memories/obs/facts?validAt=*`)).status).toBe(200);
@@ -42,6 +50,8 @@ describe('observability', () => {
     expect(metrics).toMatch(/^memotrace_commands_total\{status="applied"\} [1-9]/m);
     expect(metrics).toMatch(/^memotrace_errors_total\{code="INVALID_REQUEST"\} [1-9]/m);
     expect(metrics).toMatch(/^memotrace_projection_lag_events\{projection="read-models"\} \d+$/m);
-    expect(metrics).toMatch(/^memotrace_http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/v1\/memories\/:memoryId\/facts",status="200"\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^memotrace_http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/v1\/memories\/:memoryId\/facts",status="200"\} [1-9]/m,
+    );
   });
 });

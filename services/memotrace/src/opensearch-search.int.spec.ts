@@ -43,10 +43,32 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
     expect(monday.status).toBe(200);
     // Thursday: recorded after the Wednesday cut, and the best match for every query below.
     const thursday = await t.commands(M, [
-      { op: 'RECORD_MENTION', mentionId: 'm-thu', docId: 'chat-2', text: 'I moved to Beta yesterday. Beta! Acme? Beta!', speaker: 'Alice', occurredAt: THU, recordedAt: THU },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-thu',
+        docId: 'chat-2',
+        text: 'I moved to Beta yesterday. Beta! Acme? Beta!',
+        speaker: 'Alice',
+        occurredAt: THU,
+        recordedAt: THU,
+      },
       { op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: WED, evidence: ['m-thu'], recordedAt: THU },
-      { op: 'UPSERT_EVENT', eventId: 'ev-move', summary: 'Alice moved from Acme to Beta', includesFacts: ['alice-beta'], timeSpan: { from: WED }, recordedAt: THU },
-      { op: 'UPSERT_EPISODE', episodeId: 'ep-move', title: 'The move from Acme to Beta', window: { from: WED }, events: ['ev-move'], recordedAt: THU },
+      {
+        op: 'UPSERT_EVENT',
+        eventId: 'ev-move',
+        summary: 'Alice moved from Acme to Beta',
+        includesFacts: ['alice-beta'],
+        timeSpan: { from: WED },
+        recordedAt: THU,
+      },
+      {
+        op: 'UPSERT_EPISODE',
+        episodeId: 'ep-move',
+        title: 'The move from Acme to Beta',
+        window: { from: WED },
+        events: ['ev-move'],
+        recordedAt: THU,
+      },
     ]);
     expect(thursday.status).toBe(200);
     await waitForOpenSearch();

@@ -27,7 +27,11 @@ describe('README story', () => {
     let variables = '';
     for (const { script, expected } of steps) {
       const local = script.replaceAll('http://127.0.0.1:8080', t.url);
-      variables += local.split('\n').filter((line) => /^[A-Z]+=/.test(line)).join('\n') + '\n';
+      variables +=
+        local
+          .split('\n')
+          .filter((line) => /^[A-Z]+=/.test(line))
+          .join('\n') + '\n';
       // Async: the service answering curl runs in this very process.
       const { stdout: output } = await promisify(execFile)('bash', ['-c', `set -e\n${variables}\n${local}`], { encoding: 'utf8' });
       expect(output).toBe(expected);

@@ -16,11 +16,31 @@ describe('Acme then Beta over HTTP', () => {
       { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme', recordedAt: MON },
       { op: 'UPSERT_ENTITY', entityId: 'beta', name: 'Beta', recordedAt: MON },
       { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: MON },
-      { op: 'UPSERT_EDGE', commandId: 'acme-1', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z', actor: 'agent-7', recordedAt: MON },
+      {
+        op: 'UPSERT_EDGE',
+        commandId: 'acme-1',
+        factId: 'alice-acme',
+        src: 'alice',
+        rel: 'works_at',
+        dst: 'acme',
+        validFrom: '2024-05-06T00:00:00Z',
+        actor: 'agent-7',
+        recordedAt: MON,
+      },
     ]);
     expect(monday.status).toBe(200);
     const thursday = await t.commands('story', [
-      { op: 'UPSERT_EDGE', commandId: 'beta-1', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: WED, recordedAt: THU, reason: 'Alice said she moved' },
+      {
+        op: 'UPSERT_EDGE',
+        commandId: 'beta-1',
+        factId: 'alice-beta',
+        src: 'alice',
+        rel: 'works_at',
+        dst: 'beta',
+        validFrom: WED,
+        recordedAt: THU,
+        reason: 'Alice said she moved',
+      },
     ]);
     expect(thursday.status).toBe(200);
     expect(thursday.body.results[0]).toEqual({

@@ -75,7 +75,14 @@ describe('verify', () => {
   it('cuts at an even spread of the bounds of a memory that has more than it asks, and still finds a changed validity', async () => {
     const memoryId = 'verify-many-bounds';
     const day = (i: number) => new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString();
-    const facts = Array.from({ length: 150 }, (_, i) => ({ op: 'UPSERT_EDGE', factId: `f${i}`, src: 'a', rel: 'saw', dst: { literal: i }, validFrom: day(i) }));
+    const facts = Array.from({ length: 150 }, (_, i) => ({
+      op: 'UPSERT_EDGE',
+      factId: `f${i}`,
+      src: 'a',
+      rel: 'saw',
+      dst: { literal: i },
+      validFrom: day(i),
+    }));
     const write = await t.commands(memoryId, [{ op: 'UPSERT_ENTITY', entityId: 'a', name: 'A' }, ...facts]);
     expect(write.status).toBe(200);
     const clean = await t.get(`/v1/memories/${memoryId}/verify`);
@@ -89,7 +96,9 @@ describe('verify', () => {
     await pool.query(`UPDATE rm_fact_versions SET valid_to = $2 WHERE memory_id = $1 AND fact_id = 'f1'`, [memoryId, day(1.5)]);
     const { body } = await t.get(`/v1/memories/${memoryId}/verify`);
     expect(body.consistent).toBe(false);
-    expect(body.differences.map((d: { query: string }) => d.query)).toEqual(expect.arrayContaining([expect.stringMatching(/^facts\(validAt=\*/), expect.stringMatching(/^history\(f1,/)]));
+    expect(body.differences.map((d: { query: string }) => d.query)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^facts\(validAt=\*/), expect.stringMatching(/^history\(f1,/)]),
+    );
     // Only the fact that differs, not the memory's 150 on each side.
     const star = body.differences.find((d: { query: string }) => d.query.startsWith('facts(validAt=*'));
     expect(star.projection).toEqual([expect.objectContaining({ factId: 'f1', validTo: day(1.5) })]);

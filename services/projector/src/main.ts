@@ -36,16 +36,23 @@ async function main(): Promise<void> {
   // OPENSEARCH_URL: also feed the OpenSearch index (whole log, own checkpoint row; replicas
   // running it too are safe: the checkpoint row is locked per batch and the projection is idempotent).
   const embeddings = embeddingsFromEnv();
-  const openSearch = config.openSearchUrl ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }) : undefined;
-  const openSearchProjector = openSearch
-    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) => logger.warn({ err: error }, 'OpenSearch projection failed'))
+  const openSearch = config.openSearchUrl
+    ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) })
     : undefined;
-  onShutdown(async () => {
-    await openSearchProjector?.stop();
-    await openSearch?.close();
-    await stop();
-    await database.close();
-  }, (m) => logger.info(m));
+  const openSearchProjector = openSearch
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) =>
+        logger.warn({ err: error }, 'OpenSearch projection failed'),
+      )
+    : undefined;
+  onShutdown(
+    async () => {
+      await openSearchProjector?.stop();
+      await openSearch?.close();
+      await stop();
+      await database.close();
+    },
+    (m) => logger.info(m),
+  );
 }
 
 function parsePartitions(value: string | undefined): number {

@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { projection: { type: 'string', default: 'read-models' }, to: { type: 'string' }, 'keep-old': { type: 'boolean', default: false } },
   });
-  if (!PROJECTIONS.includes(values.projection!)) throw new Error(`unknown projection ${values.projection} (known: ${PROJECTIONS.join(', ')}; facts are in read-models)`);
+  if (!PROJECTIONS.includes(values.projection!))
+    throw new Error(`unknown projection ${values.projection} (known: ${PROJECTIONS.join(', ')}; facts are in read-models)`);
   let to: string | undefined;
   if (values.to !== undefined) {
     const parsed = instant.safeParse(values.to);
@@ -35,7 +36,13 @@ async function main(): Promise<void> {
       const eta = p.etaSeconds === null ? '?' : `${p.etaSeconds.toFixed(1)} s`;
       process.stderr.write(`${p.phase} ${p.schema}: ${p.done}/${p.total} events (${pct}%), ${p.eventsPerSecond} events/s, ETA ${eta}\n`);
     };
-    const result = await rebuildReadModels({ pool: database.pool, store: database.store, ...(to !== undefined ? { to } : {}), keepOld: values['keep-old'], onProgress: print });
+    const result = await rebuildReadModels({
+      pool: database.pool,
+      store: database.store,
+      ...(to !== undefined ? { to } : {}),
+      keepOld: values['keep-old'],
+      onProgress: print,
+    });
     console.log(JSON.stringify(result));
   } finally {
     await database.close();

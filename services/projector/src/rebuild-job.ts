@@ -50,7 +50,10 @@ export class RebuildJob {
     if (this.status.state === 'running') return { started: false, status: this.status };
     this.status = { state: 'running', to: to ?? null, startedAt: new Date().toISOString(), progress: null, result: null, error: null };
     const workerData: RebuildWorkerData = { databaseUrl: this.databaseUrl, to: to ?? null };
-    const worker = new Worker(join(__dirname, 'rebuild-worker.cjs'), { workerData, resourceLimits: { maxOldGenerationSizeMb: REBUILD_HEAP_MB, maxYoungGenerationSizeMb: REBUILD_YOUNG_MB } });
+    const worker = new Worker(join(__dirname, 'rebuild-worker.cjs'), {
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: REBUILD_HEAP_MB, maxYoungGenerationSizeMb: REBUILD_YOUNG_MB },
+    });
     const update = (change: Partial<RebuildStatus>) => void (this.status = { ...this.status, ...change });
     this.running = new Promise((settled) => {
       worker.on('message', (message: RebuildWorkerMessage) => {

@@ -17,7 +17,12 @@ export function runReadModelProjector(store: LogStore, pool: Pool, onError: (err
  * of its own, with its own checkpoint, so slow embedding never holds back the read
  * models. Small batches keep each transaction short.
  */
-export function runSearchIndexProjector(store: LogStore, pool: Pool, provider: EmbeddingProvider, onError: (error: Error) => void): Promise<RunningProjector> {
+export function runSearchIndexProjector(
+  store: LogStore,
+  pool: Pool,
+  provider: EmbeddingProvider,
+  onError: (error: Error) => void,
+): Promise<RunningProjector> {
   return startProjector({ store, pool, projections: [searchIndexProjection(provider)], batchSize: 64, retryMs: 5000, onError });
 }
 
@@ -28,7 +33,13 @@ export function runSearchIndexProjector(store: LogStore, pool: Pool, provider: E
  * it is missing; a model that does not state its length (an endpoint without
  * `EMBEDDINGS_DIMENSION`) embeds one text to learn it.
  */
-export async function runOpenSearchProjector(store: LogStore, pool: Pool, index: OpenSearchItemIndex, provider: EmbeddingProvider | undefined, onError: (error: Error) => void): Promise<RunningProjector> {
+export async function runOpenSearchProjector(
+  store: LogStore,
+  pool: Pool,
+  index: OpenSearchItemIndex,
+  provider: EmbeddingProvider | undefined,
+  onError: (error: Error) => void,
+): Promise<RunningProjector> {
   const dimension = provider ? await vectorLength(provider) : VECTOR_DIMENSION;
   await index.ensureIndex(dimension);
   const embedder = provider ? { embed: async (texts: readonly string[]) => (await provider.embed(texts)).map((v) => Array.from(v)) } : undefined;
@@ -41,6 +52,8 @@ async function vectorLength(provider: EmbeddingProvider): Promise<number> {
     const [vector] = await provider.embed(['vector length probe']);
     return vector!.length;
   } catch (error) {
-    throw new Error(`the OpenSearch index needs the length of ${provider.model}'s vectors and embedding a probe failed (${(error as Error).message}): set EMBEDDINGS_DIMENSION`);
+    throw new Error(
+      `the OpenSearch index needs the length of ${provider.model}'s vectors and embedding a probe failed (${(error as Error).message}): set EMBEDDINGS_DIMENSION`,
+    );
   }
 }

@@ -29,9 +29,13 @@ describe('search-index projector', () => {
   });
 
   const append = (memoryId: string, commandId: string, event: Omit<MemoryRecord, 'meta'>) =>
-    store.append(memoryStreamId(memoryId), toNewRecords(memoryId, [{ ...event, meta: { commandId, recordedAt: '2024-05-01T00:00:00.000Z', actor: null, reason: null } } as MemoryRecord]), {
-      expectedRevision: 'any',
-    });
+    store.append(
+      memoryStreamId(memoryId),
+      toNewRecords(memoryId, [{ ...event, meta: { commandId, recordedAt: '2024-05-01T00:00:00.000Z', actor: null, reason: null } } as MemoryRecord]),
+      {
+        expectedRevision: 'any',
+      },
+    );
 
   it('does not hold back the log while it embeds', async () => {
     let release!: () => void;
@@ -50,7 +54,10 @@ describe('search-index projector', () => {
     projector = await runSearchIndexProjector(store, db.pool, cachedEmbeddings(slow), (error) => {
       throw error;
     });
-    await append('slow', 'c1', { type: 'MentionRecorded', data: { mentionId: 'm1', docId: 'd', text: 'a long turn', speaker: null, occurredAt: null } });
+    await append('slow', 'c1', {
+      type: 'MentionRecorded',
+      data: { mentionId: 'm1', docId: 'd', text: 'a long turn', speaker: null, occurredAt: null },
+    });
     await started; // the projector is now embedding that mention
     const later = await append('other', 'c2', { type: 'EntityRegistered', data: { entityId: 'e', name: 'E', aliases: [], types: [] } });
     const deadline = Date.now() + 5_000;

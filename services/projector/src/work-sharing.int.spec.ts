@@ -88,7 +88,11 @@ describe('work-sharing projector processes', () => {
     const writing = appendMemories(store, memories);
     // Kill the process with the most partitions once it has committed something.
     const victim = [a!, b!, c!].sort((x, y) => ownedBy(y).length - ownedBy(x).length)[0]!;
-    await until(async () => (await projectedPosition(db.pool, READ_MODELS_PROJECTION)) > 0 || (await store.headPosition()) > 2_000, 60_000, 'the projectors to start committing');
+    await until(
+      async () => (await projectedPosition(db.pool, READ_MODELS_PROJECTION)) > 0 || (await store.headPosition()) > 2_000,
+      60_000,
+      'the projectors to start committing',
+    );
     const killedAt = await projectedPosition(db.pool, READ_MODELS_PROJECTION);
     expect(ownedBy(victim).length).toBeGreaterThan(0);
     await stop(victim, 'SIGKILL');
@@ -98,11 +102,17 @@ describe('work-sharing projector processes', () => {
     const survivors = [a!, b!, c!].filter((p) => p !== victim);
     await until(() => survivors.reduce((n, p) => n + ownedBy(p).length, 0) === PARTITIONS, 60_000, 'the survivors to own every partition');
     // (re-read the head each time: the safe head trails transactions still open when it was read)
-    await until(async () => (await projectedPosition(db.pool, READ_MODELS_PROJECTION)) >= (await store.headPosition()), 120_000, 'every partition to reach the head');
+    await until(
+      async () => (await projectedPosition(db.pool, READ_MODELS_PROJECTION)) >= (await store.headPosition()),
+      120_000,
+      'every partition to reach the head',
+    );
     for (const p of survivors) await stop(p, 'SIGTERM');
     const head = await store.headPosition();
 
-    const { rows: checkpoints } = await db.pool.query<{ projection: string; position: number }>('SELECT projection, position::int AS position FROM rm_checkpoints ORDER BY projection');
+    const { rows: checkpoints } = await db.pool.query<{ projection: string; position: number }>(
+      'SELECT projection, position::int AS position FROM rm_checkpoints ORDER BY projection',
+    );
     expect(killedAt).toBeLessThan(head); // killed mid-way, with work left for the survivors
     expect(checkpoints).toEqual(layoutCheckpoints('read-models', PARTITIONS).map((projection) => ({ projection, position: head })));
     expect(await rowCounts(db.pool)).toEqual(expectedRowCounts(memories));

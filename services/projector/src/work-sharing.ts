@@ -61,7 +61,8 @@ class WorkSharing implements WorkSharingProjector {
   private readonly rebalanceMs: number;
 
   constructor(private readonly options: WorkSharingOptions) {
-    if (!Number.isInteger(options.partitions) || options.partitions < 1) throw new Error(`partitions must be a positive integer, got ${options.partitions}`);
+    if (!Number.isInteger(options.partitions) || options.partitions < 1)
+      throw new Error(`partitions must be a positive integer, got ${options.partitions}`);
     this.rebalanceMs = options.rebalanceMs ?? 1000;
   }
 

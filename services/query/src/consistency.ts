@@ -38,7 +38,10 @@ export class ConsistencyGate {
       return this.projection;
     }
     if (await this.progress.waitFor(logPosition, this.options.minPositionTimeoutMs)) return this.projection;
-    throw new HttpError('TIMEOUT', `read models did not reach position ${minPosition} of memory ${memoryId} within ${this.options.minPositionTimeoutMs} ms`);
+    throw new HttpError(
+      'TIMEOUT',
+      `read models did not reach position ${minPosition} of memory ${memoryId} within ${this.options.minPositionTimeoutMs} ms`,
+    );
   }
 
   /**
@@ -50,7 +53,9 @@ export class ConsistencyGate {
     if (minPosition === 0) return 0;
     const [event] = await this.store.readStream(memoryStreamId(memoryId), { fromRevision: minPosition - 1, maxCount: 1 });
     if (event === undefined) {
-      throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond memory ${memoryId}'s log`, [{ path: 'minPosition', message: 'no such position in this memory' }]);
+      throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond memory ${memoryId}'s log`, [
+        { path: 'minPosition', message: 'no such position in this memory' },
+      ]);
     }
     return event.position;
   }

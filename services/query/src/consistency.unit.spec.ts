@@ -17,7 +17,13 @@ describe('ConsistencyGate', () => {
   } as unknown as LogStore;
   const waited: number[] = [];
   const gate = (caughtUp: boolean) =>
-    new ConsistencyGate(projection, replay, store, { waitFor: async (position) => (waited.push(position), caughtUp) }, { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 });
+    new ConsistencyGate(
+      projection,
+      replay,
+      store,
+      { waitFor: async (position) => (waited.push(position), caughtUp) },
+      { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 },
+    );
 
   it("waits for the log position of the memory's event at minPosition, then answers from the read models; consistency=replay answers from the log", async () => {
     waited.length = 0;

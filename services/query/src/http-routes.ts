@@ -101,7 +101,9 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     parseInput(exportQuery, request.query, 'query');
     const log = await readMemoryLog(store, memoryId);
-    const body = commandsOfLog(log).map((command) => toJsonlLine(command) + '\n').join('');
+    const body = commandsOfLog(log)
+      .map((command) => toJsonlLine(command) + '\n')
+      .join('');
     return reply.header('content-type', 'application/x-ndjson').send(body);
   });
 }

@@ -23,11 +23,25 @@ async function main(): Promise<void> {
   const embeddings = embeddingsFromEnv();
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
   // OPENSEARCH_URL: recall from OpenSearch (the projector service feeds it); the cut stays the read models'.
-  if (config.openSearchUrl) container.bind(OPENSEARCH_INDEX).toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }));
-  const { app } = createHttpServer({ logger, metrics: container.get(TOKENS.metrics), openApi: buildOpenApiDocument, access: new AccessControl(config.apiKeys), readiness: [databaseReadiness(database.readPool)] });
+  if (config.openSearchUrl)
+    container
+      .bind(OPENSEARCH_INDEX)
+      .toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }));
+  const { app } = createHttpServer({
+    logger,
+    metrics: container.get(TOKENS.metrics),
+    openApi: buildOpenApiDocument,
+    access: new AccessControl(config.apiKeys),
+    readiness: [databaseReadiness(database.readPool)],
+  });
   registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
   logger.info(accessMode);
-  await serveUntilSignal(app, config, (m) => logger.info(m), () => database.close());
+  await serveUntilSignal(
+    app,
+    config,
+    (m) => logger.info(m),
+    () => database.close(),
+  );
 }
 
 runMain('memotrace query service', main);

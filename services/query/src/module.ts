@@ -20,10 +20,16 @@ export const queryModule = new ContainerModule(({ bind }) => {
   bind(QUERY_ROUTE_DEPS)
     .toDynamicValue((ctx) => {
       const store = ctx.get(TOKENS.store);
-      const gate = new ConsistencyGate(new PostgresMemoryQueries(ctx.get(TOKENS.readPool)), new ReplayMemoryQueries(new MemoryLogCache(store)), store, ctx.get(PROJECTION_PROGRESS), {
-        minPositionTimeoutMs: 10_000,
-        ownWritesWaitMs: 5_000,
-      });
+      const gate = new ConsistencyGate(
+        new PostgresMemoryQueries(ctx.get(TOKENS.readPool)),
+        new ReplayMemoryQueries(new MemoryLogCache(store)),
+        store,
+        ctx.get(PROJECTION_PROGRESS),
+        {
+          minPositionTimeoutMs: 10_000,
+          ownWritesWaitMs: 5_000,
+        },
+      );
       const clock = ctx.get(TOKENS.clock);
       const provider: EmbeddingProvider | undefined = ctx.get<EmbeddingProvider>(EMBEDDING_PROVIDER, { optional: true });
       const warn = (message: string) => console.warn(`memotrace search: ${message}`);
@@ -32,7 +38,9 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool), { maxEntries: 20_000 }), warn) : undefined;
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
       const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
-      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), { maxVersions: ctx.get(TOKENS.config).searchCacheVersions });
+      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), {
+        maxVersions: ctx.get(TOKENS.config).searchCacheVersions,
+      });
       return { gate, store, now: () => clock.now(), corpora, recall };
     })
     .inSingletonScope();

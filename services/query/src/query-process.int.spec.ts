@@ -28,7 +28,11 @@ describe('query service process (READ_DATABASE_URL), read-your-writes across pro
   const start = (file: string, env: Record<string, string>) => {
     const child = {
       output: '',
-      process: spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+      process: spawn(process.execPath, ['--import', 'tsx', file], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
     };
     child.process.stdout!.on('data', (d: Buffer) => (child.output += d.toString()));
     child.process.stderr!.on('data', (d: Buffer) => (child.output += d.toString()));
@@ -37,7 +41,10 @@ describe('query service process (READ_DATABASE_URL), read-your-writes across pro
   const ready = async (url: string) => {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       if (Date.now() > deadline) throw new Error(`${url} not ready:\n${children.map((c) => c.output.slice(-1000)).join('\n---\n')}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -70,7 +77,11 @@ describe('query service process (READ_DATABASE_URL), read-your-writes across pro
   });
 
   const post = async (memoryId: string, commands: unknown[]) => {
-    const response = await fetch(`${commandUrl}/v1/memories/${memoryId}/commands`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ commands }) });
+    const response = await fetch(`${commandUrl}/v1/memories/${memoryId}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ commands }),
+    });
     const body = (await response.json()) as { position: number };
     expect(response.status).toBe(200);
     return body.position;

@@ -76,7 +76,8 @@ export class ReplayMemoryQueries implements MemoryQueries {
     const log = await this.log(memoryId);
     const latest = log[log.length - 1]?.meta.recordedAt;
     if (recordedAt !== undefined && latest !== undefined && recordedAt < latest) {
-      if (this.pastCut?.memoryId !== memoryId || this.pastCut.recordedAt !== recordedAt) this.pastCut = { memoryId, recordedAt, state: foldForReading(log, recordedAt) };
+      if (this.pastCut?.memoryId !== memoryId || this.pastCut.recordedAt !== recordedAt)
+        this.pastCut = { memoryId, recordedAt, state: foldForReading(log, recordedAt) };
       return this.pastCut.state;
     }
     // A cut at or after the latest record time sees the whole log (record time is monotone per

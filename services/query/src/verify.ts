@@ -65,8 +65,12 @@ export async function verifyMemory(
   }
   found.push(await compare(`mentions(recordedAt=${recordedAt})`, (q) => q.mentions(memoryId, recordedAt)));
   const perItem = [
-    ...[...state.entities.keys()].sort().map((entityId) => () => compare(`entity(${entityId}, recordedAt=${recordedAt})`, (q) => q.entity(memoryId, entityId, recordedAt))),
-    ...[...state.facts.keys()].sort().map((factId) => () => compare(`history(${factId}, recordedAt=${recordedAt})`, (q) => q.history(memoryId, factId, recordedAt))),
+    ...[...state.entities.keys()]
+      .sort()
+      .map((entityId) => () => compare(`entity(${entityId}, recordedAt=${recordedAt})`, (q) => q.entity(memoryId, entityId, recordedAt))),
+    ...[...state.facts.keys()]
+      .sort()
+      .map((factId) => () => compare(`history(${factId}, recordedAt=${recordedAt})`, (q) => q.history(memoryId, factId, recordedAt))),
   ];
   found.push(...(await mapLimited(perItem, CONCURRENCY)));
   const differences = found.filter((d): d is VerifyDifference => d !== undefined);

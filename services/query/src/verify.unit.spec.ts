@@ -38,6 +38,9 @@ describe('differingItems (what a verify difference carries)', () => {
     expect(differingItems(reversed, many)).toEqual({ projection: reversed, replay: many });
     const history = [fact('f1'), fact('f1', 'beta')]; // one fact's versions: the id is not unique
     expect(differingItems(history, [fact('f1')])).toEqual({ projection: history, replay: [fact('f1')] });
-    expect(differingItems({ entityId: 'a', names: ['A'] }, { entityId: 'a', names: ['B'] })).toEqual({ projection: { entityId: 'a', names: ['A'] }, replay: { entityId: 'a', names: ['B'] } });
+    expect(differingItems({ entityId: 'a', names: ['A'] }, { entityId: 'a', names: ['B'] })).toEqual({
+      projection: { entityId: 'a', names: ['A'] },
+      replay: { entityId: 'a', names: ['B'] },
+    });
   });
 });

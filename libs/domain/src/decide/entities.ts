@@ -10,7 +10,9 @@ export function decideUpsertEntity(command: UpsertEntity, { memoryId, state }: D
   const types = unique(command.types ?? []);
   if (!existing) {
     return {
-      records: [{ type: 'EntityRegistered', data: { entityId, name: command.name, aliases: unique(aliases).filter((a) => a !== command.name), types } }],
+      records: [
+        { type: 'EntityRegistered', data: { entityId, name: command.name, aliases: unique(aliases).filter((a) => a !== command.name), types } },
+      ],
       ids: { entityId },
     };
   }

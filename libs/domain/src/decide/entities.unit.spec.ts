@@ -94,7 +94,10 @@ describe('UPSERT_ENTITY', () => {
   });
 
   describe('visibility at record time', () => {
-    const s = given([entity('alice', 'Alice', { recordedAt: at('MON', '09:00') }), entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'], recordedAt: at('TUE', '09:00') })]);
+    const s = given([
+      entity('alice', 'Alice', { recordedAt: at('MON', '09:00') }),
+      entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'], recordedAt: at('TUE', '09:00') }),
+    ]);
 
     it('is invisible one ms before creation and visible exactly at it', () => {
       expect(entityAt(s.at(before(at('MON', '09:00'))), 'alice')).toBeNull();
@@ -137,7 +140,9 @@ describe('MERGE_ENTITY', () => {
 
   it('records the merge with the canonical roots', () => {
     const s = given([entity('a1', 'Alice'), entity('a2', 'Ally'), entity('a3', 'A.')]);
-    expect(bare(s.when(merge('a2', 'a1')).records)).toEqual([{ type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a1', srcRoot: 'a2', dstRoot: 'a1' } }]);
+    expect(bare(s.when(merge('a2', 'a1')).records)).toEqual([
+      { type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a1', srcRoot: 'a2', dstRoot: 'a1' } },
+    ]);
     // merging a class member merges its whole class, into dst's root
     const { records, results } = s.when(merge('a2', 'a3'));
     expect(bare(records)).toEqual([{ type: 'EntitiesMerged', data: { srcId: 'a2', dstId: 'a3', srcRoot: 'a1', dstRoot: 'a3' } }]);

@@ -98,13 +98,15 @@ function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: s
 
 function assertSameTriple(state: MemoryState, fact: FactRecord, src: string, rel: string, dst: EdgeTarget): void {
   const same =
-    state.classes.canonical(fact.src) === src &&
-    fact.rel === rel &&
-    targetKey(canonicalTarget(state.classes, fact.dst)) === targetKey(dst);
+    state.classes.canonical(fact.src) === src && fact.rel === rel && targetKey(canonicalTarget(state.classes, fact.dst)) === targetKey(dst);
   if (!same) {
-    throw new DomainError('FACT_CONFLICT', `fact ${JSON.stringify(fact.factId)} is (${fact.src}, ${fact.rel}, ${targetKey(fact.dst)}); src, rel and dst never change`, {
-      factId: fact.factId,
-    });
+    throw new DomainError(
+      'FACT_CONFLICT',
+      `fact ${JSON.stringify(fact.factId)} is (${fact.src}, ${fact.rel}, ${targetKey(fact.dst)}); src, rel and dst never change`,
+      {
+        factId: fact.factId,
+      },
+    );
   }
 }
 

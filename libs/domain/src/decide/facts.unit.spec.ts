@@ -3,7 +3,11 @@ import { deriveFactId } from '../ids';
 import { MEMORY, Scenario, after, archive, at, bare, before, edge, entity, given, merge, relation, retro } from '../testing/given';
 import type { FactView } from '../views';
 
-const people = [entity('alice', 'Alice', { recordedAt: at('MON') }), entity('acme', 'Acme', { recordedAt: at('MON') }), entity('beta', 'Beta', { recordedAt: at('MON') })];
+const people = [
+  entity('alice', 'Alice', { recordedAt: at('MON') }),
+  entity('acme', 'Acme', { recordedAt: at('MON') }),
+  entity('beta', 'Beta', { recordedAt: at('MON') }),
+];
 const ids = (facts: FactView[]) => facts.map((f) => f.factId);
 const dsts = (facts: FactView[]) => facts.map((f) => f.dst);
 
@@ -16,7 +20,17 @@ describe('UPSERT_EDGE', () => {
     expect(bare(records)).toEqual([
       {
         type: 'FactAsserted',
-        data: { factId, src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('TUE', '10:00'), validTo: null, confidence: null, evidence: [], source: null },
+        data: {
+          factId,
+          src: 'alice',
+          rel: 'works_at',
+          dst: 'acme',
+          validFrom: at('TUE', '10:00'),
+          validTo: null,
+          confidence: null,
+          evidence: [],
+          source: null,
+        },
       },
     ]);
     expect(results).toEqual([{ commandId: 'cmd-4', status: 'applied', recordedAt: at('TUE', '10:00'), ids: { factId } }]);
@@ -46,7 +60,9 @@ describe('UPSERT_EDGE', () => {
     expect(deriveFactId(MEMORY, 'alice', 'works_at', 'beta')).not.toBe(base);
     // a literal differs from the entity id with the same text, and by datatype
     expect(deriveFactId(MEMORY, 'alice', 'works_at', { literal: 'acme', datatype: 'string' })).not.toBe(base);
-    expect(deriveFactId(MEMORY, 'alice', 'age', { literal: 30, datatype: 'number' })).not.toBe(deriveFactId(MEMORY, 'alice', 'age', { literal: '30', datatype: 'string' }));
+    expect(deriveFactId(MEMORY, 'alice', 'age', { literal: 30, datatype: 'number' })).not.toBe(
+      deriveFactId(MEMORY, 'alice', 'age', { literal: '30', datatype: 'string' }),
+    );
   });
 
   it('keeps every given field', () => {
@@ -67,7 +83,17 @@ describe('UPSERT_EDGE', () => {
     expect(bare(records)).toEqual([
       {
         type: 'FactAsserted',
-        data: { factId: 'f1', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('MON'), validTo: at('FRI'), confidence: 0.7, evidence: ['m1', 'm2'], source: 'hr-system' },
+        data: {
+          factId: 'f1',
+          src: 'alice',
+          rel: 'works_at',
+          dst: 'acme',
+          validFrom: at('MON'),
+          validTo: at('FRI'),
+          confidence: 0.7,
+          evidence: ['m1', 'm2'],
+          source: 'hr-system',
+        },
       },
     ]);
     expect(records[0]!.meta).toEqual({ commandId: 'cmd-4', recordedAt: at('TUE'), actor: 'agent-7', reason: 'onboarding' });
@@ -94,7 +120,17 @@ describe('UPSERT_EDGE', () => {
     expect(bare(records)).toEqual([
       {
         type: 'FactAsserted',
-        data: { factId, src: 'alice', rel: 'age', dst: { literal: 30, datatype: 'number' }, validFrom: at('MON'), validTo: null, confidence: null, evidence: [], source: null },
+        data: {
+          factId,
+          src: 'alice',
+          rel: 'age',
+          dst: { literal: 30, datatype: 'number' },
+          validFrom: at('MON'),
+          validTo: null,
+          confidence: null,
+          evidence: [],
+          source: null,
+        },
       },
     ]);
     expect(ids(factsAt(s.state, at('WED'), { dst: '30' }))).toEqual([factId]);
@@ -102,7 +138,18 @@ describe('UPSERT_EDGE', () => {
   });
 
   describe('on a fact with an open version', () => {
-    const seed = [...people, edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), validTo: at('SAT'), confidence: 0.5, evidence: ['m1'], source: 's1', recordedAt: at('TUE') })];
+    const seed = [
+      ...people,
+      edge('alice', 'works_at', 'acme', {
+        factId: 'f1',
+        validFrom: at('MON'),
+        validTo: at('SAT'),
+        confidence: 0.5,
+        evidence: ['m1'],
+        source: 's1',
+        recordedAt: at('TUE'),
+      }),
+    ];
 
     it('omitted fields keep the values of the open version', () => {
       const s = given(seed);
@@ -110,7 +157,17 @@ describe('UPSERT_EDGE', () => {
       expect(bare(records)).toEqual([
         {
           type: 'FactAsserted',
-          data: { factId: 'f1', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: at('MON'), validTo: at('SAT'), confidence: 0.9, evidence: ['m1'], source: 's1' },
+          data: {
+            factId: 'f1',
+            src: 'alice',
+            rel: 'works_at',
+            dst: 'acme',
+            validFrom: at('MON'),
+            validTo: at('SAT'),
+            confidence: 0.9,
+            evidence: ['m1'],
+            source: 's1',
+          },
         },
       ]);
     });
@@ -125,14 +182,24 @@ describe('UPSERT_EDGE', () => {
 
     it('explicit nulls clear validTo, confidence and source', () => {
       const s = given(seed);
-      const { records } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', validTo: null, confidence: null, source: null, evidence: [], recordedAt: at('WED') }));
+      const { records } = s.when(
+        edge('alice', 'works_at', 'acme', { factId: 'f1', validTo: null, confidence: null, source: null, evidence: [], recordedAt: at('WED') }),
+      );
       expect(bare(records)[0]).toMatchObject({ data: { validFrom: at('MON'), validTo: null, confidence: null, evidence: [], source: null } });
     });
 
     it('is unchanged (nothing written) when validity, confidence, evidence and source are all unchanged', () => {
       const s = given(seed);
       const { records, results } = s.when(
-        edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), validTo: at('SAT'), confidence: 0.5, evidence: ['m1'], source: 's1', recordedAt: at('WED') }),
+        edge('alice', 'works_at', 'acme', {
+          factId: 'f1',
+          validFrom: at('MON'),
+          validTo: at('SAT'),
+          confidence: 0.5,
+          evidence: ['m1'],
+          source: 's1',
+          recordedAt: at('WED'),
+        }),
       );
       expect(records.map((e) => e.type)).toEqual(['CommandUnchanged']); // no version: the log only remembers the command
       expect(results[0]).toEqual({ commandId: 'cmd-5', status: 'unchanged', recordedAt: at('WED'), ids: { factId: 'f1' } });
@@ -168,8 +235,12 @@ describe('UPSERT_EDGE', () => {
 
     it('rejects validFrom at or after the kept validTo with 409 INVALID_INTERVAL', () => {
       const s = given(seed);
-      expect(s.rejects(edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('SAT'), recordedAt: at('WED') }))).toMatchObject({ code: 'INVALID_INTERVAL' });
-      expect(s.rejects(edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('SUN'), recordedAt: at('WED') }))).toMatchObject({ code: 'INVALID_INTERVAL' });
+      expect(s.rejects(edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('SAT'), recordedAt: at('WED') }))).toMatchObject({
+        code: 'INVALID_INTERVAL',
+      });
+      expect(s.rejects(edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('SUN'), recordedAt: at('WED') }))).toMatchObject({
+        code: 'INVALID_INTERVAL',
+      });
     });
   });
 
@@ -184,7 +255,10 @@ describe('UPSERT_EDGE', () => {
   it('a new fact given only a validTo at or before recordedAt (the default validFrom) is 400 INVALID_REQUEST and writes nothing', () => {
     // SPEC §3.1: 409 only when a bound came from the open version; a new fact has none.
     const s = given(people);
-    expect(s.rejects(edge('alice', 'works_at', 'acme', { validTo: at('TUE'), recordedAt: at('WED') }))).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'validTo' } });
+    expect(s.rejects(edge('alice', 'works_at', 'acme', { validTo: at('TUE'), recordedAt: at('WED') }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'validTo' },
+    });
     expect(s.rejects(edge('alice', 'works_at', 'acme', { validTo: at('WED'), recordedAt: at('WED') }))).toMatchObject({ code: 'INVALID_REQUEST' });
     expect(s.when(edge('alice', 'works_at', 'acme', { validTo: after(at('WED')), recordedAt: at('WED') })).results[0]!.status).toBe('applied');
   });
@@ -197,7 +271,11 @@ describe('UPSERT_EDGE', () => {
   });
 
   describe('FACT_CONFLICT: src, rel and dst of a fact never change', () => {
-    const seed = [...people, entity('bob', 'Bob', { recordedAt: at('MON') }), edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('TUE') })];
+    const seed = [
+      ...people,
+      entity('bob', 'Bob', { recordedAt: at('MON') }),
+      edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('TUE') }),
+    ];
     it.each([
       ['src', edge('bob', 'works_at', 'acme', { factId: 'f1', recordedAt: at('WED') })],
       ['rel', edge('alice', 'visits', 'acme', { factId: 'f1', recordedAt: at('WED') })],
@@ -213,11 +291,17 @@ describe('UPSERT_EDGE', () => {
     it('naming src or dst through a merged alias is the same triple', () => {
       const s = given([...seed, entity('alice2', 'Ally', { recordedAt: at('TUE') }), merge('alice2', 'alice', at('TUE'))]);
       const { records } = s.when(edge('alice2', 'works_at', 'acme', { factId: 'f1', confidence: 1, recordedAt: at('WED') }));
-      expect(bare(records)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: 'f1', src: 'alice', confidence: 1 }) })]);
+      expect(bare(records)).toEqual([
+        expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: 'f1', src: 'alice', confidence: 1 }) }),
+      ]);
     });
 
     it('without a factId, a triple asserted before a merge is found again through the merged ids (no twin fact)', () => {
-      const before = given([...people, entity('ally', 'Ally', { recordedAt: at('MON') }), edge('ally', 'works_at', 'acme', { recordedAt: at('MON') })]);
+      const before = given([
+        ...people,
+        entity('ally', 'Ally', { recordedAt: at('MON') }),
+        edge('ally', 'works_at', 'acme', { recordedAt: at('MON') }),
+      ]);
       const earlier = deriveFactId(MEMORY, 'ally', 'works_at', 'acme');
       before.when(merge('ally', 'alice', at('TUE')));
       for (const src of ['alice', 'ally']) {
@@ -226,7 +310,9 @@ describe('UPSERT_EDGE', () => {
         expect(results[0]).toMatchObject({ status: 'unchanged', ids: { factId: earlier } });
       }
       const { records } = before.when(edge('alice', 'works_at', 'acme', { confidence: 0.9, recordedAt: at('WED') }));
-      expect(bare(records)).toEqual([expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: earlier, src: 'ally', confidence: 0.9 }) })]);
+      expect(bare(records)).toEqual([
+        expect.objectContaining({ type: 'FactAsserted', data: expect.objectContaining({ factId: earlier, src: 'ally', confidence: 0.9 }) }),
+      ]);
       // A triple no fact has yet gets the id derived from the canonical ids.
       const { results } = before.when(edge('ally', 'works_at', 'beta', { recordedAt: at('WED') }));
       expect(results[0]!.ids).toEqual({ factId: deriveFactId(MEMORY, 'alice', 'works_at', 'beta') });
@@ -253,7 +339,11 @@ describe('UPSERT_EDGE', () => {
   });
 
   it('re-asserting an archived fact opens a new version whose validFrom defaults to recordedAt, not the old one', () => {
-    const s = given([...people, edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), confidence: 0.4, recordedAt: at('MON') }), archive('f1', at('TUE'))]);
+    const s = given([
+      ...people,
+      edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), confidence: 0.4, recordedAt: at('MON') }),
+      archive('f1', at('TUE')),
+    ]);
     const { records } = s.when(edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('WED') }));
     expect(bare(records)[0]).toMatchObject({ data: { validFrom: at('WED'), validTo: null, confidence: null } });
     expect(factHistory(s.state, 'f1')!.map((v) => [v.recordedFrom, v.recordedTo])).toEqual([
@@ -310,11 +400,23 @@ describe('UPSERT_EDGE', () => {
 
     it('the Beta assertion retro-corrects the Acme fact to end on Wednesday, in the same write', () => {
       const s = build();
-      const { records, results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU', '09:00') }));
+      const { records, results } = s.when(
+        edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU', '09:00') }),
+      );
       expect(bare(records)).toEqual([
         {
           type: 'FactAsserted',
-          data: { factId: 'f-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: at('WED'), validTo: null, confidence: null, evidence: [], source: null },
+          data: {
+            factId: 'f-beta',
+            src: 'alice',
+            rel: 'works_at',
+            dst: 'beta',
+            validFrom: at('WED'),
+            validTo: null,
+            confidence: null,
+            evidence: [],
+            source: null,
+          },
         },
         { type: 'FactSuperseded', data: { factId: 'f-acme', validFrom: at('MON'), validTo: at('WED'), supersededBy: 'f-beta' } },
       ]);
@@ -346,20 +448,36 @@ describe('UPSERT_EDGE', () => {
     });
 
     it('a many relation does not supersede', () => {
-      const s = given([...people, relation('works_at', 'many', at('MON')), edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('MON'), recordedAt: at('MON') })]);
+      const s = given([
+        ...people,
+        relation('works_at', 'many', at('MON')),
+        edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('MON'), recordedAt: at('MON') }),
+      ]);
       const { records } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }));
       expect(records.map((e) => e.type)).toEqual(['FactAsserted']);
       expect(dsts(factsAt(s.state, at('THU')))).toEqual(['acme', 'beta']);
     });
 
     it('a fact whose validity starts exactly at t is not superseded', () => {
-      const s = given([...people, relation('works_at', 'one', at('MON')), edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('WED'), recordedAt: at('MON') })]);
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
+      const s = given([
+        ...people,
+        relation('works_at', 'one', at('MON')),
+        edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('WED'), recordedAt: at('MON') }),
+      ]);
+      expect(
+        s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type),
+      ).toEqual(['FactAsserted']);
     });
 
     it('a fact whose validity starts after t is not superseded', () => {
-      const s = given([...people, relation('works_at', 'one', at('MON')), edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('FRI'), recordedAt: at('MON') })]);
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
+      const s = given([
+        ...people,
+        relation('works_at', 'one', at('MON')),
+        edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('FRI'), recordedAt: at('MON') }),
+      ]);
+      expect(
+        s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type),
+      ).toEqual(['FactAsserted']);
       expect(factsAt(s.state, at('FRI')).map((f) => [f.dst, f.validTo])).toEqual([
         ['acme', null],
         ['beta', null],
@@ -372,32 +490,48 @@ describe('UPSERT_EDGE', () => {
         relation('works_at', 'one', at('MON')),
         edge('alice', 'works_at', 'acme', { factId: 'f-acme', validFrom: at('MON'), validTo: at('WED'), recordedAt: at('MON') }),
       ]);
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
+      expect(
+        s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type),
+      ).toEqual(['FactAsserted']);
     });
 
     it('the fact superseded one ms after it started ends at t', () => {
       const s = build();
       const { records } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: after(at('MON')), recordedAt: at('THU') }));
-      expect(bare(records)[1]).toEqual({ type: 'FactSuperseded', data: { factId: 'f-acme', validFrom: at('MON'), validTo: after(at('MON')), supersededBy: 'f-beta' } });
+      expect(bare(records)[1]).toEqual({
+        type: 'FactSuperseded',
+        data: { factId: 'f-acme', validFrom: at('MON'), validTo: after(at('MON')), supersededBy: 'f-beta' },
+      });
     });
 
     it('an archived fact is not superseded', () => {
       const s = build();
       s.when(archive('f-acme', at('TUE')));
-      expect(s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type)).toEqual(['FactAsserted']);
+      expect(
+        s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') })).records.map((e) => e.type),
+      ).toEqual(['FactAsserted']);
     });
 
     it('other subjects and other relations are untouched', () => {
       const s = build();
-      s.when([entity('bob', 'Bob', { recordedAt: at('TUE') }), edge('bob', 'works_at', 'acme', { factId: 'f-bob', validFrom: at('MON'), recordedAt: at('TUE') })]);
+      s.when([
+        entity('bob', 'Bob', { recordedAt: at('TUE') }),
+        edge('bob', 'works_at', 'acme', { factId: 'f-bob', validFrom: at('MON'), recordedAt: at('TUE') }),
+      ]);
       s.when(edge('alice', 'visits', 'acme', { factId: 'f-visit', validFrom: at('MON'), recordedAt: at('TUE') }));
       const { results } = s.when(edge('alice', 'works_at', 'beta', { factId: 'f-beta', validFrom: at('WED'), recordedAt: at('THU') }));
       expect(results[0]!.ids).toEqual({ factId: 'f-beta', supersededFactIds: ['f-acme'] });
     });
 
     it('a literal dst supersedes a different literal', () => {
-      const s = given([...people, relation('age', 'one', at('MON')), edge('alice', 'age', { literal: 30, datatype: 'number' }, { factId: 'f30', validFrom: at('MON'), recordedAt: at('MON') })]);
-      const { results } = s.when(edge('alice', 'age', { literal: 31, datatype: 'number' }, { factId: 'f31', validFrom: at('WED'), recordedAt: at('THU') }));
+      const s = given([
+        ...people,
+        relation('age', 'one', at('MON')),
+        edge('alice', 'age', { literal: 30, datatype: 'number' }, { factId: 'f30', validFrom: at('MON'), recordedAt: at('MON') }),
+      ]);
+      const { results } = s.when(
+        edge('alice', 'age', { literal: 31, datatype: 'number' }, { factId: 'f31', validFrom: at('WED'), recordedAt: at('THU') }),
+      );
       expect(results[0]!.ids).toEqual({ factId: 'f31', supersededFactIds: ['f30'] });
     });
 
@@ -462,7 +596,18 @@ describe('ARCHIVE_EDGE', () => {
 });
 
 describe('RETRO_CORRECT', () => {
-  const seed = [...people, edge('alice', 'works_at', 'acme', { factId: 'f1', validFrom: at('MON'), validTo: at('SAT'), confidence: 0.8, evidence: ['m1'], source: 's', recordedAt: at('MON') })];
+  const seed = [
+    ...people,
+    edge('alice', 'works_at', 'acme', {
+      factId: 'f1',
+      validFrom: at('MON'),
+      validTo: at('SAT'),
+      confidence: 0.8,
+      evidence: ['m1'],
+      source: 's',
+      recordedAt: at('MON'),
+    }),
+  ];
 
   it('closes the open version and opens one with the corrected validity (other fields kept)', () => {
     const s = given(seed);
@@ -471,7 +616,15 @@ describe('RETRO_CORRECT', () => {
     expect(results[0]).toMatchObject({ status: 'applied', ids: { factId: 'f1' } });
     expect(factHistory(s.state, 'f1')).toEqual([
       expect.objectContaining({ validFrom: at('MON'), validTo: at('SAT'), recordedFrom: at('MON'), recordedTo: at('THU') }),
-      expect.objectContaining({ validFrom: at('MON'), validTo: at('WED'), recordedFrom: at('THU'), recordedTo: null, confidence: 0.8, evidence: ['m1'], source: 's' }),
+      expect.objectContaining({
+        validFrom: at('MON'),
+        validTo: at('WED'),
+        recordedFrom: at('THU'),
+        recordedTo: null,
+        confidence: 0.8,
+        evidence: ['m1'],
+        source: 's',
+      }),
     ]);
   });
 

@@ -44,7 +44,13 @@ export function decideUpsertEpisode(command: UpsertEpisode, { memoryId, state }:
   const episodeId = command.episodeId ?? deriveEpisodeId(memoryId, command.title, command.window.from);
   const data = { episodeId, title: command.title, window: { from: command.window.from, to: command.window.to ?? null }, events: command.events };
   const current = openVersion(state.episodes.get(episodeId) ?? []);
-  if (current && current.title === data.title && current.window.from === data.window.from && current.window.to === data.window.to && sameList(current.events, data.events)) {
+  if (
+    current &&
+    current.title === data.title &&
+    current.window.from === data.window.from &&
+    current.window.to === data.window.to &&
+    sameList(current.events, data.events)
+  ) {
     return unchanged({ episodeId });
   }
   return { records: [{ type: 'EpisodeRecorded', data }], ids: { episodeId } };
@@ -58,10 +64,12 @@ export function decideRecordMention(command: RecordMention, { memoryId, state }:
   const data = { mentionId, docId: command.docId, text: command.text, speaker, occurredAt };
   const existing = state.mentions.get(mentionId);
   if (existing) {
-    const same = existing.docId === data.docId && existing.text === data.text && existing.speaker === data.speaker && existing.occurredAt === data.occurredAt;
+    const same =
+      existing.docId === data.docId && existing.text === data.text && existing.speaker === data.speaker && existing.occurredAt === data.occurredAt;
     if (same) return unchanged({ mentionId });
-    throw new DomainError('MENTION_CONFLICT', `mention ${JSON.stringify(mentionId)} was recorded with different content; mentions are immutable`, { mentionId });
+    throw new DomainError('MENTION_CONFLICT', `mention ${JSON.stringify(mentionId)} was recorded with different content; mentions are immutable`, {
+      mentionId,
+    });
   }
   return { records: [{ type: 'MentionRecorded', data }], ids: { mentionId } };
 }
-

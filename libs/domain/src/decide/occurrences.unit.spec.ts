@@ -11,7 +11,11 @@ const seed: CommandInput[] = [
   edge('bob', 'works_at', 'acme', { factId: 'f2', validFrom: at('MON'), recordedAt: at('MON') }),
 ];
 
-function event(eventId: string | undefined, includesFacts: string[], extra: Partial<Extract<CommandInput, { op: 'UPSERT_EVENT' }>> = {}): CommandInput {
+function event(
+  eventId: string | undefined,
+  includesFacts: string[],
+  extra: Partial<Extract<CommandInput, { op: 'UPSERT_EVENT' }>> = {},
+): CommandInput {
   return {
     op: 'UPSERT_EVENT',
     ...(eventId !== undefined ? { eventId } : {}),
@@ -27,11 +31,20 @@ const eventIds = (views: { eventId: string }[]) => views.map((v) => v.eventId);
 describe('UPSERT_EVENT', () => {
   it('records an event with a derived id and resolved defaults', () => {
     const s = given(seed);
-    const { records, results } = s.when({ op: 'UPSERT_EVENT', summary: 'Alice joined Acme', includesFacts: ['f1'], timeSpan: { from: at('MON') }, recordedAt: at('TUE') });
+    const { records, results } = s.when({
+      op: 'UPSERT_EVENT',
+      summary: 'Alice joined Acme',
+      includesFacts: ['f1'],
+      timeSpan: { from: at('MON') },
+      recordedAt: at('TUE'),
+    });
     const eventId = deriveEventId(MEMORY, 'Alice joined Acme', at('MON'));
     expect(eventId).toMatch(/^evt_[0-9a-f]{24}$/);
     expect(bare(records)).toEqual([
-      { type: 'EventRecorded', data: { eventId, summary: 'Alice joined Acme', participants: [], includesFacts: ['f1'], timeSpan: { from: at('MON'), to: null } } },
+      {
+        type: 'EventRecorded',
+        data: { eventId, summary: 'Alice joined Acme', participants: [], includesFacts: ['f1'], timeSpan: { from: at('MON'), to: null } },
+      },
     ]);
     expect(results[0]).toMatchObject({ status: 'applied', recordedAt: at('TUE'), ids: { eventId } });
   });
@@ -103,7 +116,12 @@ describe('UPSERT_EVENT', () => {
     });
 
     it('re-asserting the archived fact makes the event visible again from then on', () => {
-      const t = given([...seed, event('e1', ['f1'], { recordedAt: at('TUE') }), archive('f1', at('WED')), edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('FRI') })]);
+      const t = given([
+        ...seed,
+        event('e1', ['f1'], { recordedAt: at('TUE') }),
+        archive('f1', at('WED')),
+        edge('alice', 'works_at', 'acme', { factId: 'f1', recordedAt: at('FRI') }),
+      ]);
       expect(eventIds(eventsAt(t.at(at('THU')), '*'))).toEqual([]);
       expect(eventIds(eventsAt(t.at(at('FRI')), '*'))).toEqual(['e1']);
     });
@@ -151,7 +169,12 @@ describe('UPSERT_EVENT over time', () => {
   });
 
   it('a re-upserted event is shown as recorded at each record time', () => {
-    const s = given([...seed, event('e1', ['f1'], { recordedAt: at('TUE') }), archive('f1', at('WED')), event('e1', ['f2'], { summary: 'v2', recordedAt: at('THU') })]);
+    const s = given([
+      ...seed,
+      event('e1', ['f1'], { recordedAt: at('TUE') }),
+      archive('f1', at('WED')),
+      event('e1', ['f2'], { summary: 'v2', recordedAt: at('THU') }),
+    ]);
     expect(eventsAt(s.at(at('TUE')), '*').map((e) => [e.summary, e.includesFacts, e.recordedFrom])).toEqual([['summary of e1', ['f1'], at('TUE')]]);
     expect(eventsAt(s.at(at('WED')), '*')).toEqual([]);
     expect(eventsAt(s.at(at('THU')), '*').map((e) => [e.summary, e.includesFacts, e.recordedFrom])).toEqual([['v2', ['f2'], at('THU')]]);
@@ -197,15 +220,25 @@ describe('UPSERT_EPISODE', () => {
 
   it('records an episode with a derived id', () => {
     const s = given(withEvents);
-    const { records, results } = s.when({ op: 'UPSERT_EPISODE', title: 'Week 19', window: { from: at('MON') }, events: ['e1', 'e2'], recordedAt: at('WED') });
+    const { records, results } = s.when({
+      op: 'UPSERT_EPISODE',
+      title: 'Week 19',
+      window: { from: at('MON') },
+      events: ['e1', 'e2'],
+      recordedAt: at('WED'),
+    });
     const episodeId = deriveEpisodeId(MEMORY, 'Week 19', at('MON'));
-    expect(bare(records)).toEqual([{ type: 'EpisodeRecorded', data: { episodeId, title: 'Week 19', window: { from: at('MON'), to: null }, events: ['e1', 'e2'] } }]);
+    expect(bare(records)).toEqual([
+      { type: 'EpisodeRecorded', data: { episodeId, title: 'Week 19', window: { from: at('MON'), to: null }, events: ['e1', 'e2'] } },
+    ]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { episodeId } });
   });
 
   it('an unknown event is 404 UNKNOWN_EVENT', () => {
     const s = given(withEvents);
-    expect(s.rejects({ op: 'UPSERT_EPISODE', title: 'x', window: { from: at('MON') }, events: ['e1', 'nope'] })).toMatchObject({ code: 'UNKNOWN_EVENT' });
+    expect(s.rejects({ op: 'UPSERT_EPISODE', title: 'x', window: { from: at('MON') }, events: ['e1', 'nope'] })).toMatchObject({
+      code: 'UNKNOWN_EVENT',
+    });
   });
 
   it('is unchanged when re-upserted identically', () => {
@@ -218,7 +251,14 @@ describe('UPSERT_EPISODE', () => {
     // ep lists e1 (includes f1, archived FRI) and e3; ep-1 lists only e1. Both recorded THU.
     const s = given([
       ...withEvents,
-      { op: 'UPSERT_EPISODE', episodeId: 'ep', title: 'Week 19', window: { from: at('MON'), to: at('SUN') }, events: ['e1', 'e3'], recordedAt: at('THU') },
+      {
+        op: 'UPSERT_EPISODE',
+        episodeId: 'ep',
+        title: 'Week 19',
+        window: { from: at('MON'), to: at('SUN') },
+        events: ['e1', 'e3'],
+        recordedAt: at('THU'),
+      },
       { op: 'UPSERT_EPISODE', episodeId: 'ep-1', title: 'Only e1', window: { from: at('MON') }, events: ['e1'], recordedAt: at('THU') },
       archive('f1', at('FRI')),
     ]);
@@ -248,7 +288,9 @@ describe('RECORD_MENTION', () => {
     const { records, results } = s.when(mention('dialog-1', 'I work at Acme', { recordedAt: at('MON') }));
     const mentionId = deriveMentionId(MEMORY, 'dialog-1', 'I work at Acme', null);
     expect(mentionId).toMatch(/^men_[0-9a-f]{24}$/);
-    expect(bare(records)).toEqual([{ type: 'MentionRecorded', data: { mentionId, docId: 'dialog-1', text: 'I work at Acme', speaker: null, occurredAt: null } }]);
+    expect(bare(records)).toEqual([
+      { type: 'MentionRecorded', data: { mentionId, docId: 'dialog-1', text: 'I work at Acme', speaker: null, occurredAt: null } },
+    ]);
     expect(results[0]).toMatchObject({ status: 'applied', ids: { mentionId } });
   });
 
@@ -263,7 +305,10 @@ describe('RECORD_MENTION', () => {
   });
 
   it('is visible iff recorded at or before the cut', () => {
-    const s = given([mention('d', 'hello', { mentionId: 'm1', speaker: 'user', occurredAt: at('MON', '08:00'), recordedAt: at('MON', '09:00') }), mention('d', 'later', { mentionId: 'm2', recordedAt: at('TUE') })]);
+    const s = given([
+      mention('d', 'hello', { mentionId: 'm1', speaker: 'user', occurredAt: at('MON', '08:00'), recordedAt: at('MON', '09:00') }),
+      mention('d', 'later', { mentionId: 'm2', recordedAt: at('TUE') }),
+    ]);
     expect(mentionsAt(s.at(before(at('MON', '09:00'))))).toEqual([]);
     expect(mentionsAt(s.at(at('MON', '09:00')))).toEqual([
       { mentionId: 'm1', docId: 'd', text: 'hello', speaker: 'user', occurredAt: at('MON', '08:00'), recordedFrom: at('MON', '09:00') },
@@ -275,7 +320,10 @@ describe('RECORD_MENTION', () => {
 
   it('the same words from each side of a dialog, without ids, are two mentions', () => {
     const s = given();
-    const { results } = s.when([mention('d', 'ok', { speaker: 'user', recordedAt: at('MON') }), mention('d', 'ok', { speaker: 'assistant', recordedAt: at('MON') })]);
+    const { results } = s.when([
+      mention('d', 'ok', { speaker: 'user', recordedAt: at('MON') }),
+      mention('d', 'ok', { speaker: 'assistant', recordedAt: at('MON') }),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['applied', 'applied']);
     expect(mentionsAt(s.state).map((m) => m.speaker)).toEqual(expect.arrayContaining(['user', 'assistant']));
   });

@@ -22,7 +22,15 @@ export type CommandInput = DistributiveOmit<Command, 'commandId'> & { commandId?
 // --- time ---------------------------------------------------------------------
 
 /** Monday 2024-05-06 … Sunday 2024-05-12. */
-export const DAYS = { MON: '2024-05-06', TUE: '2024-05-07', WED: '2024-05-08', THU: '2024-05-09', FRI: '2024-05-10', SAT: '2024-05-11', SUN: '2024-05-12' } as const;
+export const DAYS = {
+  MON: '2024-05-06',
+  TUE: '2024-05-07',
+  WED: '2024-05-08',
+  THU: '2024-05-09',
+  FRI: '2024-05-10',
+  SAT: '2024-05-11',
+  SUN: '2024-05-12',
+} as const;
 export type Day = keyof typeof DAYS;
 
 /** `at('WED', '12:00')` → `2024-05-08T12:00:00.000Z`. */
@@ -43,9 +51,7 @@ export const LATER = '2024-06-01T00:00:00.000Z';
 
 // --- scenario -----------------------------------------------------------------
 
-export type Attempt =
-  | { ok: true; records: MemoryRecord[]; results: CommandResult[] }
-  | { ok: false; error: DomainError };
+export type Attempt = { ok: true; records: MemoryRecord[]; results: CommandResult[] } | { ok: false; error: DomainError };
 
 /** Strips `meta`: the log records of a decision, for `then` assertions. */
 export function bare(events: readonly MemoryRecord[]): LogRecord[] {

@@ -180,7 +180,13 @@ export class KurrentLogStore implements LogStore {
       const start = from;
       let read = 0;
       let last = start;
-      for await (const resolved of this.client.readAll({ fromPosition: toReadPosition(from), maxCount: wanted, direction: 'forwards', resolveLinkTos: false, filter: this.filter(streamPrefix) })) {
+      for await (const resolved of this.client.readAll({
+        fromPosition: toReadPosition(from),
+        maxCount: wanted,
+        direction: 'forwards',
+        resolveLinkTos: false,
+        filter: this.filter(streamPrefix),
+      })) {
         read++;
         const recorded = resolved.event;
         if (!recorded) continue;
@@ -200,7 +206,11 @@ export class KurrentLogStore implements LogStore {
     this.assertOpen();
     const byPosition = new Map<number, StoredRecord>();
     try {
-      for await (const resolved of this.client.readStream(tagStreamName(tag), { fromRevision: 'start', direction: 'forwards', resolveLinkTos: true })) {
+      for await (const resolved of this.client.readStream(tagStreamName(tag), {
+        fromRevision: 'start',
+        direction: 'forwards',
+        resolveLinkTos: true,
+      })) {
         // A link whose target is gone resolves to nothing; an entry that is not a link is not ours.
         if (!resolved.link || !resolved.event || !isPortRecord(resolved.event)) continue;
         const event = toStoredRecord(resolved.event);
@@ -216,7 +226,13 @@ export class KurrentLogStore implements LogStore {
 
   async headPosition(): Promise<number> {
     this.assertOpen();
-    for await (const resolved of this.client.readAll({ fromPosition: END, direction: 'backwards', maxCount: 100, resolveLinkTos: false, filter: this.filter(undefined) })) {
+    for await (const resolved of this.client.readAll({
+      fromPosition: END,
+      direction: 'backwards',
+      maxCount: 100,
+      resolveLinkTos: false,
+      filter: this.filter(undefined),
+    })) {
       if (resolved.event && isPortRecord(resolved.event)) return toPositionNumber(resolved.event.position);
     }
     return 0;
@@ -225,7 +241,12 @@ export class KurrentLogStore implements LogStore {
   async streamPosition(streamId: string): Promise<number> {
     this.assertOpen();
     try {
-      for await (const resolved of this.client.readStream(streamId, { fromRevision: END, direction: 'backwards', maxCount: 1, resolveLinkTos: false })) {
+      for await (const resolved of this.client.readStream(streamId, {
+        fromRevision: END,
+        direction: 'backwards',
+        maxCount: 1,
+        resolveLinkTos: false,
+      })) {
         if (resolved.event) return toPositionNumber(withPosition(resolved).position!);
       }
     } catch (error) {
@@ -256,7 +277,11 @@ export class KurrentLogStore implements LogStore {
       };
       let subscription: Kurrent.AllStreamSubscription;
       try {
-        subscription = this.client.subscribeToAll({ fromPosition: toReadPosition(options.fromPosition), resolveLinkTos: false, filter: this.filter(options.streamPrefix) });
+        subscription = this.client.subscribeToAll({
+          fromPosition: toReadPosition(options.fromPosition),
+          resolveLinkTos: false,
+          filter: this.filter(options.streamPrefix),
+        });
       } catch (error) {
         finish(error);
         return;

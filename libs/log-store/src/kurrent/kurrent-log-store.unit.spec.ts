@@ -80,7 +80,13 @@ describe('KurrentLogStore (adapter specifics, on the fake client)', () => {
     await store.append('memory-a', [a], { expectedRevision: 'no_stream' });
     await store.append('memory-b', [b], { expectedRevision: 'no_stream' });
     // Links in the other order, and one of them twice under a new id (the server's ANY dedup is best effort).
-    const link = (revision: number, stream: string, id: string) => ({ id, contentType: 'application/octet-stream' as const, type: '$>', data: new TextEncoder().encode(`${revision}@${stream}`), metadata: undefined });
+    const link = (revision: number, stream: string, id: string) => ({
+      id,
+      contentType: 'application/octet-stream' as const,
+      type: '$>',
+      data: new TextEncoder().encode(`${revision}@${stream}`),
+      metadata: undefined,
+    });
     await fake.appendToStream('tag-t', [link(0, 'memory-b', randomUUID()), link(0, 'memory-a', randomUUID())]);
     expect((await store.readByTag('t')).map((event) => event.recordId)).toEqual([a.recordId, b.recordId]);
   });
@@ -89,7 +95,10 @@ describe('KurrentLogStore (adapter specifics, on the fake client)', () => {
     const collector = collect(store, { fromPosition: 0 });
     const events = newRecords(4, ['fact:a:1']);
     for (const [i, event] of events.entries()) await store.append('memory-a', [event], { expectedRevision: i - 1 });
-    await eventually(() => collector.received, (received) => received.length >= 4);
+    await eventually(
+      () => collector.received,
+      (received) => received.length >= 4,
+    );
     await sleep(50);
     collector.subscription.unsubscribe();
 
@@ -106,7 +115,7 @@ describe('KurrentLogStore (adapter specifics, on the fake client)', () => {
     const events = newRecords(5, ['x']);
     for (const [i, event] of events.entries()) await store.append(`tag-user-${i}`, [event], { expectedRevision: 'no_stream' });
     const paged: string[] = [];
-    for (let from = 0; ; ) {
+    for (let from = 0; ;) {
       const page = await store.readAll({ fromPosition: from, maxCount: 2, streamPrefix: 'tag-' });
       if (page.length === 0) break;
       expect(page.length).toBeLessThanOrEqual(2);

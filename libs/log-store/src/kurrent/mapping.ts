@@ -31,7 +31,8 @@ export const TAG_STREAM_PREFIX = 'tag-';
 export function toStreamState(expected: ExpectedRevision): AppendStreamState {
   if (expected === 'any') return ANY;
   if (expected === 'no_stream') return NO_STREAM;
-  if (!Number.isSafeInteger(expected) || expected < -1) throw new RangeError(`expected revision must be an integer >= -1, 'no_stream' or 'any', got ${String(expected)}`);
+  if (!Number.isSafeInteger(expected) || expected < -1)
+    throw new RangeError(`expected revision must be an integer >= -1, 'no_stream' or 'any', got ${String(expected)}`);
   return expected === -1 ? NO_STREAM : BigInt(expected);
 }
 

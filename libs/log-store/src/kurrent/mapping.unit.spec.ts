@@ -30,7 +30,10 @@ const event: NewRecord = {
 };
 
 /** What the client hands back for a JSON event: data and metadata already JSON.parsed. */
-function recorded(from: NewRecord, overrides: Partial<{ streamId: string; revision: bigint; position: bigint; type: string; metadata: unknown }> = {}): RecordedEvent {
+function recorded(
+  from: NewRecord,
+  overrides: Partial<{ streamId: string; revision: bigint; position: bigint; type: string; metadata: unknown }> = {},
+): RecordedEvent {
   const written = toEventData(from);
   const position = overrides.position ?? 4_242n;
   return {

@@ -1,11 +1,5 @@
 import type pg from 'pg';
-import {
-  IdempotencyConflictError,
-  WrongExpectedRevisionError,
-  type AppendResult,
-  type ExpectedRevision,
-  type NewRecord,
-} from '../port';
+import { IdempotencyConflictError, WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type NewRecord } from '../port';
 
 export const NOTIFY_CHANNEL = 'mt_events';
 
@@ -69,12 +63,7 @@ const EVENT_ID_KEY = 'mt_events_stream_event_id_key';
  * retry of a committed append must succeed as an idempotent retry even with a stale revision,
  * and a partial overlap is an IdempotencyConflictError, not a revision conflict.
  */
-export async function appendRecords(
-  pool: pg.Pool,
-  streamId: string,
-  records: NewRecord[],
-  expected: ExpectedRevision,
-): Promise<AppendResult> {
+export async function appendRecords(pool: pg.Pool, streamId: string, records: NewRecord[], expected: ExpectedRevision): Promise<AppendResult> {
   validate(records);
   const documents = JSON.stringify(records.map(toDocument));
   const ids = records.map((record) => record.recordId);
@@ -87,7 +76,8 @@ export async function appendRecords(
       const current = Number(state!.rows[0]!.revision);
 
       if (checkIdsFirst || !matches(expected, current)) {
-        const found = (await client.query<{ existing: number | string; last_position: number | string | null }>(READ_EXISTING, [streamId, ids])).rows[0]!;
+        const found = (await client.query<{ existing: number | string; last_position: number | string | null }>(READ_EXISTING, [streamId, ids]))
+          .rows[0]!;
         const existing = Number(found.existing);
         if (existing === records.length) {
           await client.query('ROLLBACK');
@@ -98,7 +88,13 @@ export async function appendRecords(
       }
 
       try {
-        const written = (await client.query<{ last_position: number | string }>({ name: 'mt_append_write', text: WRITE, values: [streamId, documents, current, records.length] })).rows[0]!;
+        const written = (
+          await client.query<{ last_position: number | string }>({
+            name: 'mt_append_write',
+            text: WRITE,
+            values: [streamId, documents, current, records.length],
+          })
+        ).rows[0]!;
         await client.query('COMMIT');
         return { nextExpectedRevision: current + records.length, position: Number(written.last_position), idempotentRetry: false };
       } catch (error) {

@@ -64,7 +64,11 @@ describe('PostgresLogStore under concurrent writers', () => {
     };
 
     await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
-    await eventually(() => collector.received, (received) => received.length >= TOTAL, 45_000);
+    await eventually(
+      () => collector.received,
+      (received) => received.length >= TOTAL,
+      45_000,
+    );
     await sleep(SETTLE_MS);
     collector.subscription.unsubscribe();
 
@@ -112,7 +116,7 @@ describe('PostgresLogStore under concurrent writers', () => {
 
 async function readWholeLog(store: PostgresLogStore): Promise<StoredRecord[]> {
   const records: StoredRecord[] = [];
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const page = await store.readAll({ fromPosition: from, maxCount: 5_000 });
     if (page.length === 0) return records;
     records.push(...page);
@@ -121,7 +125,10 @@ async function readWholeLog(store: PostgresLogStore): Promise<StoredRecord[]> {
 }
 
 /** null when equal; otherwise where and how they first differ (a readable failure for 40,000 rows). */
-function firstDifference(a: string[], b: string[]): { index: number; a: string | undefined; b: string | undefined; lengths: [number, number] } | null {
+function firstDifference(
+  a: string[],
+  b: string[],
+): { index: number; a: string | undefined; b: string | undefined; lengths: [number, number] } | null {
   const length = Math.max(a.length, b.length);
   for (let index = 0; index < length; index++) {
     if (a[index] !== b[index]) return { index, a: a[index], b: b[index], lengths: [a.length, b.length] };

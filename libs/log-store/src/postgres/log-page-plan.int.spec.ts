@@ -22,7 +22,11 @@ describe('log page plans', () => {
   beforeAll(async () => {
     const { db, store } = opened;
     for (let stream = 0; stream < 20; stream++) {
-      await store.append(`memory-${stream}`, Array.from({ length: 1_000 }, (_, i) => newRecord({ i })), { expectedRevision: 'any' });
+      await store.append(
+        `memory-${stream}`,
+        Array.from({ length: 1_000 }, (_, i) => newRecord({ i })),
+        { expectedRevision: 'any' },
+      );
     }
     // As a freshly grown log is: no statistics yet.
     await db.pool.query(`DELETE FROM pg_statistic WHERE starelid = 'mt_events'::regclass`);
@@ -49,7 +53,9 @@ describe('log page plans', () => {
     expect(types).not.toContain('Sort');
     expect(types).not.toContain('Bitmap Heap Scan');
     expect(types).not.toContain('Seq Scan');
-    expect(withSettings.filter((n) => n['Node Type'] === 'Index Scan' && n['Relation Name'] === 'mt_events').map((n) => n['Index Name'])).toContain('mt_events_pkey');
+    expect(withSettings.filter((n) => n['Node Type'] === 'Index Scan' && n['Relation Name'] === 'mt_events').map((n) => n['Index Name'])).toContain(
+      'mt_events_pkey',
+    );
     // What the settings prevent: the planner's own choice on a log without statistics.
     expect((await plan(text, 'SELECT 1')).map((n) => n['Node Type'])).toEqual(expect.arrayContaining(['Bitmap Heap Scan', 'Sort']));
   });
@@ -57,7 +63,7 @@ describe('log page plans', () => {
   it('reads pages in position order across the whole log', async () => {
     const { store } = opened;
     const all: number[] = [];
-    for (let from = 0; ; ) {
+    for (let from = 0; ;) {
       const page = await store.readAll({ fromPosition: from, maxCount: 1_500, streamPrefix: 'memory-' });
       if (page.length === 0) break;
       all.push(...page.map((e) => e.position));

@@ -58,7 +58,11 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
     const results = await Promise.all([0, 1, 2, 3].map(writer));
     const expected = new Set(results.flatMap((r) => r.written));
     expect(expected.size).toBe(2_000);
-    await eventually(() => collector.received, (received) => received.length >= 2_000, 30_000);
+    await eventually(
+      () => collector.received,
+      (received) => received.length >= 2_000,
+      30_000,
+    );
     await sleep(1_000);
     collector.subscription.unsubscribe();
 
@@ -94,7 +98,10 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
       expect(collector.received).toEqual([]);
 
       await slow.query('COMMIT');
-      await eventually(() => collector.received, (received) => received.length >= 2);
+      await eventually(
+        () => collector.received,
+        (received) => received.length >= 2,
+      );
       collector.subscription.unsubscribe();
       expect(collector.received.map((record) => [record.streamId, record.position])).toEqual([
         ['gap-slow', slowPosition],
@@ -113,7 +120,10 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
     try {
       const collector = collect(slowPoll, { fromPosition: await store.headPosition(), streamPrefix: 'held-' });
       await slowPoll.append('held-warmup', [newRecord()], { expectedRevision: 'no_stream' });
-      await eventually(() => collector.received, (received) => received.length >= 1);
+      await eventually(
+        () => collector.received,
+        (received) => received.length >= 1,
+      );
 
       // Any transaction with an id holds the safe head back, and its commit sends no NOTIFY.
       await blocker.query('BEGIN');
@@ -124,7 +134,11 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
 
       await blocker.query('COMMIT');
       const committedAt = Date.now();
-      await eventually(() => collector.received, (received) => received.length >= 2, 5_000);
+      await eventually(
+        () => collector.received,
+        (received) => received.length >= 2,
+        5_000,
+      );
       expect(Date.now() - committedAt).toBeLessThan(1_000);
       collector.subscription.unsubscribe();
       expect(collector.errors).toEqual([]);
@@ -143,7 +157,9 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
       await expect(client.query('SELECT mt_reserve_positions(1)')).rejects.toThrow(/must run before the transaction writes/);
       await client.query('ROLLBACK');
       // the reservation lock was not leaked into this pooled connection
-      await expect(client.query('SELECT count(*) AS n FROM pg_locks WHERE locktype = $1 AND pid = pg_backend_pid()', ['advisory'])).resolves.toMatchObject({ rows: [{ n: 0 }] });
+      await expect(
+        client.query('SELECT count(*) AS n FROM pg_locks WHERE locktype = $1 AND pid = pg_backend_pid()', ['advisory']),
+      ).resolves.toMatchObject({ rows: [{ n: 0 }] });
     } finally {
       client.release();
     }
@@ -167,9 +183,11 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
       await other.store.close();
       expect(completed).toBe(true);
       const connections = () =>
-      db.pool
-        .query<{ n: number }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [new URL(other.db.url).pathname.slice(1)])
-        .then((result) => result.rows[0]!.n);
+        db.pool
+          .query<{ n: number }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+            new URL(other.db.url).pathname.slice(1),
+          ])
+          .then((result) => result.rows[0]!.n);
       // The pool belongs to the caller; only the listener connection must be gone.
       await other.db.pool.end();
       expect(await eventually(connections, (n) => n === 0)).toBe(0);

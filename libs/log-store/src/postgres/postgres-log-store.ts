@@ -66,13 +66,23 @@ export class PostgresLogStore implements LogStore {
   }
 
   async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredRecord[]> {
-    const rows = await this.streamRows<RecordTuple>(STREAM_RECORD_COLUMNS, streamId, options.fromRevision ?? 0, options.maxCount ?? Number.POSITIVE_INFINITY);
+    const rows = await this.streamRows<RecordTuple>(
+      STREAM_RECORD_COLUMNS,
+      streamId,
+      options.fromRevision ?? 0,
+      options.maxCount ?? Number.POSITIVE_INFINITY,
+    );
     return rows.map((row) => toStoredRecord(row, streamId));
   }
 
   async readStreamContent(streamId: string, fromRevision = 0): Promise<RecordContent[]> {
     // Three columns, no tags, ids or numbers to decode: cheaper than readStream's rows.
-    const rows = await this.streamRows<[string, unknown, RecordMetadata]>('e.type, e.data, e.metadata', streamId, fromRevision, Number.POSITIVE_INFINITY);
+    const rows = await this.streamRows<[string, unknown, RecordMetadata]>(
+      'e.type, e.data, e.metadata',
+      streamId,
+      fromRevision,
+      Number.POSITIVE_INFINITY,
+    );
     return rows.map(([type, data, metadata]) => ({ type, data, metadata }));
   }
 
@@ -125,7 +135,10 @@ export class PostgresLogStore implements LogStore {
   }
 
   async streamPosition(streamId: string): Promise<number> {
-    const { rows } = await this.pool.query<{ position: number | string }>('SELECT position FROM mt_events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1', [streamId]);
+    const { rows } = await this.pool.query<{ position: number | string }>(
+      'SELECT position FROM mt_events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1',
+      [streamId],
+    );
     return rows[0] ? Number(rows[0].position) : 0;
   }
 
@@ -202,5 +215,9 @@ export class PostgresLogStore implements LogStore {
 function queryLogPage<Row extends unknown[]>(pool: pg.Pool, text: string, { fromPosition, maxCount, streamPrefix }: ReadAllOptions): Promise<Row[]> {
   if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
   const values = [fromPosition, maxCount, streamPrefix ?? null];
-  return inTransaction(pool, async (client) => (await client.query<Row>({ text, values, rowMode: 'array' })).rows, `BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`);
+  return inTransaction(
+    pool,
+    async (client) => (await client.query<Row>({ text, values, rowMode: 'array' })).rows,
+    `BEGIN; ${LOG_PAGE_PLANNER_SETTINGS}`,
+  );
 }

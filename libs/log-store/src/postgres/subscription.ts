@@ -78,10 +78,13 @@ export function subscribeToAll(deps: SubscriptionDeps, options: SubscribeOptions
         return;
       }
       if (heldBackTimer || closed) return;
-      heldBackTimer = setTimeout(() => {
-        heldBackTimer = undefined;
-        wake();
-      }, Math.min(heldBackDelay, deps.pollIntervalMs));
+      heldBackTimer = setTimeout(
+        () => {
+          heldBackTimer = undefined;
+          wake();
+        },
+        Math.min(heldBackDelay, deps.pollIntervalMs),
+      );
       heldBackReads++;
       heldBackDelay = Math.min(heldBackDelay * 2, heldBackReads < HELD_BACK_FAST_READS ? HELD_BACK_MAX_DELAY_MS : deps.pollIntervalMs);
     };

@@ -1,13 +1,4 @@
-import {
-  type Command,
-  type Instant,
-  type MemoryRecord,
-  type MemoryState,
-  DomainError,
-  decideBatch,
-  fold,
-  initialState,
-} from '@memotrace/domain';
+import { type Command, type Instant, type MemoryRecord, type MemoryState, DomainError, decideBatch, fold, initialState } from '@memotrace/domain';
 import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { memoryStreamId, toMemoryRecord, toNewRecords } from '@memotrace/memory-log';
 import { type TestDatabase, createTestDatabase, migrate } from '@memotrace/postgres';

@@ -32,14 +32,22 @@ export function cachedEmbeddings(provider: EmbeddingProvider, options: Embedding
     dimension: provider.dimension,
     async embed(texts) {
       const hashes = texts.map(textHash);
-      const missing = [...new Set(hashes.map((h, i) => (memory.has(h) ? -1 : i)).filter((i) => i >= 0).map((i) => texts[i]!))];
+      const missing = [
+        ...new Set(
+          hashes
+            .map((h, i) => (memory.has(h) ? -1 : i))
+            .filter((i) => i >= 0)
+            .map((i) => texts[i]!),
+        ),
+      ];
       if (missing.length > 0) {
         const vectors = await provider.embed(missing);
         const lines: string[] = [];
         missing.forEach((text, i) => {
           const hash = textHash(text);
           remember(hash, vectors[i]!);
-          if (file !== undefined) lines.push(JSON.stringify([hash, Buffer.from(vectors[i]!.buffer, vectors[i]!.byteOffset, vectors[i]!.byteLength).toString('base64')]));
+          if (file !== undefined)
+            lines.push(JSON.stringify([hash, Buffer.from(vectors[i]!.buffer, vectors[i]!.byteOffset, vectors[i]!.byteLength).toString('base64')]));
         });
         if (file !== undefined) appendFileSync(file, lines.join('\n') + '\n');
       }

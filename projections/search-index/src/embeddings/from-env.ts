@@ -21,7 +21,13 @@ export function embeddingsFromEnv(env: NodeJS.ProcessEnv = process.env): Embeddi
 
 function baseProvider(choice: string | undefined, env: NodeJS.ProcessEnv): EmbeddingProvider {
   const url = env['EMBEDDINGS_URL'];
-  if (url) return openAiEmbeddingProvider({ url, model: env['EMBEDDINGS_MODEL'] ?? 'text-embedding-3-small', apiKey: env['EMBEDDINGS_API_KEY'], dimension: dimensionOf(env['EMBEDDINGS_DIMENSION']) });
+  if (url)
+    return openAiEmbeddingProvider({
+      url,
+      model: env['EMBEDDINGS_MODEL'] ?? 'text-embedding-3-small',
+      apiKey: env['EMBEDDINGS_API_KEY'],
+      dimension: dimensionOf(env['EMBEDDINGS_DIMENSION']),
+    });
   if (choice === undefined || choice === '' || choice === 'use-lite') return useLiteProvider();
   const model = ONNX_MODELS[choice];
   if (model === undefined) throw new Error(`EMBEDDINGS=${choice}: expected off, use-lite or one of ${Object.keys(ONNX_MODELS).join(', ')}`);

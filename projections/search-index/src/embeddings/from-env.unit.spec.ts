@@ -16,14 +16,18 @@ describe('embeddingsFromEnv', () => {
   });
 
   it('selects an OpenAI-compatible endpoint by URL', () => {
-    expect(embeddingsFromEnv({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1/embeddings', EMBEDDINGS_MODEL: 'nomic-embed-text' })?.model).toBe('openai:nomic-embed-text');
+    expect(embeddingsFromEnv({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1/embeddings', EMBEDDINGS_MODEL: 'nomic-embed-text' })?.model).toBe(
+      'openai:nomic-embed-text',
+    );
   });
 
   it("states an endpoint's vector length when EMBEDDINGS_DIMENSION gives it, and refuses a bad one", () => {
     const url = 'http://127.0.0.1:1/v1/embeddings';
     expect(embeddingsFromEnv({ EMBEDDINGS_URL: url, EMBEDDINGS_DIMENSION: '1536' })?.dimension).toBe(1536);
     expect(embeddingsFromEnv({ EMBEDDINGS_URL: url })?.dimension).toBeUndefined();
-    expect(() => embeddingsFromEnv({ EMBEDDINGS_URL: url, EMBEDDINGS_DIMENSION: '12.5' })).toThrow('EMBEDDINGS_DIMENSION=12.5: expected a positive integer');
+    expect(() => embeddingsFromEnv({ EMBEDDINGS_URL: url, EMBEDDINGS_DIMENSION: '12.5' })).toThrow(
+      'EMBEDDINGS_DIMENSION=12.5: expected a positive integer',
+    );
   });
 
   it('refuses an unknown model name, listing the choices', () => {

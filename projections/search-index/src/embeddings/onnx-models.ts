@@ -55,7 +55,10 @@ export async function onnxModelFiles(model: OnnxModel, dir: string, repo = MAVEN
   if (actual !== expected) throw new Error(`${url}: SHA-1 ${actual} does not match the repository's ${expected}`);
   const zip = new AdmZip(jar);
   mkdirSync(home, { recursive: true });
-  for (const [entry, path] of [[model.tokenizerEntry, files.tokenizer], [model.onnxEntry, files.onnx]] as const) {
+  for (const [entry, path] of [
+    [model.tokenizerEntry, files.tokenizer],
+    [model.onnxEntry, files.onnx],
+  ] as const) {
     const data = zip.getEntry(entry)?.getData();
     if (data === undefined) throw new Error(`${url} holds no ${entry}`);
     writeFileSync(`${path}.part`, data);

@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import AdmZip from 'adm-zip';
 import { type OnnxModel, onnxModelFiles } from './onnx-models';
 
-const MODEL: OnnxModel = { name: 'tiny', artifact: 'dev.example:tiny-model:1.0', onnxEntry: 'tiny.onnx', tokenizerEntry: 'tiny-tokenizer.json', cosineFloor: 0, dimension: 4 };
+const MODEL: OnnxModel = {
+  name: 'tiny',
+  artifact: 'dev.example:tiny-model:1.0',
+  onnxEntry: 'tiny.onnx',
+  tokenizerEntry: 'tiny-tokenizer.json',
+  cosineFloor: 0,
+  dimension: 4,
+};
 const JAR_PATH = '/dev/example/tiny-model/1.0/tiny-model-1.0.jar';
 
 /** A Maven repository holding one jar, with the SHA-1 it publishes (right or wrong). */
@@ -61,7 +68,9 @@ describe('onnxModelFiles', () => {
   it('names the URL when the repository does not serve the artifact', async () => {
     const repo = await repository(jar, sha1);
     try {
-      await expect(onnxModelFiles({ ...MODEL, artifact: 'dev.example:missing:1.0' }, dir, repo.url)).rejects.toThrow(`GET ${repo.url}/dev/example/missing/1.0/missing-1.0.jar: HTTP 404`);
+      await expect(onnxModelFiles({ ...MODEL, artifact: 'dev.example:missing:1.0' }, dir, repo.url)).rejects.toThrow(
+        `GET ${repo.url}/dev/example/missing/1.0/missing-1.0.jar: HTTP 404`,
+      );
     } finally {
       repo.server.close();
     }

@@ -13,7 +13,9 @@ export interface OpenAiEmbeddingsOptions {
 
 /** Any OpenAI-compatible `POST /v1/embeddings` endpoint. */
 export function openAiEmbeddingProvider(options: OpenAiEmbeddingsOptions): EmbeddingProvider {
-  const endpoint = options.url.replace(/\/+$/, '').endsWith('/embeddings') ? options.url.replace(/\/+$/, '') : `${options.url.replace(/\/+$/, '')}/embeddings`;
+  const endpoint = options.url.replace(/\/+$/, '').endsWith('/embeddings')
+    ? options.url.replace(/\/+$/, '')
+    : `${options.url.replace(/\/+$/, '')}/embeddings`;
   const doFetch = options.fetch ?? fetch;
   return {
     model: `openai:${options.model}`,

@@ -58,7 +58,11 @@ export function dot(a: Float32Array, b: Float32Array): number {
 }
 
 /** Runs `embed` over `texts` in slices of `size`, concatenating the answers. */
-export async function inBatches(texts: readonly string[], size: number, embed: (batch: readonly string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
+export async function inBatches(
+  texts: readonly string[],
+  size: number,
+  embed: (batch: readonly string[]) => Promise<Float32Array[]>,
+): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (let i = 0; i < texts.length; i += size) out.push(...(await embed(texts.slice(i, i + size))));
   return out;

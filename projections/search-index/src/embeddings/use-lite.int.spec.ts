@@ -12,7 +12,11 @@ describe('useLiteProvider', () => {
   });
 
   it('embeds offline into 512-d unit vectors, similar texts closer than unrelated ones', async () => {
-    const [cat, kitten, stocks] = await useLiteProvider().embed(['The cat sleeps on the sofa', 'A kitten is napping on the couch', 'Quarterly stock market earnings report']);
+    const [cat, kitten, stocks] = await useLiteProvider().embed([
+      'The cat sleeps on the sofa',
+      'A kitten is napping on the couch',
+      'Quarterly stock market earnings report',
+    ]);
     expect(cat).toHaveLength(512);
     expect(dot(cat!, cat!)).toBeCloseTo(1, 4);
     expect(dot(cat!, kitten!)).toBeGreaterThan(dot(cat!, stocks!));

@@ -11,5 +11,11 @@ export const USE_LITE_MODEL = 'use-lite-512';
  * (0.2) is chosen on the LoCoMo dev split.
  */
 export function useLiteProvider(): EmbeddingProvider {
-  return workerEmbeddingProvider({ model: USE_LITE_MODEL, cosineFloor: 0.2, dimension: 512, batch: 32, prepare: async () => ({ file: join(__dirname, 'use-lite-worker.js') }) });
+  return workerEmbeddingProvider({
+    model: USE_LITE_MODEL,
+    cosineFloor: 0.2,
+    dimension: 512,
+    batch: 32,
+    prepare: async () => ({ file: join(__dirname, 'use-lite-worker.js') }),
+  });
 }

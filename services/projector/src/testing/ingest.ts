@@ -41,7 +41,12 @@ export function generateMemories(commands: number, prefix: string): GeneratedMem
  */
 export async function appendMemories(store: LogStore, memories: readonly GeneratedMemory[], writers = 4, spreadOverMs = 0): Promise<void> {
   const queue = [...memories];
-  const interval = spreadOverMs / Math.max(1, memories.reduce((n, m) => n + m.batches.length, 0));
+  const interval =
+    spreadOverMs /
+    Math.max(
+      1,
+      memories.reduce((n, m) => n + m.batches.length, 0),
+    );
   const start = Date.now();
   let sent = 0;
   const writer = async () => {
@@ -50,7 +55,9 @@ export async function appendMemories(store: LogStore, memories: readonly Generat
       for (const events of m.batches) {
         const due = start + sent++ * interval;
         if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-        const r = await store.append(memoryStreamId(m.memoryId), toNewRecords(m.memoryId, events), { expectedRevision: revision < 0 ? 'no_stream' : revision });
+        const r = await store.append(memoryStreamId(m.memoryId), toNewRecords(m.memoryId, events), {
+          expectedRevision: revision < 0 ? 'no_stream' : revision,
+        });
         revision = r.nextExpectedRevision;
       }
     }

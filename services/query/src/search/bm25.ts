@@ -36,10 +36,12 @@ export function bm25Scores(documents: readonly string[], query: string, params: 
   }
   const n = documents.length;
   const averageLength = lengths.reduce((sum, l) => sum + l, 0) / n || 1;
-  const idf = new Map(queryTerms.map((t) => {
-    const df = documentFrequency.get(t) ?? 0;
-    return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
-  }));
+  const idf = new Map(
+    queryTerms.map((t) => {
+      const df = documentFrequency.get(t) ?? 0;
+      return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
+    }),
+  );
   // Summed in query-term order, the order an index that walks each term's postings sums in.
   return frequencies.map((tf, i) => {
     let score = 0;

@@ -52,7 +52,8 @@ export class Cl100kCounter {
   count(text: string): number {
     let total = 0;
     this.pattern.lastIndex = 0;
-    for (const [piece] of text.matchAll(this.pattern)) total += piece.length <= MAX_MEMOIZED_PIECE ? this.countShortPiece(piece) : this.countPiece(Buffer.from(piece, 'utf8'));
+    for (const [piece] of text.matchAll(this.pattern))
+      total += piece.length <= MAX_MEMOIZED_PIECE ? this.countShortPiece(piece) : this.countPiece(Buffer.from(piece, 'utf8'));
     return total;
   }
 

@@ -42,7 +42,31 @@ describe('cl100k token counts', () => {
   });
 
   it('equals js-tiktoken on word salads with long runs (the merge-heavy cases)', () => {
-    const atom = fc.constantFrom('a', 'aa', 'ab', ' ', '  ', '\n', '\t', '.', '=', '-', '語', '日本', 'のテ', 'é', '😀', '🏳️‍🌈', '0', '123', 'ing', 'the', 'Acme', "'s", '\r\n');
+    const atom = fc.constantFrom(
+      'a',
+      'aa',
+      'ab',
+      ' ',
+      '  ',
+      '\n',
+      '\t',
+      '.',
+      '=',
+      '-',
+      '語',
+      '日本',
+      'のテ',
+      'é',
+      '😀',
+      '🏳️‍🌈',
+      '0',
+      '123',
+      'ing',
+      'the',
+      'Acme',
+      "'s",
+      '\r\n',
+    );
     fc.assert(
       fc.property(fc.array(atom, { maxLength: 200 }), (atoms) => {
         const text = atoms.join('');

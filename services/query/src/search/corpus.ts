@@ -154,7 +154,16 @@ export class MemoryCorpus {
     const nameOf = (id: string) => this.entities.get(id)?.name ?? id;
     for (const f of delta.facts) {
       const fact = { src: f.src, rel: f.rel, dst: f.dst, evidence: f.evidence };
-      this.upsert(f.versionNo, f.recordedTo, { kind: 'fact', id: f.factId, key: '', recordedFrom: f.recordedFrom, validFrom: f.validFrom, validTo: f.validTo, text: factText(fact, nameOf), fact });
+      this.upsert(f.versionNo, f.recordedTo, {
+        kind: 'fact',
+        id: f.factId,
+        key: '',
+        recordedFrom: f.recordedFrom,
+        validFrom: f.validFrom,
+        validTo: f.validTo,
+        text: factText(fact, nameOf),
+        fact,
+      });
     }
     for (const e of delta.events) {
       this.upsert(e.versionNo, e.recordedTo, {
@@ -170,7 +179,16 @@ export class MemoryCorpus {
       });
     }
     for (const e of delta.episodes) {
-      this.upsert(e.versionNo, e.recordedTo, { kind: 'episode', id: e.episodeId, key: '', recordedFrom: e.recordedFrom, validFrom: e.window.from, validTo: e.window.to, text: e.title, episodeEvents: e.events });
+      this.upsert(e.versionNo, e.recordedTo, {
+        kind: 'episode',
+        id: e.episodeId,
+        key: '',
+        recordedFrom: e.recordedFrom,
+        validFrom: e.window.from,
+        validTo: e.window.to,
+        text: e.title,
+        episodeEvents: e.events,
+      });
     }
     for (const m of delta.mentions) {
       this.upsert(0, null, {
@@ -207,7 +225,9 @@ export class MemoryCorpus {
     const turns = this.docTurns.get(docId);
     if (turns === undefined) return [];
     if (!turns.sorted) {
-      turns.refs.sort((a, b) => compareIds(this.versions[a]!.id, this.versions[b]!.id)).sort((a, b) => NATURAL.compare(this.versions[a]!.id, this.versions[b]!.id));
+      turns.refs
+        .sort((a, b) => compareIds(this.versions[a]!.id, this.versions[b]!.id))
+        .sort((a, b) => NATURAL.compare(this.versions[a]!.id, this.versions[b]!.id));
       turns.sorted = true;
     }
     return turns.refs;

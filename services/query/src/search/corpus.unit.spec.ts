@@ -51,7 +51,8 @@ describe('the search corpus answers exactly like the reference', () => {
           const [corpusCut, referenceItems] = [await corpora.cut(M, cut), await referenceCut(queries, M, cut)];
           // A short hit list too: only the best are kept when there are more.
           const hits = (items: typeof corpusCut | typeof referenceItems) => JSON.stringify(items.bm25(query, { limit: 2 }));
-          if (hits(corpusCut) !== hits(referenceItems)) throw new Error(`bm25 ${JSON.stringify({ cut, query })}: ${hits(corpusCut)} != ${hits(referenceItems)}`);
+          if (hits(corpusCut) !== hits(referenceItems))
+            throw new Error(`bm25 ${JSON.stringify({ cut, query })}: ${hits(corpusCut)} != ${hits(referenceItems)}`);
           const q = (await vectorSource.queryVector(query))!;
           const nearest = JSON.stringify(await corpusCut.nearest(vectorSource, q, { limit: 2, minCosine: -0.5 }));
           const scored = JSON.stringify(await nearestByTexts(corpusCut, vectorSource, q, { limit: 2, minCosine: -0.5 }));
@@ -59,7 +60,10 @@ describe('the search corpus answers exactly like the reference', () => {
           for (const deps of [undefined, withVectors]) {
             const fast = JSON.stringify(await searchMemory(corpusCut, input, undefined, deps));
             const reference = JSON.stringify(await searchMemory(referenceItems, input, undefined, deps));
-            if (fast !== reference) throw new Error(`${JSON.stringify({ cut, query, k, tokenBudget, vectors: deps !== undefined })}\ncorpus    ${fast}\nreference ${reference}`);
+            if (fast !== reference)
+              throw new Error(
+                `${JSON.stringify({ cut, query, k, tokenBudget, vectors: deps !== undefined })}\ncorpus    ${fast}\nreference ${reference}`,
+              );
           }
         };
         let pick = seed;
@@ -81,12 +85,20 @@ describe('the search corpus answers exactly like the reference', () => {
 describe('the corpus cut', () => {
   const T0 = '2024-05-06T09:00:00.000Z';
   const T1 = '2024-05-07T09:00:00.000Z';
-  const turn = (id: string, text: string, recordedAt: string): Command => ({ op: 'RECORD_MENTION', commandId: id, mentionId: id, docId: 'D1', text, recordedAt });
+  const turn = (id: string, text: string, recordedAt: string): Command => ({
+    op: 'RECORD_MENTION',
+    commandId: id,
+    mentionId: id,
+    docId: 'D1',
+    text,
+    recordedAt,
+  });
   const log: MemoryRecord[] = [];
   for (const [commands, now] of [
     [[turn('D1:9', 'we planned the trip', T0), turn('D1:11', 'the tickets are booked', T0)], T0],
     [[turn('D1:10', 'a turn learnt later', T1)], T1],
-  ] as const) log.push(...decideBatch(M, fold(log), [...commands], now).records);
+  ] as const)
+    log.push(...decideBatch(M, fold(log), [...commands], now).records);
   const corpora = new SearchCorpora(new LogSearchFeed(() => log));
 
   it('expands to the nearest turn visible in the cut, skipping one recorded later', async () => {
@@ -98,7 +110,9 @@ describe('the corpus cut', () => {
     expect(later.neighbours('mention\u0000D1:9', 4)).toEqual(['mention\u0000D1:10']);
     const result = await searchMemory(items, { query: 'trip', k: 10 });
     expect(result.items.map((i) => i.id)).toEqual(['D1:9', 'D1:11']);
-    expect(JSON.stringify(result)).toBe(JSON.stringify(await searchMemory(await referenceCut(new ReplayMemoryQueries({ read: async () => log }), M, cut), { query: 'trip', k: 10 })));
+    expect(JSON.stringify(result)).toBe(
+      JSON.stringify(await searchMemory(await referenceCut(new ReplayMemoryQueries({ read: async () => log }), M, cut), { query: 'trip', k: 10 })),
+    );
   });
 });
 
@@ -174,7 +188,9 @@ describe('bestFirst', () => {
         const scores = Float64Array.from(values, (v) => v / 2);
         const indices = Int32Array.from(values.keys()).reverse();
         const tieOrder = (a: number, b: number) => (a % 7) - (b % 7) || a - b;
-        const expected = Array.from(indices).sort((a, b) => scores[b]! - scores[a]! || tieOrder(a, b)).slice(0, limit);
+        const expected = Array.from(indices)
+          .sort((a, b) => scores[b]! - scores[a]! || tieOrder(a, b))
+          .slice(0, limit);
         expect(bestFirst(indices, scores, limit, tieOrder)).toEqual(expected);
       }),
     );

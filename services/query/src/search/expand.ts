@@ -78,7 +78,11 @@ export const NATURAL = new Intl.Collator('en', { numeric: true });
  * and keeps the higher of that and its own score.
  * Returns the new score of every item reached or scored.
  */
-export function expand(scores: ReadonlyMap<string, number>, graph: Pick<ItemGraph, 'neighbours' | 'candidate'>, options: ExpansionOptions = DEFAULT_EXPANSION): Map<string, number> {
+export function expand(
+  scores: ReadonlyMap<string, number>,
+  graph: Pick<ItemGraph, 'neighbours' | 'candidate'>,
+  options: ExpansionOptions = DEFAULT_EXPANSION,
+): Map<string, number> {
   const out = new Map(scores);
   const seeds = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, options.seeds);
   let frontier = seeds;

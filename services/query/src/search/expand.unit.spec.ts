@@ -12,7 +12,14 @@ const fact = (id: string, entities: string[], evidence: string[] = []): Candidat
   evidence: evidence.map((m) => ({ kind: 'mention', id: m })),
   entities,
 });
-const event = (id: string, facts: string[], entities: string[]): Candidate => ({ kind: 'event', id, text: id, recordedFrom: T, evidence: facts.map((f) => ({ kind: 'fact', id: f })), entities });
+const event = (id: string, facts: string[], entities: string[]): Candidate => ({
+  kind: 'event',
+  id,
+  text: id,
+  recordedFrom: T,
+  evidence: facts.map((f) => ({ kind: 'fact', id: f })),
+  entities,
+});
 const key = (kind: string, id: string) => itemKey({ kind, id });
 const options = { seeds: 1, depth: 1, fanOut: 4, decay: 0.5, earlierTurnFactor: 1 };
 
@@ -25,10 +32,23 @@ describe('graph expansion', () => {
   });
 
   it('follows includes_fact, evidence, and entity links, from the best seeds only', () => {
-    const graph = new ItemGraph([event('ev', ['f1'], ['alice']), fact('f1', ['alice', 'acme'], ['m1']), fact('f2', ['acme']), mention('m1'), mention('m9', 'far')]);
+    const graph = new ItemGraph([
+      event('ev', ['f1'], ['alice']),
+      fact('f1', ['alice', 'acme'], ['m1']),
+      fact('f2', ['acme']),
+      mention('m1'),
+      mention('m9', 'far'),
+    ]);
     const fromEvent = expand(new Map([[key('event', 'ev'), 1]]), graph, options);
     expect(fromEvent.has(key('fact', 'f1'))).toBe(true); // includes_fact
-    const fromFact = expand(new Map([[key('fact', 'f1'), 1], [key('mention', 'm9'), 0.1]]), graph, options);
+    const fromFact = expand(
+      new Map([
+        [key('fact', 'f1'), 1],
+        [key('mention', 'm9'), 0.1],
+      ]),
+      graph,
+      options,
+    );
     expect(fromFact.has(key('mention', 'm1'))).toBe(true); // evidence
     expect(fromFact.has(key('event', 'ev'))).toBe(true); // included by
     expect(fromFact.has(key('fact', 'f2'))).toBe(true); // same entity acme
@@ -59,7 +79,14 @@ describe('graph expansion', () => {
 
   it('keeps the higher score: a direct hit is never lowered by expansion', () => {
     const graph = new ItemGraph([mention('D1:1'), mention('D1:2')]);
-    const out = expand(new Map([[key('mention', 'D1:1'), 1], [key('mention', 'D1:2'), 0.9]]), graph, { ...options, seeds: 2 });
+    const out = expand(
+      new Map([
+        [key('mention', 'D1:1'), 1],
+        [key('mention', 'D1:2'), 0.9],
+      ]),
+      graph,
+      { ...options, seeds: 2 },
+    );
     expect(out.get(key('mention', 'D1:2'))).toBe(0.9);
   });
 });

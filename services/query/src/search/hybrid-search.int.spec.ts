@@ -54,13 +54,39 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
   beforeAll(async () => {
     t = await startTestService({}, { embeddings: provider });
     const monday = await t.commands(M, [
-      { op: 'RECORD_MENTION', mentionId: 'm-auto', docId: 'chat', text: 'I finally bought an automobile', speaker: 'Ann', occurredAt: MON, recordedAt: MON },
-      { op: 'RECORD_MENTION', mentionId: 'm-pup', docId: 'chat', text: 'Our puppy chewed my shoes', speaker: 'Ann', occurredAt: MON, recordedAt: MON },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-auto',
+        docId: 'chat',
+        text: 'I finally bought an automobile',
+        speaker: 'Ann',
+        occurredAt: MON,
+        recordedAt: MON,
+      },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-pup',
+        docId: 'chat',
+        text: 'Our puppy chewed my shoes',
+        speaker: 'Ann',
+        occurredAt: MON,
+        recordedAt: MON,
+      },
       { op: 'RECORD_MENTION', mentionId: 'm-song', docId: 'other', text: 'I wrote a song today', speaker: 'Ann', occurredAt: MON, recordedAt: MON },
     ]);
     expect(monday.status).toBe(200);
     // Thursday: matches "car" best of all by its vector, but is recorded after the Wednesday cut.
-    const thursday = await t.commands(M, [{ op: 'RECORD_MENTION', mentionId: 'm-sedan', docId: 'chat-2', text: 'car car: the sedan vehicle', speaker: 'Ann', occurredAt: THU, recordedAt: THU }]);
+    const thursday = await t.commands(M, [
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-sedan',
+        docId: 'chat-2',
+        text: 'car car: the sedan vehicle',
+        speaker: 'Ann',
+        occurredAt: THU,
+        recordedAt: THU,
+      },
+    ]);
     expect(thursday.status).toBe(200);
     await waitForSearchIndex(t);
   });
@@ -81,7 +107,12 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
 
   it('finds by meaning what shares no word with the query (vector recall)', async () => {
     const body = await search({ query: 'my car', recordedAt: THU, validAt: THU });
-    expect(body.items.map((i) => i.id).slice(0, 2).sort()).toEqual(['m-auto', 'm-sedan']);
+    expect(
+      body.items
+        .map((i) => i.id)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['m-auto', 'm-sedan']);
     expect(body.items.map((i) => i.id)).not.toContain('m-song');
   });
 
@@ -94,11 +125,15 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
 
   it('never exceeds a random token budget (random budgets and queries)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 60 }), fc.constantFrom('car', 'puppy song', 'automobile shoes', 'music dog car'), async (budget, query) => {
-        const body = await search({ query, tokenBudget: budget, recordedAt: THU, validAt: THU });
-        expect(body.tokens).toBeLessThanOrEqual(budget);
-        expect(body.tokens).toBe(body.items.reduce((sum, i) => sum + i.tokens, 0));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 60 }),
+        fc.constantFrom('car', 'puppy song', 'automobile shoes', 'music dog car'),
+        async (budget, query) => {
+          const body = await search({ query, tokenBudget: budget, recordedAt: THU, validAt: THU });
+          expect(body.tokens).toBeLessThanOrEqual(budget);
+          expect(body.tokens).toBe(body.items.reduce((sum, i) => sum + i.tokens, 0));
+        },
+      ),
       { numRuns: 25 },
     );
   });
@@ -107,7 +142,9 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
     const broken = await startTestService({}, { embeddings: { model: 'broken', embed: () => Promise.reject(new Error('model cannot load')) } });
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      expect((await broken.commands(M, [{ op: 'RECORD_MENTION', mentionId: 'm1', docId: 'd', text: 'I bought an automobile', recordedAt: MON }])).status).toBe(200);
+      expect(
+        (await broken.commands(M, [{ op: 'RECORD_MENTION', mentionId: 'm1', docId: 'd', text: 'I bought an automobile', recordedAt: MON }])).status,
+      ).toBe(200);
       const response = await broken.post(`/v1/memories/${M}/search`, { query: 'automobile', recordedAt: THU, validAt: THU });
       expect(response.status).toBe(200);
       expect(response.body.items.map((i: { id: string }) => i.id)).toEqual(['m1']);

@@ -13,7 +13,13 @@ const SCAN_THREADS = Math.min(2, availableParallelism());
  * than the same products in JavaScript. Its scores are float32 sums (off by up to `innerProductError`), for choosing rows, not
  * for ranking them.
  */
-export function innerProductTop(matrix: Float32Array, rows: number, dimension: number, query: Float32Array, count: number): { rows: Int32Array; scores: Float32Array } {
+export function innerProductTop(
+  matrix: Float32Array,
+  rows: number,
+  dimension: number,
+  query: Float32Array,
+  count: number,
+): { rows: Int32Array; scores: Float32Array } {
   const wanted = Math.min(count, rows);
   if (wanted <= 0) return { rows: new Int32Array(0), scores: new Float32Array(0) };
   const matches = exactSearch(matrix.subarray(0, rows * dimension), query, dimension, wanted, MetricKind.IP, SCAN_THREADS) as Matches;

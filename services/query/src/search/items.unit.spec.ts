@@ -108,7 +108,16 @@ describe('item time fields and evidence links', () => {
 
   it('a mention carries occurredAt and its speaker when it has them, no validity, and no evidence', () => {
     const mention: MentionView = { mentionId: 'm1', docId: 'chat-1', text: 'I moved', speaker: 'Alice', occurredAt: WED, recordedFrom: THU };
-    expect(mentionCandidate(mention)).toEqual({ kind: 'mention', id: 'm1', text: 'Alice: I moved', recordedFrom: THU, occurredAt: WED, evidence: [], docId: 'chat-1', speaker: 'Alice' });
+    expect(mentionCandidate(mention)).toEqual({
+      kind: 'mention',
+      id: 'm1',
+      text: 'Alice: I moved',
+      recordedFrom: THU,
+      occurredAt: WED,
+      evidence: [],
+      docId: 'chat-1',
+      speaker: 'Alice',
+    });
     expect(mentionCandidate({ ...mention, occurredAt: null })).not.toHaveProperty('occurredAt');
     expect(mentionCandidate({ ...mention, speaker: null })).not.toHaveProperty('speaker');
   });

@@ -24,7 +24,11 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
  * (`itemKey(kind, id)`), so hits map by kind + itemId; of two versions the better
  * score counts. An item the index does not hold yet (its projection lags) is not a hit.
  */
-export function openSearchRecall(index: ItemIndex, source: Pick<VectorSource, 'queryVector' | 'cosineFloor'> | undefined, options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL): RecallBackend {
+export function openSearchRecall(
+  index: ItemIndex,
+  source: Pick<VectorSource, 'queryVector' | 'cosineFloor'> | undefined,
+  options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL,
+): RecallBackend {
   return {
     prepare: embedAhead(source),
     async recall({ query, items }) {

@@ -19,7 +19,14 @@ export interface RankingOptions {
 }
 
 /** Tuned on the LoCoMo dev split only. */
-export const DEFAULT_RANKING: RankingOptions = { bm25Weight: 1, vectorWeight: 0.5, supersededFactor: 0.5, intentFactor: 3, speakerFactor: 1.5, expansion: DEFAULT_EXPANSION };
+export const DEFAULT_RANKING: RankingOptions = {
+  bm25Weight: 1,
+  vectorWeight: 0.5,
+  supersededFactor: 0.5,
+  intentFactor: 3,
+  speakerFactor: 1.5,
+  expansion: DEFAULT_EXPANSION,
+};
 
 export interface RankingContext {
   /** The cut's reference time, epoch ms. */
@@ -37,7 +44,12 @@ export interface RankingContext {
  * not a hard tier, so a misread time expression costs little) and the mentions whose
  * speaker the query names. Best first; ties by kind then id.
  */
-export function rankItems(items: CutItems, recall: RecallResult, context: RankingContext, options: RankingOptions = DEFAULT_RANKING): ScoredCandidate[] {
+export function rankItems(
+  items: CutItems,
+  recall: RecallResult,
+  context: RankingContext,
+  options: RankingOptions = DEFAULT_RANKING,
+): ScoredCandidate[] {
   // A backend may only name items of the cut: others are dropped before they could set a list's scale.
   const inCut = (hits: readonly RecallHit[]) => hits.filter((hit) => items.has(hit.key));
   const fused = scoreFusion([

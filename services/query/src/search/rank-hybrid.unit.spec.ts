@@ -8,8 +8,23 @@ const REFERENCE = Date.parse('2024-06-01T00:00:00.000Z');
 const noExpansion = { ...DEFAULT_RANKING, expansion: { ...DEFAULT_RANKING.expansion, depth: 0 } };
 const hits = (...ids: string[]) => ids.map((id, i) => ({ key: itemKey({ kind: id.startsWith('f') ? 'fact' : 'mention', id }), score: 10 - i }));
 
-const mention = (id: string, occurredAt?: string): Candidate => ({ kind: 'mention', id, text: id, recordedFrom: T, evidence: [], ...(occurredAt ? { occurredAt } : {}) });
-const fact = (id: string, validFrom: string, validTo: string | null): Candidate => ({ kind: 'fact', id, text: id, recordedFrom: T, validFrom, validTo, evidence: [] });
+const mention = (id: string, occurredAt?: string): Candidate => ({
+  kind: 'mention',
+  id,
+  text: id,
+  recordedFrom: T,
+  evidence: [],
+  ...(occurredAt ? { occurredAt } : {}),
+});
+const fact = (id: string, validFrom: string, validTo: string | null): Candidate => ({
+  kind: 'fact',
+  id,
+  text: id,
+  recordedFrom: T,
+  validFrom,
+  validTo,
+  evidence: [],
+});
 
 const rankItems = (candidates: Candidate[], ...rest: Parameters<typeof rankOver> extends [unknown, ...infer R] ? R : never) =>
   rankOver(new ListCutItems('m', { validAt: '*', recordedAt: T }, candidates), ...rest);
@@ -33,15 +48,27 @@ describe('rankItems', () => {
     expect(ranked.map((c) => c.id)).toEqual(['may', 'april', 'untimed']);
     expect(ranked[0]!.score).toBeCloseTo(0.8 * DEFAULT_RANKING.intentFactor, 12);
     // A match far better than the in-interval one still wins: a misread time expression costs little.
-    const far = rankItems(candidates, { bm25: [{ key: itemKey(mention('april')), score: 10 }, { key: itemKey(mention('may')), score: 1 }], vector: [] }, { reference: REFERENCE, intent: may }, noExpansion);
+    const far = rankItems(
+      candidates,
+      {
+        bm25: [
+          { key: itemKey(mention('april')), score: 10 },
+          { key: itemKey(mention('may')), score: 1 },
+        ],
+        vector: [],
+      },
+      { reference: REFERENCE, intent: may },
+      noExpansion,
+    );
     expect(far.map((c) => c.id)).toEqual(['april', 'may']);
   });
 
-  it("favours a mention whose speaker the query names (their own words), by a factor", () => {
+  it('favours a mention whose speaker the query names (their own words), by a factor', () => {
     const said = (id: string, speaker?: string): Candidate => ({ ...mention(id), ...(speaker ? { speaker } : {}) });
     const candidates = [said('caroline', 'Caroline'), said('melanie', 'Melanie Brown'), said('anonymous')];
     const recall = { bm25: hits('caroline', 'anonymous', 'melanie'), vector: [] };
-    const asked = (query: string) => rankItems(candidates, recall, { reference: REFERENCE, intent: null, queryWords: new Set(query.toLowerCase().split(/\W+/)) }, noExpansion);
+    const asked = (query: string) =>
+      rankItems(candidates, recall, { reference: REFERENCE, intent: null, queryWords: new Set(query.toLowerCase().split(/\W+/)) }, noExpansion);
     const melanieFirst = asked('What does Melanie do to destress?');
     expect(melanieFirst.map((c) => c.id)).toEqual(['melanie', 'caroline', 'anonymous']);
     expect(melanieFirst[0]!.score).toBeCloseTo(0.8 * DEFAULT_RANKING.speakerFactor, 12);
@@ -59,10 +86,20 @@ describe('rankItems', () => {
   });
 
   it('drops hits naming items outside the cut (a backend cannot leak them in)', () => {
-    const ranked = rankItems([mention('a')], { bm25: hits('a', 'recorded-later'), vector: hits('recorded-later') }, { reference: REFERENCE, intent: null }, DEFAULT_RANKING);
+    const ranked = rankItems(
+      [mention('a')],
+      { bm25: hits('a', 'recorded-later'), vector: hits('recorded-later') },
+      { reference: REFERENCE, intent: null },
+      DEFAULT_RANKING,
+    );
     expect(ranked.map((c) => c.id)).toEqual(['a']);
     // Nor set a list's scale: the best hit of the cut scores as if the other had never been named.
-    const leading = rankItems([mention('a')], { bm25: hits('recorded-later', 'a'), vector: [] }, { reference: REFERENCE, intent: null }, DEFAULT_RANKING);
+    const leading = rankItems(
+      [mention('a')],
+      { bm25: hits('recorded-later', 'a'), vector: [] },
+      { reference: REFERENCE, intent: null },
+      DEFAULT_RANKING,
+    );
     expect(leading.map((c) => [c.id, c.score])).toEqual([['a', 1]]);
   });
 

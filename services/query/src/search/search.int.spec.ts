@@ -16,7 +16,8 @@ describe('POST /v1/memories/{memoryId}/search', () => {
   };
   const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
   /** SPEC §4: "ranked items": scores never increase down the list. */
-  const expectRanked = (body: { items: { score: number }[] }) => body.items.forEach((item, i) => i > 0 && expect(item.score).toBeLessThanOrEqual(body.items[i - 1]!.score));
+  const expectRanked = (body: { items: { score: number }[] }) =>
+    body.items.forEach((item, i) => i > 0 && expect(item.score).toBeLessThanOrEqual(body.items[i - 1]!.score));
 
   beforeAll(async () => {
     // BM25 only here, so exact answers do not depend on how far the search-index projector got (hybrid: hybrid-search.int.spec.ts).
@@ -25,9 +26,24 @@ describe('POST /v1/memories/{memoryId}/search', () => {
     expect(monday.status).toBe(200);
     // Thursday: what the memory learns later matches the queries below best of all.
     const thursday = await t.commands(M, [
-      { op: 'RECORD_MENTION', mentionId: 'm-thu', docId: 'chat-2', text: 'I moved to Beta yesterday. Beta! Beta!', speaker: 'Alice', occurredAt: THU, recordedAt: THU },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-thu',
+        docId: 'chat-2',
+        text: 'I moved to Beta yesterday. Beta! Beta!',
+        speaker: 'Alice',
+        occurredAt: THU,
+        recordedAt: THU,
+      },
       { op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: WED, evidence: ['m-thu'], recordedAt: THU },
-      { op: 'UPSERT_EVENT', eventId: 'ev-move', summary: 'Alice moved to Beta', includesFacts: ['alice-beta'], timeSpan: { from: WED }, recordedAt: THU },
+      {
+        op: 'UPSERT_EVENT',
+        eventId: 'ev-move',
+        summary: 'Alice moved to Beta',
+        includesFacts: ['alice-beta'],
+        timeSpan: { from: WED },
+        recordedAt: THU,
+      },
       { op: 'UPSERT_EPISODE', episodeId: 'ep-move', title: 'The move to Beta', window: { from: WED }, events: ['ev-move'], recordedAt: THU },
     ]);
     expect(thursday.status).toBe(200);
@@ -53,12 +69,26 @@ describe('POST /v1/memories/{memoryId}/search', () => {
     const world = await search({ query: 'Alice works at', validAt: WED_NOON });
     expect(world.status).toBe(200);
     expect(world.body.items.filter((i: { kind: string }) => i.kind === 'fact')).toEqual([
-      expect.objectContaining({ kind: 'fact', id: 'alice-beta', text: 'Alice works at Beta', validFrom: WED, validTo: null, recordedFrom: THU, evidence: [{ kind: 'mention', id: 'm-thu' }] }),
+      expect.objectContaining({
+        kind: 'fact',
+        id: 'alice-beta',
+        text: 'Alice works at Beta',
+        validFrom: WED,
+        validTo: null,
+        recordedFrom: THU,
+        evidence: [{ kind: 'mention', id: 'm-thu' }],
+      }),
     ]);
     const recorded = await search({ query: 'Alice works at', validAt: WED_NOON, recordedAt: WED_NOON });
     expect(recorded.body.cut).toEqual({ validAt: WED_NOON, recordedAt: WED_NOON });
     expect(recorded.body.items.filter((i: { kind: string }) => i.kind === 'fact')).toEqual([
-      expect.objectContaining({ id: 'alice-acme', text: 'Alice works at Acme', validTo: null, recordedFrom: MON, evidence: [{ kind: 'mention', id: 'm-mon' }] }),
+      expect.objectContaining({
+        id: 'alice-acme',
+        text: 'Alice works at Acme',
+        validTo: null,
+        recordedFrom: MON,
+        evidence: [{ kind: 'mention', id: 'm-mon' }],
+      }),
     ]);
   });
 
@@ -66,12 +96,53 @@ describe('POST /v1/memories/{memoryId}/search', () => {
     const { body } = await search({ query: 'Acme', validAt: '*', recordedAt: WED_NOON });
     expect(body.items).toHaveLength(4);
     expectRanked(body);
-    expect(body.items).toEqual(expect.arrayContaining([
-      { kind: 'event', id: 'ev-join', text: 'Alice joined Acme', score: expect.any(Number), tokens: expect.any(Number), recordedFrom: MON, validFrom: '2024-05-06T00:00:00.000Z', validTo: null, evidence: [{ kind: 'fact', id: 'alice-acme' }] },
-      { kind: 'fact', id: 'alice-acme', text: 'Alice works at Acme', score: expect.any(Number), tokens: expect.any(Number), recordedFrom: MON, validFrom: '2024-05-06T00:00:00.000Z', validTo: null, evidence: [{ kind: 'mention', id: 'm-mon' }] },
-      { kind: 'mention', id: 'm-mon', text: 'Alice: I started at Acme today', score: expect.any(Number), tokens: expect.any(Number), recordedFrom: MON, occurredAt: MON, evidence: [] },
-      { kind: 'episode', id: 'ep-onboarding', text: 'Alice onboarding at Acme', score: expect.any(Number), tokens: expect.any(Number), recordedFrom: MON, validFrom: '2024-05-06T00:00:00.000Z', validTo: null, evidence: [{ kind: 'event', id: 'ev-join' }] },
-    ]));
+    expect(body.items).toEqual(
+      expect.arrayContaining([
+        {
+          kind: 'event',
+          id: 'ev-join',
+          text: 'Alice joined Acme',
+          score: expect.any(Number),
+          tokens: expect.any(Number),
+          recordedFrom: MON,
+          validFrom: '2024-05-06T00:00:00.000Z',
+          validTo: null,
+          evidence: [{ kind: 'fact', id: 'alice-acme' }],
+        },
+        {
+          kind: 'fact',
+          id: 'alice-acme',
+          text: 'Alice works at Acme',
+          score: expect.any(Number),
+          tokens: expect.any(Number),
+          recordedFrom: MON,
+          validFrom: '2024-05-06T00:00:00.000Z',
+          validTo: null,
+          evidence: [{ kind: 'mention', id: 'm-mon' }],
+        },
+        {
+          kind: 'mention',
+          id: 'm-mon',
+          text: 'Alice: I started at Acme today',
+          score: expect.any(Number),
+          tokens: expect.any(Number),
+          recordedFrom: MON,
+          occurredAt: MON,
+          evidence: [],
+        },
+        {
+          kind: 'episode',
+          id: 'ep-onboarding',
+          text: 'Alice onboarding at Acme',
+          score: expect.any(Number),
+          tokens: expect.any(Number),
+          recordedFrom: MON,
+          validFrom: '2024-05-06T00:00:00.000Z',
+          validTo: null,
+          evidence: [{ kind: 'event', id: 'ev-join' }],
+        },
+      ]),
+    );
     expect(body.items.every((i: { score: number }) => i.score > 0)).toBe(true);
     expect(body.tokens).toBe(body.items.reduce((s: number, i: { tokens: number }) => s + i.tokens, 0));
     expect(body.items.find((i: { id: string }) => i.id === 'alice-acme').tokens).toBe(5); // "Alice works at Acme" in cl100k_base
@@ -93,12 +164,17 @@ describe('POST /v1/memories/{memoryId}/search', () => {
 
   it('never exceeds a random token budget, and totals the items (random budgets)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 60 }), fc.constantFrom('Alice', 'Acme Beta', 'moved started', 'Alice Acme Beta onboarding'), fc.constantFrom('*', WED_NOON, THU), async (tokenBudget, query, validAt) => {
-        const { status, body } = await search({ query, validAt, tokenBudget });
-        expect(status).toBe(200);
-        expect(body.tokens).toBeLessThanOrEqual(tokenBudget);
-        expect(body.tokens).toBe(body.items.reduce((s: number, i: { tokens: number }) => s + i.tokens, 0));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 60 }),
+        fc.constantFrom('Alice', 'Acme Beta', 'moved started', 'Alice Acme Beta onboarding'),
+        fc.constantFrom('*', WED_NOON, THU),
+        async (tokenBudget, query, validAt) => {
+          const { status, body } = await search({ query, validAt, tokenBudget });
+          expect(status).toBe(200);
+          expect(body.tokens).toBeLessThanOrEqual(tokenBudget);
+          expect(body.tokens).toBe(body.items.reduce((s: number, i: { tokens: number }) => s + i.tokens, 0));
+        },
+      ),
       { numRuns: 60 },
     );
     const unbounded = await search({ query: 'Alice', validAt: '*' });

@@ -35,13 +35,23 @@ export interface SearchDeps {
  * recall; temporal intent relative to the cut's reference time; graph expansion;
  * packing of the evidence closure.
  */
-export async function searchMemory(items: CutItems, input: SearchInput, counter: TokenCounter = cl100k(), deps: SearchDeps = {}): Promise<SearchResult> {
+export async function searchMemory(
+  items: CutItems,
+  input: SearchInput,
+  counter: TokenCounter = cl100k(),
+  deps: SearchDeps = {},
+): Promise<SearchResult> {
   const { cut } = items;
   if (analyze(input.query).length === 0) return { cut, items: [], tokens: 0 };
   const recall = await (deps.recall ?? BM25_ONLY).recall({ query: input.query, items });
   const reference = referenceTime(cut);
   const intent = resolveIntent(parseTemporalIntent(input.query, new Date(reference)), items);
-  const ranked = rankItems(items, recall, { reference, intent, queryWords: new Set(input.query.toLowerCase().match(/\p{L}+/gu) ?? []) }, deps.ranking);
+  const ranked = rankItems(
+    items,
+    recall,
+    { reference, intent, queryWords: new Set(input.query.toLowerCase().match(/\p{L}+/gu) ?? []) },
+    deps.ranking,
+  );
   const packed = packEvidence(ranked, { k: input.k, tokenBudget: input.tokenBudget }, counter);
   return { cut, ...packed };
 }

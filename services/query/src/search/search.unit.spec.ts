@@ -46,17 +46,64 @@ function story(): StoryLog {
       { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme', recordedAt: MON },
       { op: 'UPSERT_ENTITY', entityId: 'beta', name: 'Beta', recordedAt: MON },
       { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one', recordedAt: MON },
-      { op: 'RECORD_MENTION', mentionId: 'm-mon', docId: 'chat', text: 'I started at Acme today', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
-      { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00.000Z', evidence: ['m-mon'], recordedAt: MON },
-      { op: 'UPSERT_EDGE', factId: 'alice-age', src: 'alice', rel: 'age', dst: { literal: 34, datatype: 'number' }, validFrom: '2024-01-01T00:00:00.000Z', recordedAt: MON },
-      { op: 'UPSERT_EVENT', eventId: 'ev-join', summary: 'Alice joined Acme', includesFacts: ['alice-acme'], timeSpan: { from: '2024-05-06T00:00:00.000Z' }, recordedAt: MON },
-      { op: 'UPSERT_EPISODE', episodeId: 'ep-onboarding', title: 'Alice onboarding at Acme', window: { from: '2024-05-06T00:00:00.000Z' }, events: ['ev-join'], recordedAt: MON },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-mon',
+        docId: 'chat',
+        text: 'I started at Acme today',
+        speaker: 'Alice',
+        occurredAt: MON,
+        recordedAt: MON,
+      },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'alice-acme',
+        src: 'alice',
+        rel: 'works_at',
+        dst: 'acme',
+        validFrom: '2024-05-06T00:00:00.000Z',
+        evidence: ['m-mon'],
+        recordedAt: MON,
+      },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'alice-age',
+        src: 'alice',
+        rel: 'age',
+        dst: { literal: 34, datatype: 'number' },
+        validFrom: '2024-01-01T00:00:00.000Z',
+        recordedAt: MON,
+      },
+      {
+        op: 'UPSERT_EVENT',
+        eventId: 'ev-join',
+        summary: 'Alice joined Acme',
+        includesFacts: ['alice-acme'],
+        timeSpan: { from: '2024-05-06T00:00:00.000Z' },
+        recordedAt: MON,
+      },
+      {
+        op: 'UPSERT_EPISODE',
+        episodeId: 'ep-onboarding',
+        title: 'Alice onboarding at Acme',
+        window: { from: '2024-05-06T00:00:00.000Z' },
+        events: ['ev-join'],
+        recordedAt: MON,
+      },
     ],
     MON,
   );
   q.apply(
     [
-      { op: 'RECORD_MENTION', mentionId: 'm-thu', docId: 'chat', text: 'I moved to Beta yesterday, Beta is great', speaker: 'Alice', occurredAt: THU, recordedAt: THU },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'm-thu',
+        docId: 'chat',
+        text: 'I moved to Beta yesterday, Beta is great',
+        speaker: 'Alice',
+        occurredAt: THU,
+        recordedAt: THU,
+      },
       { op: 'UPSERT_EDGE', factId: 'alice-beta', src: 'alice', rel: 'works_at', dst: 'beta', validFrom: WED, evidence: ['m-thu'], recordedAt: THU },
     ],
     THU,
@@ -85,7 +132,14 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
     const result = await searchMemory(story(), MEMORY, { validAt: WED_NOON, recordedAt: LATER }, { query: 'works at Beta', k: 10 });
     // alice-age shares the entity alice with the best hit, m-mon is the turn next to m-thu: graph expansion.
     expect(ids(result)).toEqual(['alice-beta', 'alice-age', 'm-thu', 'm-mon']);
-    expect(result.items[0]).toMatchObject({ kind: 'fact', text: 'Alice works at Beta', validFrom: WED, validTo: null, recordedFrom: THU, evidence: [{ kind: 'mention', id: 'm-thu' }] });
+    expect(result.items[0]).toMatchObject({
+      kind: 'fact',
+      text: 'Alice works at Beta',
+      validFrom: WED,
+      validTo: null,
+      recordedFrom: THU,
+      evidence: [{ kind: 'mention', id: 'm-thu' }],
+    });
   });
 
   it('the valid-time cut applies to facts, events and episodes, but not to mentions', async () => {
@@ -101,8 +155,24 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
     const chat = new StoryLog();
     chat.apply(
       [
-        { op: 'RECORD_MENTION', mentionId: 't1', docId: 'gig', text: 'Alice, how was the concert? The concert hall looked huge', speaker: 'Bob', occurredAt: MON, recordedAt: MON },
-        { op: 'RECORD_MENTION', mentionId: 't2', docId: 'gig', text: 'Loud, the concert was great', speaker: 'Alice', occurredAt: MON, recordedAt: MON },
+        {
+          op: 'RECORD_MENTION',
+          mentionId: 't1',
+          docId: 'gig',
+          text: 'Alice, how was the concert? The concert hall looked huge',
+          speaker: 'Bob',
+          occurredAt: MON,
+          recordedAt: MON,
+        },
+        {
+          op: 'RECORD_MENTION',
+          mentionId: 't2',
+          docId: 'gig',
+          text: 'Loud, the concert was great',
+          speaker: 'Alice',
+          occurredAt: MON,
+          recordedAt: MON,
+        },
       ],
       MON,
     );
@@ -114,8 +184,19 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
   it('links evidence: event -> facts, fact -> mentions, episode -> events; mentions have none', async () => {
     const result = await searchMemory(story(), MEMORY, { validAt: '*', recordedAt: LATER }, { query: 'Acme', k: 10 });
     const byId = new Map(result.items.map((i) => [i.id, i]));
-    expect(byId.get('ev-join')).toMatchObject({ text: 'Alice joined Acme', validFrom: '2024-05-06T00:00:00.000Z', validTo: null, recordedFrom: MON, evidence: [{ kind: 'fact', id: 'alice-acme' }] });
-    expect(byId.get('alice-acme')).toMatchObject({ text: 'Alice works at Acme', validTo: WED, recordedFrom: THU, evidence: [{ kind: 'mention', id: 'm-mon' }] });
+    expect(byId.get('ev-join')).toMatchObject({
+      text: 'Alice joined Acme',
+      validFrom: '2024-05-06T00:00:00.000Z',
+      validTo: null,
+      recordedFrom: MON,
+      evidence: [{ kind: 'fact', id: 'alice-acme' }],
+    });
+    expect(byId.get('alice-acme')).toMatchObject({
+      text: 'Alice works at Acme',
+      validTo: WED,
+      recordedFrom: THU,
+      evidence: [{ kind: 'mention', id: 'm-mon' }],
+    });
     expect(byId.get('m-mon')).toMatchObject({ text: 'Alice: I started at Acme today', occurredAt: MON, recordedFrom: MON, evidence: [] });
     expect(byId.get('m-mon')).not.toHaveProperty('validFrom');
     expect(byId.get('ep-onboarding')).toMatchObject({ text: 'Alice onboarding at Acme', evidence: [{ kind: 'event', id: 'ev-join' }] });
@@ -139,7 +220,6 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
     }
   });
 
-
   it('answers an unknown memory, or a query without search terms, with nothing', async () => {
     const q = story();
     const cut = { validAt: '*' as const, recordedAt: LATER };
@@ -150,8 +230,20 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
 });
 
 describe('resolveIntent', () => {
-  const turn = (id: string, text: string, occurredAt: string): Candidate => ({ kind: 'mention', id, text, recordedFrom: occurredAt, occurredAt, evidence: [], docId: 'chat' });
-  const said = [turn('m1', 'Melanie: I had a car accident today', MON), turn('m2', 'Melanie: my family helped me a lot', MON), turn('m3', 'Melanie: back at work', THU)];
+  const turn = (id: string, text: string, occurredAt: string): Candidate => ({
+    kind: 'mention',
+    id,
+    text,
+    recordedFrom: occurredAt,
+    occurredAt,
+    evidence: [],
+    docId: 'chat',
+  });
+  const said = [
+    turn('m1', 'Melanie: I had a car accident today', MON),
+    turn('m2', 'Melanie: my family helped me a lot', MON),
+    turn('m3', 'Melanie: back at work', THU),
+  ];
   const items = new ListCutItems(MEMORY, { validAt: '*', recordedAt: LATER }, said);
 
   it('anchors "before/after <words>" at the start of the best-matching timed item, that instant included on both sides', () => {

@@ -40,8 +40,11 @@ export function packEvidence(ranked: readonly ScoredCandidate[], options: PackOp
   const events = ofKind('event');
   const closureFirst = (items: ScoredCandidate[], from: readonly ScoredCandidate[], kind: ItemKind) => {
     const wanted = new Map<string, number>();
-    for (const source of from) for (const e of source.evidence) if (e.kind === kind && !wanted.has(key(e.kind, e.id))) wanted.set(key(e.kind, e.id), wanted.size);
-    const inClosure = items.filter((c) => wanted.has(key(c.kind, c.id))).sort((a, b) => wanted.get(key(a.kind, a.id))! - wanted.get(key(b.kind, b.id))!);
+    for (const source of from)
+      for (const e of source.evidence) if (e.kind === kind && !wanted.has(key(e.kind, e.id))) wanted.set(key(e.kind, e.id), wanted.size);
+    const inClosure = items
+      .filter((c) => wanted.has(key(c.kind, c.id)))
+      .sort((a, b) => wanted.get(key(a.kind, a.id))! - wanted.get(key(b.kind, b.id))!);
     return [...inClosure, ...items.filter((c) => !wanted.has(key(c.kind, c.id)))];
   };
   const facts = closureFirst(ofKind('fact'), events.slice(0, options.k), 'fact');

@@ -8,7 +8,14 @@ const T = '2024-05-06T09:00:00.000Z';
 const KINDS: ItemKind[] = ['event', 'fact', 'mention', 'episode'];
 /** A counter whose count is the number of words: predictable budgets. */
 const words: TokenCounter = { count: (text) => text.split(/\s+/).filter(Boolean).length };
-const item = (kind: ItemKind, id: string, score: number, evidence: { kind: ItemKind; id: string }[] = [], text = id): ScoredCandidate => ({ kind, id, text, score, recordedFrom: T, evidence });
+const item = (kind: ItemKind, id: string, score: number, evidence: { kind: ItemKind; id: string }[] = [], text = id): ScoredCandidate => ({
+  kind,
+  id,
+  text,
+  score,
+  recordedFrom: T,
+  evidence,
+});
 const byScore = (list: readonly ScoredCandidate[]) => [...list].sort((a, b) => b.score - a.score);
 
 describe('packEvidence', () => {
@@ -54,23 +61,50 @@ describe('packEvidence', () => {
     expect(searchResponse.safeParse({ cut: { validAt: '*', recordedAt: T }, items, tokens: 1 }).success).toBe(true);
   });
 
-  const textArb = fc.array(fc.constantFrom('acme', 'alice', 'works', 'beta', 'long', 'Zürich', '東京', '😀', 'x'), { minLength: 1, maxLength: 30 }).map((ws) => ws.join(' '));
+  const textArb = fc
+    .array(fc.constantFrom('acme', 'alice', 'works', 'beta', 'long', 'Zürich', '東京', '😀', 'x'), { minLength: 1, maxLength: 30 })
+    .map((ws) => ws.join(' '));
   const rankedArb = fc
-    .array(fc.record({ kind: fc.constantFrom(...KINDS), text: textArb, score: fc.double({ min: 0.001, max: 10, noNaN: true }), cites: fc.array(fc.nat(39), { maxLength: 3 }) }), { maxLength: 40 })
-    .map((cs) => byScore(cs.map((c, i) => item(c.kind, `${c.kind}-${i}`, c.score, c.cites.filter((j) => j < cs.length).map((j) => ({ kind: cs[j]!.kind, id: `${cs[j]!.kind}-${j}` })), c.text))));
+    .array(
+      fc.record({
+        kind: fc.constantFrom(...KINDS),
+        text: textArb,
+        score: fc.double({ min: 0.001, max: 10, noNaN: true }),
+        cites: fc.array(fc.nat(39), { maxLength: 3 }),
+      }),
+      { maxLength: 40 },
+    )
+    .map((cs) =>
+      byScore(
+        cs.map((c, i) =>
+          item(
+            c.kind,
+            `${c.kind}-${i}`,
+            c.score,
+            c.cites.filter((j) => j < cs.length).map((j) => ({ kind: cs[j]!.kind, id: `${cs[j]!.kind}-${j}` })),
+            c.text,
+          ),
+        ),
+      ),
+    );
 
   it('never exceeds a random budget, totals the items, respects k, answers by score (1000 runs, cl100k counts)', () => {
     const counter = cl100k();
     fc.assert(
-      fc.property(rankedArb, fc.integer({ min: 1, max: 100 }), fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }), (ranked, k, tokenBudget) => {
-        const { items, tokens } = packEvidence(ranked, { k, tokenBudget }, counter);
-        if (tokenBudget !== undefined) expect(tokens).toBeLessThanOrEqual(tokenBudget);
-        expect(tokens).toBe(items.reduce((sum, i) => sum + i.tokens, 0));
-        for (const i of items) expect(i.tokens).toBe(counter.count(i.text));
-        for (const kind of KINDS) expect(items.filter((i) => i.kind === kind).length).toBeLessThanOrEqual(k);
-        for (let i = 1; i < items.length; i++) expect(items[i - 1]!.score).toBeGreaterThanOrEqual(items[i]!.score);
-        expect(new Set(items.map((i) => `${i.kind}:${i.id}`)).size).toBe(items.length);
-      }),
+      fc.property(
+        rankedArb,
+        fc.integer({ min: 1, max: 100 }),
+        fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
+        (ranked, k, tokenBudget) => {
+          const { items, tokens } = packEvidence(ranked, { k, tokenBudget }, counter);
+          if (tokenBudget !== undefined) expect(tokens).toBeLessThanOrEqual(tokenBudget);
+          expect(tokens).toBe(items.reduce((sum, i) => sum + i.tokens, 0));
+          for (const i of items) expect(i.tokens).toBe(counter.count(i.text));
+          for (const kind of KINDS) expect(items.filter((i) => i.kind === kind).length).toBeLessThanOrEqual(k);
+          for (let i = 1; i < items.length; i++) expect(items[i - 1]!.score).toBeGreaterThanOrEqual(items[i]!.score);
+          expect(new Set(items.map((i) => `${i.kind}:${i.id}`)).size).toBe(items.length);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -8,7 +8,8 @@ export interface TimeInterval {
 }
 
 /** What the query's time expression asks for: an interval, or a relation to an event named in words. */
-export type TemporalIntent = { kind: 'interval'; interval: TimeInterval; text: string } | { kind: 'relative'; relation: 'before' | 'after'; anchor: string };
+export type TemporalIntent =
+  { kind: 'interval'; interval: TimeInterval; text: string } | { kind: 'relative'; relation: 'before' | 'after'; anchor: string };
 
 const DAY = 86_400_000;
 
@@ -32,8 +33,10 @@ export function parseTemporalIntent(fullQuery: string, reference: Date): Tempora
   if (result === undefined) return yearOrRelative(query);
   const interval = resultInterval(result, reference);
   const before = query.slice(0, result.index);
-  if (/\b(before|until|prior to|by)\s*$/i.test(before)) return { kind: 'interval', interval: { from: Number.NEGATIVE_INFINITY, to: interval.from }, text: result.text };
-  if (/\b(after|since)\s*$/i.test(before)) return { kind: 'interval', interval: { from: interval.to, to: Number.POSITIVE_INFINITY }, text: result.text };
+  if (/\b(before|until|prior to|by)\s*$/i.test(before))
+    return { kind: 'interval', interval: { from: Number.NEGATIVE_INFINITY, to: interval.from }, text: result.text };
+  if (/\b(after|since)\s*$/i.test(before))
+    return { kind: 'interval', interval: { from: interval.to, to: Number.POSITIVE_INFINITY }, text: result.text };
   return { kind: 'interval', interval, text: result.text };
 }
 
@@ -41,7 +44,8 @@ function resultInterval(result: chrono.ParsedResult, reference: Date): TimeInter
   const start = result.start;
   let date = startOfDayUtc(start.date());
   const yearStated = start.isCertain('year');
-  if (!yearStated && date.getTime() > reference.getTime()) date = new Date(Date.UTC(date.getUTCFullYear() - 1, date.getUTCMonth(), date.getUTCDate()));
+  if (!yearStated && date.getTime() > reference.getTime())
+    date = new Date(Date.UTC(date.getUTCFullYear() - 1, date.getUTCMonth(), date.getUTCDate()));
   const from = date.getTime();
   const end = result.end ? startOfDayUtc(result.end.date()).getTime() + DAY : undefined;
   const text = result.text.toLowerCase();
@@ -103,7 +107,10 @@ export function itemInterval(item: Pick<Candidate, 'kind' | 'occurredAt' | 'vali
     return { from: at, to: at + 1 };
   }
   if (item.validFrom === undefined) return null;
-  return { from: Date.parse(item.validFrom), to: item.validTo === undefined || item.validTo === null ? Number.POSITIVE_INFINITY : Date.parse(item.validTo) };
+  return {
+    from: Date.parse(item.validFrom),
+    to: item.validTo === undefined || item.validTo === null ? Number.POSITIVE_INFINITY : Date.parse(item.validTo),
+  };
 }
 
 export function overlaps(a: TimeInterval, b: TimeInterval): boolean {

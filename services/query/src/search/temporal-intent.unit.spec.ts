@@ -42,7 +42,11 @@ describe('parseTemporalIntent', () => {
   });
 
   it('"before <event in words>" leaves the anchor to resolve against the items', () => {
-    expect(parseTemporalIntent('where did Alice work before she moved to Berlin?', REF)).toEqual({ kind: 'relative', relation: 'before', anchor: 'she moved to Berlin' });
+    expect(parseTemporalIntent('where did Alice work before she moved to Berlin?', REF)).toEqual({
+      kind: 'relative',
+      relation: 'before',
+      anchor: 'she moved to Berlin',
+    });
   });
 
   it('finds "before/after <anchor>" as the regular expression it replaced did, on any text', () => {
@@ -52,7 +56,10 @@ describe('parseTemporalIntent', () => {
       return match && /[\p{L}\p{N}]/u.test(match[2]!) ? { kind: 'relative', relation: match[1]!.toLowerCase(), anchor: match[2]! } : null;
     };
     const piece = fc.constantFrom('before', 'After', 'xbefore', ' ', '  ', '\n', '\r\n', '?', '.', '!', 'she', 'moved', '2', '\u2028', '\t');
-    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => expect(relativeAnchor(pieces.join(''))).toEqual(byRegex(pieces.join('')))), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => expect(relativeAnchor(pieces.join(''))).toEqual(byRegex(pieces.join('')))),
+      { numRuns: 2_000 },
+    );
   });
 
   it('reads a long query in linear time: runs of spaces and ?.! a 64 KiB query may hold', () => {
@@ -69,8 +76,14 @@ describe('parseTemporalIntent', () => {
 
 describe('itemInterval / overlaps', () => {
   it('a mention is the instant it occurred; a fact or event its validity, open to the future when unbounded', () => {
-    expect(itemInterval({ kind: 'mention', occurredAt: '2023-06-10T09:00:00.000Z' })).toEqual({ from: Date.parse('2023-06-10T09:00:00.000Z'), to: Date.parse('2023-06-10T09:00:00.000Z') + 1 });
-    expect(itemInterval({ kind: 'fact', validFrom: '2023-01-01T00:00:00.000Z', validTo: null })).toEqual({ from: day('2023-01-01'), to: Number.POSITIVE_INFINITY });
+    expect(itemInterval({ kind: 'mention', occurredAt: '2023-06-10T09:00:00.000Z' })).toEqual({
+      from: Date.parse('2023-06-10T09:00:00.000Z'),
+      to: Date.parse('2023-06-10T09:00:00.000Z') + 1,
+    });
+    expect(itemInterval({ kind: 'fact', validFrom: '2023-01-01T00:00:00.000Z', validTo: null })).toEqual({
+      from: day('2023-01-01'),
+      to: Number.POSITIVE_INFINITY,
+    });
     expect(itemInterval({ kind: 'mention' })).toBeNull();
   });
 

@@ -60,7 +60,11 @@ export class FakeKurrentClient {
     return this.streams.get(streamId) ?? [];
   }
 
-  async appendToStream(streamName: string, eventOrEvents: Kurrent.EventData | Kurrent.EventData[], options: Kurrent.AppendToStreamOptions = {}): Promise<Kurrent.AppendResult> {
+  async appendToStream(
+    streamName: string,
+    eventOrEvents: Kurrent.EventData | Kurrent.EventData[],
+    options: Kurrent.AppendToStreamOptions = {},
+  ): Promise<Kurrent.AppendResult> {
     this.assertOpen();
     await new Promise((resolve) => setImmediate(resolve));
     this.beforeAppend?.(streamName);
@@ -72,11 +76,22 @@ export class FakeKurrentClient {
     const stream = this.streams.get(streamName) ?? [];
     const current = stream.length - 1;
     const repeat = this.repeatedAppend(stream, events);
-    if (repeat) return { success: true, nextExpectedRevision: BigInt(repeat.revision), position: { commit: BigInt(repeat.position), prepare: BigInt(repeat.position) } };
+    if (repeat)
+      return {
+        success: true,
+        nextExpectedRevision: BigInt(repeat.revision),
+        position: { commit: BigInt(repeat.position), prepare: BigInt(repeat.position) },
+      };
     const state = options.streamState ?? Kurrent.ANY;
-    const ok = state === Kurrent.ANY || (state === Kurrent.NO_STREAM ? current === -1 : state === Kurrent.STREAM_EXISTS ? current >= 0 : BigInt(current) === state);
+    const ok =
+      state === Kurrent.ANY ||
+      (state === Kurrent.NO_STREAM ? current === -1 : state === Kurrent.STREAM_EXISTS ? current >= 0 : BigInt(current) === state);
     if (!ok) {
-      throw new Kurrent.WrongExpectedVersionError(undefined, { streamName, expected: state, current: current === -1 ? Kurrent.NO_STREAM : BigInt(current) });
+      throw new Kurrent.WrongExpectedVersionError(undefined, {
+        streamName,
+        expected: state,
+        current: current === -1 ? Kurrent.NO_STREAM : BigInt(current),
+      });
     }
     let last: Record | undefined;
     for (const event of events) {
@@ -84,7 +99,11 @@ export class FakeKurrentClient {
     }
     if (++this.appends % 3 === 0) this.writeSystemEvent('$stats-127.0.0.1:2113', '$statistics-collected');
     this.wakeSubscriptions();
-    return { success: true, nextExpectedRevision: BigInt(last!.revision), position: { commit: BigInt(last!.position), prepare: BigInt(last!.position) } };
+    return {
+      success: true,
+      nextExpectedRevision: BigInt(last!.revision),
+      position: { commit: BigInt(last!.position), prepare: BigInt(last!.position) },
+    };
   }
 
   readStream(streamName: string, options: Kurrent.ReadStreamOptions = {}): AsyncIterableIterator<Kurrent.ResolvedEvent> {
@@ -111,7 +130,8 @@ export class FakeKurrentClient {
       const backwards = options.direction === Kurrent.BACKWARDS;
       const from = options.fromPosition ?? (backwards ? Kurrent.END : Kurrent.START);
       let records = backwards ? [...self.log].reverse() : self.log;
-      if (typeof from === 'object') records = records.filter((r) => (backwards ? r.position <= Number(from.commit) : r.position >= Number(from.commit)));
+      if (typeof from === 'object')
+        records = records.filter((r) => (backwards ? r.position <= Number(from.commit) : r.position >= Number(from.commit)));
       let count = 0;
       for (const record of records) {
         if (count >= Number(options.maxCount ?? Number.MAX_SAFE_INTEGER)) return;
@@ -147,7 +167,9 @@ export class FakeKurrentClient {
     if (resolveLinks && record.type === '$>') {
       const [revision, ...rest] = new TextDecoder().decode(record.data).split('@');
       const target = this.streams.get(rest.join('@'))?.[Number(revision)];
-      return target ? { event: toRecorded(target), link: toRecorded(record) as never, commitPosition: BigInt(record.position) } : { event: toRecorded(record), commitPosition: BigInt(record.position) };
+      return target
+        ? { event: toRecorded(target), link: toRecorded(record) as never, commitPosition: BigInt(record.position) }
+        : { event: toRecorded(record), commitPosition: BigInt(record.position) };
     }
     return { event: toRecorded(record), commitPosition: BigInt(record.position) };
   }

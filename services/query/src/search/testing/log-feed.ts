@@ -23,7 +23,9 @@ export class LogSearchFeed implements SearchFeed {
   private rows(memoryId: string, since: Watermark | null): SearchDelta {
     const state = fold(this.logs(memoryId));
     const numbered = <V>(versions: readonly V[]) => versions.map((v, i) => ({ ...v, versionNo: i + 1 }));
-    const facts = [...state.facts.values()].flatMap((f) => numbered(f.versions).map((v) => ({ ...v, factId: f.factId, src: f.src, rel: f.rel, dst: f.dst })));
+    const facts = [...state.facts.values()].flatMap((f) =>
+      numbered(f.versions).map((v) => ({ ...v, factId: f.factId, src: f.src, rel: f.rel, dst: f.dst })),
+    );
     const events = [...state.events.values()].flatMap(numbered);
     const episodes = [...state.episodes.values()].flatMap(numbered);
     const times = [
@@ -39,7 +41,9 @@ export class LogSearchFeed implements SearchFeed {
       events: events.filter(changed),
       episodes: episodes.filter(changed),
       mentions: [...state.mentions.values()].filter((m) => after(m.recordedFrom)),
-      entities: [...state.entities.values()].filter((e) => after(e.recordedFrom)).map((e) => ({ entityId: e.entityId, name: e.name, recordedFrom: e.recordedFrom })),
+      entities: [...state.entities.values()]
+        .filter((e) => after(e.recordedFrom))
+        .map((e) => ({ entityId: e.entityId, name: e.name, recordedFrom: e.recordedFrom })),
       merges: state.merges.map((m, seq) => ({ ...m, seq })).filter((m) => after(m.recordedAt)),
     };
   }
