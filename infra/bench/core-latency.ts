@@ -62,7 +62,9 @@ async function main(): Promise<void> {
     await get(`/v1/memories/bench/facts?minPosition=${position}&src=e0`);
     const now = Date.now();
     const cut = (i: number) =>
-      `src=e${i % ENTITIES}&validAt=${new Date(Date.UTC(2024, 0, 1) + (i % SINGLE_COMMANDS) * 3_600_000).toISOString()}&recordedAt=${new Date(now).toISOString()}`;
+      `src=e${i % ENTITIES}` +
+      `&validAt=${new Date(Date.UTC(2024, 0, 1) + (i % SINGLE_COMMANDS) * 3_600_000).toISOString()}` +
+      `&recordedAt=${new Date(now).toISOString()}`;
     const projection: number[] = [];
     const replay: number[] = [];
     for (let i = 0; i < QUERIES; i++) await timed(projection, () => get(`/v1/memories/bench/facts?${cut(i)}`));

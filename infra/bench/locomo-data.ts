@@ -66,7 +66,8 @@ const LOCOMO_FILE = process.env['LOCOMO_FILE'] ?? resolve(__dirname, '../../../s
 export function loadLocomo(): Conversation[] {
   if (!existsSync(LOCOMO_FILE)) {
     throw new Error(
-      `LoCoMo not found at ${LOCOMO_FILE}: the benchmark reads it in place from ../shared/data/locomo beside the repository; set LOCOMO_FILE to its locomo10.json`,
+      `LoCoMo not found at ${LOCOMO_FILE}: the benchmark reads it in place from ../shared/data/locomo beside the repository; ` +
+        'set LOCOMO_FILE to its locomo10.json',
     );
   }
   const samples = JSON.parse(readFileSync(LOCOMO_FILE, 'utf8')) as RawSample[];

@@ -41,9 +41,8 @@ async function main(): Promise<void> {
   try {
     const started = Date.now();
     for (const conversation of conversations) await ingest(conversation, post);
-    console.log(
-      `ingested ${conversations.length} conversations (${conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0)} turns) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
+    const turns = conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0);
+    console.log(`ingested ${conversations.length} conversations (${turns} turns) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await caughtUp(db);
     console.log(`read models and search index caught up after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const latencies: number[] = [];

@@ -70,7 +70,8 @@ async function runOn(server: Server): Promise<void> {
     }
     let elapsed = performance.now() - started;
     console.log(
-      `append, 1 event per append:         ${rate(SINGLE_APPENDS, elapsed)} events/s  (${SINGLE_APPENDS} appends in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / SINGLE_APPENDS).toFixed(2)} ms per append)`,
+      `append, 1 event per append:         ${rate(SINGLE_APPENDS, elapsed)} events/s  ` +
+        `(${SINGLE_APPENDS} appends in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / SINGLE_APPENDS).toFixed(2)} ms per append)`,
     );
 
     // 2. Batched appends of 1,000 events, every event tagged (like a memory's fact events), 10 streams.
@@ -84,7 +85,8 @@ async function runOn(server: Server): Promise<void> {
       elapsed += performance.now() - started;
     }
     console.log(
-      `append, ${BATCH_SIZE} events per append:      ${rate(BATCHED_EVENTS, elapsed)} events/s  (${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / batchCount).toFixed(1)} ms per append)`,
+      `append, ${BATCH_SIZE} events per append:      ${rate(BATCHED_EVENTS, elapsed)} events/s  ` +
+        `(${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s, ${(elapsed / batchCount).toFixed(1)} ms per append)`,
     );
 
     // 2b. The same 200,000 events from two concurrent writers, each on its own streams (wall clock):
@@ -100,7 +102,8 @@ async function runOn(server: Server): Promise<void> {
     );
     elapsed = performance.now() - started;
     console.log(
-      `append, ${BATCH_SIZE} per append, 2 writers:  ${rate(BATCHED_EVENTS, elapsed)} events/s  (${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s)`,
+      `append, ${BATCH_SIZE} per append, 2 writers:  ${rate(BATCHED_EVENTS, elapsed)} events/s  ` +
+        `(${BATCHED_EVENTS} events in ${(elapsed / 1000).toFixed(2)} s)`,
     );
 
     // 3. Delivery latency to a live subscriber, one event at a time.

@@ -14,10 +14,9 @@ import { summary, timed } from './stats';
 const DOCS = Number(process.env.BENCH_DOCS ?? 20_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 500);
 const MEMORIES = 20;
-const WORDS =
-  'alice bob carol dave moved to berlin paris london hiking climbing sailing coffee tea job acme beta school sister brother dog cat concert trip'.split(
-    ' ',
-  );
+const VOCABULARY =
+  'alice bob carol dave moved to berlin paris london hiking climbing sailing coffee tea job acme beta school sister brother dog cat concert trip';
+const WORDS = VOCABULARY.split(' ');
 
 function sentence(n: number): string {
   let x = n * 2654435761;

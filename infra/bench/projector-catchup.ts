@@ -92,7 +92,8 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `speed-up of 2 processes over 1 (2 partitions): ${(results[1]! / results[2]!).toFixed(2)}x; over the single whole-log process: ${(results[0]! / results[2]!).toFixed(2)}x`,
+      `speed-up of 2 processes over 1 (2 partitions): ${(results[1]! / results[2]!).toFixed(2)}x; ` +
+        `over the single whole-log process: ${(results[0]! / results[2]!).toFixed(2)}x`,
     );
     await store.close();
   } finally {

@@ -44,7 +44,8 @@ async function main(): Promise<void> {
         lastPrint = Date.now();
         phase = p.phase;
         console.log(
-          `  ${(p.elapsedMs / 1000).toFixed(1)} s ${p.phase}: ${p.done}/${p.total} events, ${p.eventsPerSecond} events/s, ETA ${p.etaSeconds?.toFixed(0) ?? '?'} s`,
+          `  ${(p.elapsedMs / 1000).toFixed(1)} s ${p.phase}: ${p.done}/${p.total} events, ` +
+            `${p.eventsPerSecond} events/s, ETA ${p.etaSeconds?.toFixed(0) ?? '?'} s`,
         );
       },
     });
@@ -82,9 +83,11 @@ async function main(): Promise<void> {
     const pastCut = await median(() => replay.facts(memoryId, past, { src: 'e1' }));
     const foldOnly = await median(() => foldForReading(log));
     console.log(
-      `exact replay, one memory of ${REPLAY_EVENTS} events (facts cut, ${facts.length} answers): cold median ${cold.toFixed(0)} ms (read + decode + fold, ` +
+      `exact replay, one memory of ${REPLAY_EVENTS} events (facts cut, ${facts.length} answers): ` +
+        `cold median ${cold.toFixed(0)} ms (read + decode + fold, ` +
         `fresh caches, vacuumed log; the first read right after the append: ${firstRead.toFixed(0)} ms), ` +
-        `warm median ${warm.toFixed(1)} ms (cached log and state), past cut ${pastCut.toFixed(0)} ms (cached log, full fold), fold only ${foldOnly.toFixed(0)} ms`,
+        `warm median ${warm.toFixed(1)} ms (cached log and state), past cut ${pastCut.toFixed(0)} ms (cached log, full fold), ` +
+        `fold only ${foldOnly.toFixed(0)} ms`,
     );
     await store.close();
   } finally {

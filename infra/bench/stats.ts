@@ -6,7 +6,10 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 export function summary(samples: readonly number[]): string {
-  return `p50 ${percentile(samples, 50).toFixed(2)} ms, p95 ${percentile(samples, 95).toFixed(2)} ms, p99 ${percentile(samples, 99).toFixed(2)} ms (n=${samples.length})`;
+  return (
+    `p50 ${percentile(samples, 50).toFixed(2)} ms, p95 ${percentile(samples, 95).toFixed(2)} ms, ` +
+    `p99 ${percentile(samples, 99).toFixed(2)} ms (n=${samples.length})`
+  );
 }
 
 export async function timed<T>(samples: number[], work: () => Promise<T>): Promise<T> {

@@ -72,7 +72,8 @@ export class QueryRunner {
     this.compared += 1;
     if (!sameFacts(body.facts, rows)) {
       this.mismatches.push(
-        `${cut.kind} ${cut.memoryId} src=${cut.src} validAt=${cut.validAt ?? '*'} recordedAt=${cut.recordedAt ?? body.cut.recordedAt}: service ${body.facts.length} facts, naive ${rows.length}`,
+        `${cut.kind} ${cut.memoryId} src=${cut.src} validAt=${cut.validAt ?? '*'} recordedAt=${cut.recordedAt ?? body.cut.recordedAt}: ` +
+          `service ${body.facts.length} facts, naive ${rows.length}`,
       );
     }
   }

@@ -33,13 +33,18 @@ export function sizeSummary(figures: SizeFigures): string[] {
   return [
     `versions ${n0(figures.versions)}, commands ${n0(figures.commands)}, memories ${figures.memories}, entities ${n0(figures.entities)}`,
     `ingest: ${n0(figures.appendedPerSecond)} commands/s appended, ${n0(figures.projectedPerSecond)} commands/s projected (read models caught up)`,
-    `service CPU per command: ${f2(figures.appendCpuMicros)} µs while appending (${n0(figures.appendCpuShare * 100)} % of one core), ${f2(figures.projectedCpuMicros)} µs until projected`,
-    `projection lag: p50 ${f2(percentile(figures.lagMs, 50))} ms, p95 ${f2(percentile(figures.lagMs, 95))} ms (n=${figures.lagMs.length}); behind the head: p50 ${n0(percentile(figures.lagRecords, 50))}, p95 ${n0(percentile(figures.lagRecords, 95))} events`,
-    `server RSS after reads ${mb(figures.rssBytes)}, peak ${mb(figures.peakRssBytes)}; database ${mb(figures.databaseBytes)} (naive table ${mb(figures.naive.bytes)}, ${n0(figures.naive.rows)} rows)`,
+    `service CPU per command: ${f2(figures.appendCpuMicros)} µs while appending (${n0(figures.appendCpuShare * 100)} % of one core), ` +
+      `${f2(figures.projectedCpuMicros)} µs until projected`,
+    `projection lag: p50 ${f2(percentile(figures.lagMs, 50))} ms, p95 ${f2(percentile(figures.lagMs, 95))} ms (n=${figures.lagMs.length}); ` +
+      `behind the head: p50 ${n0(percentile(figures.lagRecords, 50))}, p95 ${n0(percentile(figures.lagRecords, 95))} events`,
+    `server RSS after reads ${mb(figures.rssBytes)}, peak ${mb(figures.peakRssBytes)}; database ${mb(figures.databaseBytes)} ` +
+      `(naive table ${mb(figures.naive.bytes)}, ${n0(figures.naive.rows)} rows)`,
     `answers compared with the naive baseline: ${figures.compared}, mismatches: ${figures.mismatches.length}`,
     ...(figures.largeSearch
       ? [
-          `large memory: ${n0(figures.largeSearch.items)} items written in ${f2(figures.largeSearch.ingestSeconds)} s; first search (loads its corpus) ${f2(figures.largeSearch.coldServerMs)} ms server-side; server RSS after ${mb(figures.largeSearch.rssBytes)}`,
+          `large memory: ${n0(figures.largeSearch.items)} items written in ${f2(figures.largeSearch.ingestSeconds)} s; ` +
+            `first search (loads its corpus) ${f2(figures.largeSearch.coldServerMs)} ms server-side; ` +
+            `server RSS after ${mb(figures.largeSearch.rssBytes)}`,
         ]
       : []),
   ];
@@ -52,12 +57,16 @@ export function growthTable(all: readonly SizeFigures[]): string[] {
     return samples ? f2(percentile(samples, 95)) : '—';
   };
   const lines = [
-    '| versions | appended cmd/s | projected cmd/s | lag p95 ms | as-world p95 | as-recorded p95 | bitemporal p95 | timeline p95 | history p95 | audit p95 | search p95 | large-memory search p95 | naive bitemporal p95 | peak RSS | database |',
+    '| versions | appended cmd/s | projected cmd/s | lag p95 ms | as-world p95 | as-recorded p95 | bitemporal p95 | timeline p95 | ' +
+      'history p95 | audit p95 | search p95 | large-memory search p95 | naive bitemporal p95 | peak RSS | database |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const f of all) {
     lines.push(
-      `| ${n0(f.versions)} | ${n0(f.appendedPerSecond)} | ${n0(f.projectedPerSecond)} | ${f2(percentile(f.lagMs, 95))} | ${p95(f, 'as-world')} | ${p95(f, 'as-recorded')} | ${p95(f, 'bitemporal')} | ${p95(f, 'timeline')} | ${p95(f, 'history')} | ${p95(f, 'audit')} | ${p95(f, 'search')} | ${p95(f, 'search:large')} | ${p95(f, 'naive:bitemporal')} | ${mb(f.peakRssBytes)} | ${mb(f.databaseBytes)} |`,
+      `| ${n0(f.versions)} | ${n0(f.appendedPerSecond)} | ${n0(f.projectedPerSecond)} | ${f2(percentile(f.lagMs, 95))} | ` +
+        `${p95(f, 'as-world')} | ${p95(f, 'as-recorded')} | ${p95(f, 'bitemporal')} | ${p95(f, 'timeline')} | ` +
+        `${p95(f, 'history')} | ${p95(f, 'audit')} | ${p95(f, 'search')} | ${p95(f, 'search:large')} | ${p95(f, 'naive:bitemporal')} | ` +
+        `${mb(f.peakRssBytes)} | ${mb(f.databaseBytes)} |`,
     );
   }
   return lines;

@@ -51,7 +51,8 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
   const shape = scaleShape(options.versions, options.batchSize, options.seed);
   const { log } = options;
   log(
-    `== ${options.versions.toLocaleString('en')} versions: ${shape.memories} memories × ${shape.entitiesPerMemory} entities, ${options.clients} clients, batches of ${shape.batchSize}`,
+    `== ${options.versions.toLocaleString('en')} versions: ${shape.memories} memories × ${shape.entitiesPerMemory} entities, ` +
+      `${options.clients} clients, batches of ${shape.batchSize}`,
   );
   const server = await startServer();
   const pool = createPool(server.databaseUrl);
@@ -63,7 +64,8 @@ export async function runSize(options: ScaleOptions): Promise<SizeFigures> {
       log(`   ingest: ${done.toLocaleString('en')} commands, server RSS ${mb(server.rssBytes())}`);
     });
     log(
-      `   appended ${result.commands.toLocaleString('en')} commands in ${result.appendSeconds.toFixed(1)} s, projected in ${result.projectedSeconds.toFixed(1)} s`,
+      `   appended ${result.commands.toLocaleString('en')} commands in ${result.appendSeconds.toFixed(1)} s, ` +
+        `projected in ${result.projectedSeconds.toFixed(1)} s`,
     );
     const { rows } = await pool.query<{ versions: string; size: string }>(
       'SELECT (SELECT count(*) FROM rm_fact_versions) AS versions, pg_database_size(current_database()) AS size',

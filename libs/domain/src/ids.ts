@@ -46,5 +46,6 @@ export function deriveMentionId(memoryId: string, docId: string, text: string, o
 /** Event ids for the log: a UUID-shaped digest of the command and the event's index in it. */
 export function deriveLogRecordId(memoryId: string, commandId: string, index: number): string {
   const hex = hash('sha256', `${memoryId}\u0000${commandId}\u0000${index}`, 'hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
+  const variant = ((parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
 }

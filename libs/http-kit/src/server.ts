@@ -114,7 +114,8 @@ function answerMalformedHttp(error: Error & { code?: string }, socket: Duplex): 
   const body = JSON.stringify(invalidBody(message).body());
   if (socket.writable)
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
     );
   socket.destroy(error);
 }

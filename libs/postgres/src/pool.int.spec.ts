@@ -18,7 +18,8 @@ describe('createPool type parsers against the server', () => {
       ['a,b', 'x"y', 'back\\slash', '{brace}', ' spaced ', 'é ünïcode'],
     ];
     const { rows } = await db.pool.query<{ value: (string | null)[] }>(
-      'SELECT value FROM unnest($1::text[]) WITH ORDINALITY AS u(json, n), LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(json::jsonb)) AS value) v ORDER BY n',
+      'SELECT value FROM unnest($1::text[]) WITH ORDINALITY AS u(json, n), ' +
+        'LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(json::jsonb)) AS value) v ORDER BY n',
       [arrays.map((array) => JSON.stringify(array))],
     );
     expect(rows.map((row) => row.value)).toEqual(arrays);

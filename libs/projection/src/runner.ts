@@ -318,7 +318,8 @@ async function initialiseLayout(pool: Pool, projections: readonly string[], coun
     await client.query("SELECT pg_advisory_xact_lock(hashtext('memotrace rm_checkpoints layout'))");
     for (const projection of projections) {
       const { rows } = await client.query<{ projection: string; position: string }>(
-        "SELECT projection, position FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@' ORDER BY projection FOR UPDATE",
+        'SELECT projection, position FROM rm_checkpoints ' +
+          "WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@' ORDER BY projection FOR UPDATE",
         [projection],
       );
       const mine = layoutCheckpoints(projection, count);
@@ -328,7 +329,8 @@ async function initialiseLayout(pool: Pool, projections: readonly string[], coun
       const positions = new Set([...others, ...own].map((r) => Number(r.position)));
       if (positions.size > 1) {
         throw new Error(
-          `cannot run ${projection} in ${count} partition(s): its checkpoints ${rows.map((r) => `${r.projection}=${r.position}`).join(', ')} differ; ` +
+          `cannot run ${projection} in ${count} partition(s): ` +
+            `its checkpoints ${rows.map((r) => `${r.projection}=${r.position}`).join(', ')} differ; ` +
             'let the running projectors reach one position and stop them (or rebuild) before changing the partition count',
         );
       }

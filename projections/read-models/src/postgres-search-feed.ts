@@ -97,7 +97,9 @@ export class PostgresSearchFeed implements SearchFeed {
     // comparisons, which GiST cannot serve: with a new memory's statistics not yet gathered the
     // planner otherwise takes a GiST index on memory_id and walks the whole memory.
     const factsAt = (column: string, op: '=' | '>=') =>
-      `(memory_id, ${column}) >= ($1, $2::timestamptz) AND (memory_id, ${column}) ${op === '=' ? '<= ($1, $2::timestamptz)' : "< ($1, 'infinity'::timestamptz)"}${column === 'recorded_to' ? ' AND recorded_to IS NOT NULL' : ''}`;
+      `(memory_id, ${column}) >= ($1, $2::timestamptz) AND ` +
+      `(memory_id, ${column}) ${op === '=' ? '<= ($1, $2::timestamptz)' : "< ($1, 'infinity'::timestamptz)"}` +
+      `${column === 'recorded_to' ? ' AND recorded_to IS NOT NULL' : ''}`;
     const at = (table: string, column: string) =>
       table === TABLES.facts.table ? factsAt(column, '=') : `memory_id = $1 AND ${column} = $2::timestamptz`;
     // Rows at `since.at` again only if that instant's record times changed (a later batch at the same instant).

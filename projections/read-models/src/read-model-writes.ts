@@ -116,7 +116,8 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
     tx,
     `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx)
      SELECT memory_id, entity_id, kind, value, recorded_from, position, idx
-       FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, kind text, value text, recorded_from timestamptz, position bigint, idx integer)`,
+       FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, kind text, value text, ` +
+      `recorded_from timestamptz, position bigint, idx integer)`,
     plan.labels.map((l) => ({
       memory_id: l.memoryId,
       entity_id: l.entityId,
@@ -131,7 +132,8 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
     tx,
     `INSERT INTO rm_entity_merges (memory_id, seq, src_id, dst_id, src_root, dst_root, recorded_at)
      SELECT memory_id, seq, src_id, dst_id, src_root, dst_root, recorded_at
-       FROM json_to_recordset($1::json) AS r(memory_id text, seq bigint, src_id text, dst_id text, src_root text, dst_root text, recorded_at timestamptz)`,
+       FROM json_to_recordset($1::json) AS r(memory_id text, seq bigint, src_id text, dst_id text, ` +
+      `src_root text, dst_root text, recorded_at timestamptz)`,
     plan.merges.map((m) => ({
       memory_id: m.memoryId,
       seq: m.seq,
@@ -174,7 +176,8 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
     tx,
     `INSERT INTO rm_mentions (memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from)
      SELECT memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from
-       FROM json_to_recordset($1::json) AS r(memory_id text, mention_id text, doc_id text, text text, speaker text, occurred_at timestamptz, recorded_from timestamptz)
+       FROM json_to_recordset($1::json) AS r(memory_id text, mention_id text, doc_id text, text text, speaker text, ` +
+      `occurred_at timestamptz, recorded_from timestamptz)
      ON CONFLICT (memory_id, mention_id) DO NOTHING`,
     plan.mentions.map((m) => ({
       memory_id: m.memoryId,
@@ -264,7 +267,8 @@ async function writeVersions<C>(tx: Queryable, ledger: VersionLedger<C>, spec: V
     tx,
     `INSERT INTO ${spec.table} (memory_id, ${spec.idColumn}, version_no, recorded_from, recorded_to, prev_recorded_to, ${names.join(', ')})
      SELECT memory_id, id, version_no, recorded_from, recorded_to, prev_recorded_to, ${names.join(', ')}
-       FROM json_to_recordset($1::json) AS r(memory_id text, id text, version_no integer, recorded_from timestamptz, recorded_to timestamptz, prev_recorded_to timestamptz,
+       FROM json_to_recordset($1::json) AS r(memory_id text, id text, version_no integer, ` +
+      `recorded_from timestamptz, recorded_to timestamptz, prev_recorded_to timestamptz,
             ${spec.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`,
     ledger.rows.map((row: VersionRow<C>) => ({
       memory_id: row.memoryId,

@@ -9,8 +9,8 @@ import { around, expectSameAsReplay, plusMs, validBounds } from './testing/repla
  * on stories with supersession, merges, archives, retro-corrections and event
  * visibility, at cuts on and around every interval boundary.
  */
-const at = (day: 'SUN' | 'MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT', hhmm = '00:00'): Instant =>
-  `${{ SUN: '2024-05-05', MON: '2024-05-06', TUE: '2024-05-07', WED: '2024-05-08', THU: '2024-05-09', FRI: '2024-05-10', SAT: '2024-05-11' }[day]}T${hhmm}:00.000Z`;
+const DAYS = { SUN: '2024-05-05', MON: '2024-05-06', TUE: '2024-05-07', WED: '2024-05-08', THU: '2024-05-09', FRI: '2024-05-10', SAT: '2024-05-11' };
+const at = (day: 'SUN' | 'MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT', hhmm = '00:00'): Instant => `${DAYS[day]}T${hhmm}:00.000Z`;
 const LATER = '2024-06-01T00:00:00.000Z';
 
 let harness: Harness;

@@ -173,7 +173,8 @@ describe('bulk-loaded rebuild vs the live projector', () => {
           constraints: unqualified(
             (
               await harness.db.pool.query(
-                `SELECT c.relname, k.conname, k.contype, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                'SELECT c.relname, k.conname, k.contype, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k ' +
+                  `JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
                   WHERE n.nspname = $1 AND c.relname LIKE 'rm\\_%' ORDER BY 1, 2`,
                 [schema],
               )

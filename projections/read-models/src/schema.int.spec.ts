@@ -37,7 +37,8 @@ async function insertFact(
   prev = versionNo === 1 ? null : recordedFrom,
 ) {
   await db.pool.query(
-    `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, valid_from, valid_to, recorded_from, recorded_to, prev_recorded_to, evidence)
+    'INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, valid_from, valid_to, ' +
+      `recorded_from, recorded_to, prev_recorded_to, evidence)
      VALUES ('m', $1, $2, 'a', 'knows', 'b', $3, $4, $5, $6, $7, '{}')`,
     [factId, versionNo, valid[0], valid[1], recordedFrom, recordedTo, prev],
   );
@@ -73,7 +74,8 @@ describe('read-model schema', () => {
     const gistOnFacts = async () =>
       (
         await db.pool.query<{ name: string }>(
-          `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'rm_fact_versions' AND indexdef ILIKE '%USING gist%'`,
+          'SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() ' +
+            "AND tablename = 'rm_fact_versions' AND indexdef ILIKE '%USING gist%'",
         )
       ).rows.map((r) => r.name);
     expect(await gistOnFacts()).toEqual([]);
@@ -145,7 +147,8 @@ describe('read-model schema', () => {
   it('guards event and episode versions the same way', async () => {
     const insertEvent = (no: number, from: string, to: string | null) =>
       db.pool.query(
-        `INSERT INTO rm_event_versions (memory_id, event_id, version_no, summary, participants, includes_facts, span_from, recorded_from, recorded_to, prev_recorded_to)
+        'INSERT INTO rm_event_versions (memory_id, event_id, version_no, summary, participants, includes_facts, span_from, ' +
+          `recorded_from, recorded_to, prev_recorded_to)
          VALUES ('m', 'ev', $1, 's', '[]', '{}', $2, $2, $3, CASE WHEN $1::int > 1 THEN $2::timestamptz END)`,
         [no, from, to],
       );

@@ -68,7 +68,8 @@ export function eventViewOfRow(row: EventRow, forest: MergeForest): EventView {
   };
 }
 
-export const MENTION_COLUMNS = `mention_id, doc_id, text, speaker, ${epochMs('occurred_at')} AS occurred_at, ${epochMs('recorded_from')} AS recorded_from`;
+export const MENTION_COLUMNS =
+  `mention_id, doc_id, text, speaker, ${epochMs('occurred_at')} AS occurred_at, ` + `${epochMs('recorded_from')} AS recorded_from`;
 
 export interface MentionRow {
   mention_id: string;

@@ -100,7 +100,8 @@ async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolCli
   const present = await tx.query<{ present: boolean }>(`SELECT to_regclass('rm_entities') IS NOT NULL AS present`);
   if (!present.rows[0]?.present) return new Map();
   const { rows } = await tx.query<{ memory_id: string; entity_id: string; name: string }>(
-    `SELECT e.memory_id, e.entity_id, e.name FROM rm_entities e JOIN unnest($1::text[], $2::text[]) AS u(m, id) ON e.memory_id = u.m AND e.entity_id = u.id`,
+    'SELECT e.memory_id, e.entity_id, e.name FROM rm_entities e ' +
+      'JOIN unnest($1::text[], $2::text[]) AS u(m, id) ON e.memory_id = u.m AND e.entity_id = u.id',
     [memories, ids],
   );
   return new Map(rows.map((r) => [`${r.memory_id}\u0000${r.entity_id}`, r.name]));

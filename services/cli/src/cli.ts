@@ -257,7 +257,8 @@ export function buildProgram(): Command {
       if (o.json) return out(JSON.stringify(status));
       const r = status.result;
       out(
-        `${r.mode === 'switched' ? 'switched to' : 'snapshot'} ${r.schema}: ${r.applied} events applied, position ${r.position}, ${r.eventsPerSecond} events/s, ${(r.elapsedMs / 1000).toFixed(1)} s`,
+        `${r.mode === 'switched' ? 'switched to' : 'snapshot'} ${r.schema}: ${r.applied} events applied, position ${r.position}, ` +
+          `${r.eventsPerSecond} events/s, ${(r.elapsedMs / 1000).toFixed(1)} s`,
       );
     });
 

@@ -92,7 +92,9 @@ function lineProgress(options: ProgressOptions, stream: NodeJS.WritableStream, s
   let lastLine = '';
   const print = (update: ProgressUpdate) => {
     const { percent, rate, eta } = progressFigures(update, now() - started);
-    const line = `${options.label}${update.phase ? ` ${update.phase}` : ''}: ${update.done}/${update.total} ${options.unit} (${percent}%), ${rate} ${options.unit}/s, ETA ${eta}\n`;
+    const line =
+      `${options.label}${update.phase ? ` ${update.phase}` : ''}: ${update.done}/${update.total} ${options.unit} (${percent}%), ` +
+      `${rate} ${options.unit}/s, ETA ${eta}\n`;
     if (line === lastLine) return;
     stream.write(line);
     lastLine = line;

@@ -109,7 +109,8 @@ const hostileCommand = fc.oneof(
     dst: fc.constant('acme'),
     validFrom: anyValue.filter((v) => typeof v !== 'string' || !/^\d{4}-\d\d-\d\dT/.test(v)),
   }),
-  fc.record({ op: fc.constant('UPSERT_ENTITY'), name: fc.constant('Eve'), recordedAt: fc.constant('2000-01-01T00:00:00Z') }), // record-time regression
+  // record-time regression
+  fc.record({ op: fc.constant('UPSERT_ENTITY'), name: fc.constant('Eve'), recordedAt: fc.constant('2000-01-01T00:00:00Z') }),
   fc.record({ op: fc.constant('UPSERT_EDGE'), src: fc.constant('ghost'), rel: fc.constant('r'), dst: fc.constant('acme') }), // unknown entity
   fc.record({ op: fc.constant('UPSERT_ENTITY'), name: fc.constant('x'), constructor: anyValue, unknownField: anyValue }),
 );

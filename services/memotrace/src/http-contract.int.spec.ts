@@ -160,7 +160,8 @@ describe('HTTP contract', () => {
       socket.on('data', (chunk) => (resolve(chunk.toString()), socket.destroy()));
       socket.on('error', reject);
       socket.write(
-        'POST /v1/memories/contract/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 9437184\r\n\r\n',
+        'POST /v1/memories/contract/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Expect: 100-continue\r\nContent-Length: 9437184\r\n\r\n',
       );
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);

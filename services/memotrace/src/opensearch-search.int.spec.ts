@@ -80,7 +80,9 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
     await index.close();
   });
 
-  it('finds the items of the cut (mentions, fact versions, events, episodes), never one recorded after it, and the hits come from OpenSearch', async () => {
+  const findsTheCut =
+    'finds the items of the cut (mentions, fact versions, events, episodes), never one recorded after it, and the hits come from OpenSearch';
+  it(findsTheCut, async () => {
     // The index holds the late items; only the cut keeps them out.
     expect(await index.visible(M, { validAt: '*', recordedAt: THU })).toEqual(
       expect.arrayContaining(['event:ev-move', 'fact:alice-beta', 'mention:m-thu', 'episode:ep-move']),

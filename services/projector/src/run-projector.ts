@@ -53,7 +53,8 @@ async function vectorLength(provider: EmbeddingProvider): Promise<number> {
     return vector!.length;
   } catch (error) {
     throw new Error(
-      `the OpenSearch index needs the length of ${provider.model}'s vectors and embedding a probe failed (${(error as Error).message}): set EMBEDDINGS_DIMENSION`,
+      `the OpenSearch index needs the length of ${provider.model}'s vectors ` +
+        `and embedding a probe failed (${(error as Error).message}): set EMBEDDINGS_DIMENSION`,
     );
   }
 }

@@ -25,7 +25,9 @@ describe('ConsistencyGate', () => {
       { minPositionTimeoutMs: 1, ownWritesWaitMs: 1 },
     );
 
-  it("waits for the log position of the memory's event at minPosition, then answers from the read models; consistency=replay answers from the log", async () => {
+  const waitsForMinPosition =
+    "waits for the log position of the memory's event at minPosition, then answers from the read models; consistency=replay answers from the log";
+  it(waitsForMinPosition, async () => {
     waited.length = 0;
     expect(await gate(true).source('m', 'projection', 4)).toBe(projection);
     expect(waited).toEqual([13]);
@@ -37,7 +39,9 @@ describe('ConsistencyGate', () => {
     await expect(gate(false).source('m', 'projection', 7)).rejects.toMatchObject({ code: 'TIMEOUT' });
   });
 
-  it('without minPosition, waits for the memory\u2019s last event (not the log head) and answers from the read models even if it does not come', async () => {
+  const waitsForLastEvent =
+    'without minPosition, waits for the memory\u2019s last event (not the log head) and answers from the read models even if it does not come';
+  it(waitsForLastEvent, async () => {
     waited.length = 0;
     expect(await gate(false).source('m', 'projection')).toBe(projection);
     expect(await gate(true).source('other', 'projection')).toBe(projection);
