@@ -44,7 +44,10 @@ export interface VersionedContent {
 
 export type VersionedKind = keyof VersionedContent;
 
-/** A new version of an item opens; the item's open version (if any) closes at the same instant. */
+/**
+ * A new version of an item opens; the item's open version (if any) closes at the same instant.
+ * `content` is read-only: it may be the log record's own data (with the item's id beside it).
+ */
 export type VersionOpened = { [K in VersionedKind]: { change: 'opened'; kind: K; id: string; content: VersionedContent[K] } }[VersionedKind];
 
 /** The item's open version (if any) closes: nothing of it is believed from then on. */

@@ -1,6 +1,6 @@
 import type { Change, VersionOpened, VersionedKind } from './changes';
 import type { LogRecord, MemoryRecord } from './records';
-import { changesOf, idsOf } from './record-types';
+import { changeOf, idsOf } from './record-types';
 import {
   type FactRecord,
   type FactVersion,
@@ -59,7 +59,8 @@ export function foldBefore(records: Iterable<MemoryRecord>, before: Instant): Me
 }
 
 function applyRecord(state: MemoryState, record: LogRecord, at: Instant): void {
-  for (const change of changesOf(record)) applyChange(state, change, at);
+  const change = changeOf(record);
+  if (change !== null) applyChange(state, change, at);
 }
 
 /** Applies one change at record time `at` (mutating the state). */

@@ -16,7 +16,7 @@ export type CommandIds = Record<string, string | string[]>;
  * the command it is the record of.
  */
 interface RecordType<R extends LogRecord> {
-  changes(data: R['data']): Change[];
+  change(data: R['data']): Change | null;
   /** The ids it adds to its command's result (`current`: those its command's earlier records added). */
   ids(data: R['data'], current: CommandIds): CommandIds;
   /**
@@ -31,12 +31,12 @@ type RecordTypes = { [T in LogRecordType]: RecordType<Extract<LogRecord, { type:
 
 const RECORD_TYPES: RecordTypes = {
   EntityRegistered: {
-    changes: ({ entityId, name, aliases, types }) => [{ change: 'entity', entityId, name, aliases, types }],
+    change: ({ entityId, name, aliases, types }) => ({ change: 'entity', entityId, name, aliases, types }),
     ids: ({ entityId }) => ({ entityId }),
     command: ({ entityId, name, aliases, types }) => ({ op: 'UPSERT_ENTITY', entityId, name, aliases, types }),
   },
   EntityAliasesAdded: {
-    changes: ({ entityId, aliases, types }) => [{ change: 'labels', entityId, aliases, types }],
+    change: ({ entityId, aliases, types }) => ({ change: 'labels', entityId, aliases, types }),
     ids: ({ entityId }) => ({ entityId }),
     command: ({ entityId, aliases, types }, state) => ({
       op: 'UPSERT_ENTITY',
@@ -47,19 +47,18 @@ const RECORD_TYPES: RecordTypes = {
     }),
   },
   EntitiesMerged: {
-    changes: ({ srcId, dstId, srcRoot, dstRoot }) => [{ change: 'merge', srcId, dstId, srcRoot, dstRoot }],
+    change: ({ srcId, dstId, srcRoot, dstRoot }) => ({ change: 'merge', srcId, dstId, srcRoot, dstRoot }),
     ids: ({ srcId, dstId }) => ({ srcId, dstId }),
     command: ({ srcId, dstId }) => ({ op: 'MERGE_ENTITY', srcId, dstId }),
   },
   RelationDefined: {
-    changes: ({ rel, cardinality }) => [{ change: 'relation', rel, cardinality }],
+    change: ({ rel, cardinality }) => ({ change: 'relation', rel, cardinality }),
     ids: ({ rel }) => ({ rel }),
     command: ({ rel, cardinality }) => ({ op: 'DEFINE_RELATION', rel, cardinality }),
   },
   FactAsserted: {
-    changes: ({ factId, src, rel, dst, validFrom, validTo, confidence, evidence, source }) => [
-      { change: 'opened', kind: 'fact', id: factId, content: { src, rel, dst, validFrom, validTo, confidence, evidence, source } },
-    ],
+    // The record's data is the version's content (and its id): shared, never copied, since folds run per record.
+    change: (data) => ({ change: 'opened', kind: 'fact', id: data.factId, content: data }),
     ids: ({ factId }) => ({ factId }),
     command: ({ factId, src, rel, dst, validFrom, validTo, confidence, evidence, source }) => ({
       op: 'UPSERT_EDGE',
@@ -75,17 +74,17 @@ const RECORD_TYPES: RecordTypes = {
     }),
   },
   FactArchived: {
-    changes: ({ factId }) => [{ change: 'closed', kind: 'fact', id: factId }],
+    change: ({ factId }) => ({ change: 'closed', kind: 'fact', id: factId }),
     ids: ({ factId }) => ({ factId }),
     command: ({ factId }) => ({ op: 'ARCHIVE_EDGE', factId }),
   },
   FactRetroCorrected: {
-    changes: ({ factId, validFrom, validTo }) => [{ change: 'corrected', kind: 'fact', id: factId, validFrom, validTo }],
+    change: ({ factId, validFrom, validTo }) => ({ change: 'corrected', kind: 'fact', id: factId, validFrom, validTo }),
     ids: ({ factId }) => ({ factId }),
     command: ({ factId, validFrom, validTo }) => ({ op: 'RETRO_CORRECT', factId, validFrom, validTo }),
   },
   FactSuperseded: {
-    changes: ({ factId, validFrom, validTo }) => [{ change: 'corrected', kind: 'fact', id: factId, validFrom, validTo }],
+    change: ({ factId, validFrom, validTo }) => ({ change: 'corrected', kind: 'fact', id: factId, validFrom, validTo }),
     ids: ({ factId }, current) => {
       const previous = current['supersededFactIds'];
       return { supersededFactIds: [...(Array.isArray(previous) ? previous : []), factId] };
@@ -94,9 +93,7 @@ const RECORD_TYPES: RecordTypes = {
     command: ({ factId, validFrom, validTo }) => ({ op: 'RETRO_CORRECT', factId, validFrom, validTo }),
   },
   EventRecorded: {
-    changes: ({ eventId, summary, participants, includesFacts, timeSpan }) => [
-      { change: 'opened', kind: 'event', id: eventId, content: { summary, participants, includesFacts, timeSpan } },
-    ],
+    change: (data) => ({ change: 'opened', kind: 'event', id: data.eventId, content: data }),
     ids: ({ eventId }) => ({ eventId }),
     command: ({ eventId, summary, participants, includesFacts, timeSpan }) => ({
       op: 'UPSERT_EVENT',
@@ -108,17 +105,17 @@ const RECORD_TYPES: RecordTypes = {
     }),
   },
   EventsLinked: {
-    changes: ({ kind, from, to, qualifier }) => [{ change: 'link', kind, from, to, qualifier }],
+    change: ({ kind, from, to, qualifier }) => ({ change: 'link', kind, from, to, qualifier }),
     ids: ({ from, to }) => ({ from, to }),
     command: ({ kind, from, to, qualifier }) => ({ op: 'LINK', kind, from, to, ...(qualifier !== null ? { qualifier } : {}) }),
   },
   EpisodeRecorded: {
-    changes: ({ episodeId, title, window, events }) => [{ change: 'opened', kind: 'episode', id: episodeId, content: { title, window, events } }],
+    change: (data) => ({ change: 'opened', kind: 'episode', id: data.episodeId, content: data }),
     ids: ({ episodeId }) => ({ episodeId }),
     command: ({ episodeId, title, window, events }) => ({ op: 'UPSERT_EPISODE', episodeId, title, window, events }),
   },
   MentionRecorded: {
-    changes: ({ mentionId, docId, text, speaker, occurredAt }) => [{ change: 'mention', mentionId, docId, text, speaker, occurredAt }],
+    change: ({ mentionId, docId, text, speaker, occurredAt }) => ({ change: 'mention', mentionId, docId, text, speaker, occurredAt }),
     ids: ({ mentionId }) => ({ mentionId }),
     command: ({ mentionId, docId, text, speaker, occurredAt }) => ({
       op: 'RECORD_MENTION',
@@ -131,7 +128,7 @@ const RECORD_TYPES: RecordTypes = {
   },
   CommandUnchanged: {
     // Accepted without changing anything: only its outcome and record time count.
-    changes: () => [],
+    change: () => null,
     ids: ({ ids }) => ids,
     command: ({ command }) => command as unknown as CommandBody,
   },
@@ -143,7 +140,13 @@ function typeOf<R extends LogRecord>(record: R): RecordType<R> {
 
 /** What folding `record` changes. */
 export function changesOf(record: LogRecord): Change[] {
-  return typeOf(record).changes(record.data);
+  const change = changeOf(record);
+  return change === null ? [] : [change];
+}
+
+/** What folding `record` changes: one change, or none. */
+export function changeOf(record: LogRecord): Change | null {
+  return typeOf(record).change(record.data);
 }
 
 /** The ids a record adds to its command's result. */

@@ -1,5 +1,5 @@
 import type { Instant } from './time';
-import type { Cut } from './views';
+import type { Cut, ValidAt } from './views';
 
 /**
  * SPEC §3.2, the bitemporal cut, stated once and as data: for each kind of item, the rule
@@ -221,10 +221,25 @@ export function compileCut<K extends CutKind, T>(kind: K, fields: Translation<K,
   const to = record === 'interval' ? read.recordedTo! : null;
   const valid = validity === null ? null : read.validity!;
   const members = requires === null ? null : read.members!;
+  // One closure per rule shape, built once: the reference cut calls it for every item of a state.
+  const recorded: (item: T, r: Instant) => boolean =
+    to === null
+      ? (item, r) => from(item) <= r
+      : (item, r) => {
+          const end = to(item);
+          return from(item) <= r && (end === null || r < end);
+        };
+  const inValidity: ((item: T, validAt: ValidAt) => boolean) | null =
+    valid === null ? null : (item, validAt) => inValidTime(valid.from(item), valid.to(item), validAt);
+  if (requires === null) {
+    return inValidity === null
+      ? (item, cut) => recorded(item, cut.recordedAt)
+      : (item, cut) => recorded(item, cut.recordedAt) && inValidity(item, cut.validAt);
+  }
   return (item, cut, counts) =>
-    inRecordTime(record, from(item), to === null ? null : to(item), cut.recordedAt) &&
-    (valid === null || inValidTime(valid.from(item), valid.to(item), cut.validAt)) &&
-    (requires === null || requirementHolds(requires, members!(item), (id) => counts(requires.kind, id)));
+    recorded(item, cut.recordedAt) &&
+    (inValidity === null || inValidity(item, cut.validAt)) &&
+    requirementHolds(requires, members!(item), (id) => counts(requires.kind, id));
 }
 
 /**

@@ -158,7 +158,8 @@ function applyChange(plan: BatchPlan, memoryId: string, position: number, at: In
         case 'fact': {
           // A known fact keeps the src/rel/dst of its first version (the fold names them once).
           const { src, rel, dst } = plan.facts.latest(memoryId, change.id) ?? change.content;
-          plan.facts.push(memoryId, change.id, { ...change.content, src, rel, dst, evidence: change.content.evidence.slice() }, at);
+          const { validFrom, validTo, confidence, evidence, source } = change.content;
+          plan.facts.push(memoryId, change.id, { src, rel, dst, validFrom, validTo, confidence, evidence: evidence.slice(), source }, at);
           return;
         }
         case 'event':
