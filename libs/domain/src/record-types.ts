@@ -1,4 +1,4 @@
-import type { Change } from './changes';
+import { type Change, versionedItemOf } from './changes';
 import type { Command, CommandEnvelope } from './commands';
 import type { LogRecord, LogRecordType } from './records';
 import type { MemoryState } from './state';
@@ -161,8 +161,7 @@ export function commandBodyOf(record: LogRecord, state: MemoryState): CommandBod
 
 /** Fact ids a record touches: the key of the per-fact audit stream. */
 export function factIdsOf(record: LogRecord): string[] {
-  const ids: string[] = [];
-  for (const change of changesOf(record))
-    if ((change.change === 'opened' || change.change === 'closed' || change.change === 'corrected') && change.kind === 'fact') ids.push(change.id);
-  return ids;
+  const change = changeOf(record);
+  const item = change === null ? null : versionedItemOf(change);
+  return item !== null && item.kind === 'fact' ? [item.id] : [];
 }
