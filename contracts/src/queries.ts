@@ -64,6 +64,7 @@ export const searchRequest = z.strictObject({
 
 export const exportQuery = noParameters;
 export const importQuery = noParameters;
+export const memoriesQuery = noParameters;
 
 /** Path parameters. */
 export const memoryParams = z.strictObject({ memoryId });

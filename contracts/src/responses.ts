@@ -122,6 +122,16 @@ export const searchResponse = z.strictObject({
 
 export const healthResponse = z.object({ status: z.string() });
 
+/** One memory of `GET /v1/memories` (SPEC §5.0): a memory exists from its first accepted command. */
+export const memorySummary = z.strictObject({
+  memoryId: z.string(),
+  position: memoryPosition("the memory's position (its log's length), as its last write handed it out"),
+  latestRecordedAt: instantOut,
+});
+
+/** `GET /v1/memories`: the memories the caller may read, sorted by memoryId. */
+export const memoriesResponse = z.strictObject({ memories: z.array(memorySummary) });
+
 export type CommandResult = z.output<typeof commandResult>;
 export type CommandsResponse = z.output<typeof commandsResponse>;
 export type FactVersion = z.output<typeof factVersion>;
@@ -138,3 +148,5 @@ export type ChangesResponse = z.output<typeof changesResponse>;
 export type SearchItem = z.output<typeof searchItem>;
 export type SearchResponse = z.output<typeof searchResponse>;
 export type HealthResponse = z.output<typeof healthResponse>;
+export type MemorySummary = z.output<typeof memorySummary>;
+export type MemoriesResponse = z.output<typeof memoriesResponse>;

@@ -58,6 +58,8 @@ const responseSchemas: Record<string, z.ZodType> = {
   SearchItem: res.searchItem,
   SearchResponse: res.searchResponse,
   HealthResponse: res.healthResponse,
+  MemorySummary: res.memorySummary,
+  MemoriesResponse: res.memoriesResponse,
   ImportResponse: importResponse,
   ErrorResponse: errorResponse,
   VerifyResponse: admin.verifyResponse,

@@ -39,6 +39,14 @@ const jsonBody = (name: string) => ({ required: true, content: json(ref(name)) }
 function buildPaths(): Obj {
   const m = '/v1/memories/{memoryId}';
   return {
+    '/v1/memories': {
+      get: {
+        operationId: 'listMemories',
+        summary: 'The memories the caller may read, each with its position and latest recordedAt, sorted by memoryId',
+        parameters: parameters(q.memoriesQuery, 'query'),
+        responses: responses('MemoriesResponse', [400]),
+      },
+    },
     [`${m}/commands`]: {
       post: {
         operationId: 'postCommands',
@@ -137,7 +145,7 @@ function buildPaths(): Obj {
         operationId: 'verifyMemory',
         summary: 'Compare the read models with exact replay for one memory at a record time (default now); every difference',
         parameters: [...memory(), ...parameters(verifyQuery, 'query')],
-        responses: responses('VerifyResponse', [400]),
+        responses: responses('VerifyResponse', [400, 404]),
       },
     },
     '/v1/admin/rebuild': {
@@ -173,8 +181,16 @@ function buildPaths(): Obj {
     '/docs': {
       get: {
         operationId: 'docs',
-        summary: 'This OpenAPI document',
-        responses: { '200': { description: 'OpenAPI 3.1 document', content: json({ type: 'object' }) } },
+        summary: 'This OpenAPI document (JSON), or a browsable API reference page for a browser',
+        description:
+          'JSON (2-space indented) unless the client prefers text/html (a browser), which gets a Swagger UI page ' +
+          'whose assets are served from /docs/static. `GET /docs/openapi.json` and `GET /docs/json` always answer JSON.',
+        responses: {
+          '200': {
+            description: 'OpenAPI 3.1 document, or the API reference page',
+            content: { ...json({ type: 'object' }), 'text/html': { schema: { type: 'string' } } },
+          },
+        },
       },
     },
   };
@@ -192,7 +208,11 @@ export function buildOpenApiDocument(): Obj {
     components: {
       schemas: buildComponentSchemas(),
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (issue 6); required when the operator configured keys' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key sent as `Authorization: Bearer <key>`; required when the operator configured keys',
+        },
       },
     },
   };

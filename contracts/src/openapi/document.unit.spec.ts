@@ -5,6 +5,7 @@ import { buildOpenApiDocument } from './document';
 type Obj = Record<string, any>;
 
 const SPEC_PATHS: [string, string][] = [
+  ['get', '/v1/memories'],
   ['post', '/v1/memories/{memoryId}/commands'],
   ['get', '/v1/memories/{memoryId}/facts'],
   ['get', '/v1/memories/{memoryId}/facts/{factId}/history'],
@@ -21,7 +22,7 @@ const SPEC_PATHS: [string, string][] = [
   ['get', '/docs'],
 ];
 
-/** Beyond SPEC §4: issue 4's operations routes (verify, blue/green rebuild). */
+/** Beyond SPEC §4: the operations routes (verify, blue/green rebuild). */
 const OPERATIONS_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/verify'],
   ['post', '/v1/admin/rebuild'],
@@ -121,6 +122,12 @@ describe('OpenAPI document', () => {
       expect(s).not.toHaveProperty('$schema');
       expect(s).not.toHaveProperty('$id');
     }
+  });
+
+  it('names no internal issue numbers, and documents both faces of /docs', () => {
+    expect(JSON.stringify(doc)).not.toMatch(/\bissue #?\d+/i);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(doc.paths['/docs'].get.responses['200'].content).sort()).toEqual(['application/json', 'text/html']);
   });
 
   it('is printed as JSON by print.ts', () => {

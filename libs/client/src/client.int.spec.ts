@@ -7,7 +7,7 @@ let svc: TestService;
 const token = 'mt_client-test';
 beforeAll(async () => {
   svc = await startTestService({
-    apiKeys: parseApiKeys(JSON.stringify([{ id: 'client-agent', hash: hashApiKey(token), memories: ['c1', 'c2'], access: 'write' }])),
+    apiKeys: parseApiKeys(JSON.stringify([{ id: 'client-agent', hash: hashApiKey(token), memories: ['c1', 'c2', 'c3'], access: 'write' }])),
   });
 });
 afterAll(async () => {
@@ -79,12 +79,27 @@ describe('MemoTraceClient', () => {
     expect(await target.export()).toBe(jsonl);
   });
 
+  it('lists the memories its key may read, after they were written (SPEC 5.0)', async () => {
+    const client = new MemoTraceClient({ url: svc.url, apiKey: token });
+    const { memories } = await client.listMemories();
+    // c1 and c2 were written by the tests above; c3, in the key's scope too, has no command: not a memory.
+    expect(memories.map((memory) => memory.memoryId)).toEqual(['c1', 'c2']);
+    const c1 = memories[0]!;
+    expect(c1.latestRecordedAt).toBe(JSON.parse((await m().export()).trim().split('\n').pop()!).recordedAt);
+    expect((await m().facts({ minPosition: c1.position })).facts.length).toBeGreaterThan(0);
+  });
+
   it('throws typed errors', async () => {
     const error = await m()
       .history('no-such-fact')
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoTraceError);
     expect(error).toMatchObject({ status: 404, code: 'UNKNOWN_FACT' });
+    const unknownMemory = await new MemoTraceClient({ url: svc.url, apiKey: token })
+      .memory('c3')
+      .facts()
+      .catch((e: unknown) => e);
+    expect(unknownMemory).toMatchObject({ status: 404, code: 'UNKNOWN_MEMORY' });
     const invalid = await m()
       .commands([{ op: 'NOPE' } as never])
       .catch((e: MemoTraceError) => e);

@@ -9,6 +9,7 @@ import type {
   FactsResponse,
   HistoryResponse,
   ImportResponse,
+  MemoriesResponse,
   SearchRequestInput,
   SearchResponse,
   WireCommandInput,
@@ -62,6 +63,14 @@ export class MemoTraceClient {
   /** A view of one memory. */
   memory(memoryId: string): MemoryClient {
     return new MemoryClient(this, memoryId);
+  }
+
+  /**
+   * The memories this client's key may read (all without access control), each with its position and
+   * latest recordedAt, sorted by memoryId (`GET /v1/memories`).
+   */
+  listMemories(): Promise<MemoriesResponse> {
+    return this.request('GET', '/v1/memories');
   }
 
   /**

@@ -121,12 +121,22 @@ export class AccessControl {
     return found;
   }
 
-  /** Throws 401 (no/invalid key) or 403 (not scoped to the memory / read-only key writing). */
-  authorize(authorization: string | undefined, memoryId: string, access: Access): Principal {
+  /** The key of an `Authorization: Bearer <key>` header; throws 401 without a valid one. */
+  authenticateBearer(authorization: string | undefined): ApiKey {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw new HttpError('UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key>');
     const key = this.authenticate(match[1]!);
     if (!key) throw new HttpError('UNAUTHORIZED', 'invalid API key');
+    return key;
+  }
+
+  /** Throws 401 (no/invalid key) or 403 (not scoped to the memory / read-only key writing). */
+  authorize(authorization: string | undefined, memoryId: string, access: Access): Principal {
+    return this.permit(this.authenticateBearer(authorization), memoryId, access);
+  }
+
+  /** Throws 403 unless `key` is scoped to the memory with the access needed. */
+  permit(key: ApiKey, memoryId: string, access: Access): Principal {
     if (!key.memories.includes('*') && !key.memories.includes(memoryId)) {
       throw new HttpError('FORBIDDEN', `key ${JSON.stringify(key.id)} has no access to this memory`);
     }
@@ -141,6 +151,18 @@ const principals = new WeakMap<FastifyRequest, Principal>();
 export function principalOf(request: FastifyRequest): Principal | undefined {
   return principals.get(request);
 }
+
+/** The memories the key of a `/v1/...` request is scoped to (`*` = all), when access control is on. */
+const readScopes = new WeakMap<FastifyRequest, readonly string[]>();
+
+/** Whether the request may read `memoryId`: always when access control is off, else when its key is scoped to it. */
+export function mayReadMemory(request: FastifyRequest, memoryId: string): boolean {
+  const memories = readScopes.get(request);
+  return memories === undefined || memories.includes('*') || memories.includes(memoryId);
+}
+
+/** `GET /v1/memories` (SPEC §5.0): any valid key may list; the route lists only the memories the key may read. */
+const MEMORY_LISTING = '/v1/memories';
 
 /** Routes that read even though they are POSTs. */
 const READ_POSTS = /\/search$/;
@@ -157,6 +179,10 @@ export function registerAccessControl(app: FastifyInstance, access: AccessContro
     const params = (request.params ?? {}) as Record<string, unknown>;
     const memoryId = typeof params['memoryId'] === 'string' ? params['memoryId'] : '';
     const needed: Access = request.method === 'GET' || request.method === 'HEAD' || READ_POSTS.test(path) ? 'read' : 'write';
-    principals.set(request, access.authorize(request.headers.authorization, memoryId, needed));
+    const key = access.authenticateBearer(request.headers.authorization);
+    readScopes.set(request, key.memories);
+    // The listing names no memory: any valid key may list, and sees only the memories it may read.
+    const principal = needed === 'read' && request.routeOptions.url === MEMORY_LISTING ? { id: key.id } : access.permit(key, memoryId, needed);
+    principals.set(request, principal);
   });
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { type AccessControl, registerAccessControl } from './auth';
 import { registerBodyParsers } from './body-parsers';
+import { registerDocs } from './docs';
 import { HttpError, domainHttpError, invalidBody, payloadTooLarge } from './http-error';
 import { discardUnreadBody, refuseOversizedExpectContinue } from './unread-body';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
@@ -91,11 +92,7 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
     void reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });
-  if (options.openApi) {
-    const document = options.openApi();
-    app.get('/docs', async () => document);
-    app.get('/docs/openapi.json', async () => document);
-  }
+  if (options.openApi) registerDocs(app, options.openApi());
   return { app, metrics };
 }
 

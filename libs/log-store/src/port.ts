@@ -53,6 +53,22 @@ export interface AppendResult {
   idempotentRetry: boolean;
 }
 
+/** A non-empty stream's last record: what `streamHeads` lists. */
+export interface StreamHead {
+  streamId: string;
+  /** Revision of the stream's last record: the stream holds revision + 1 records. */
+  revision: number;
+  /** Global position of the stream's last record. */
+  position: number;
+  /** Metadata of the stream's last record. */
+  metadata: RecordMetadata;
+}
+
+/** Stream ids in code unit order: how every adapter sorts `streamHeads` (not a database collation). */
+export function byStreamId(a: { streamId: string }, b: { streamId: string }): number {
+  return a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0;
+}
+
 export interface ReadOptions {
   fromRevision?: number;
   maxCount?: number;
@@ -83,6 +99,11 @@ export interface LogStore {
   readByTag(tag: string): Promise<StoredRecord[]>;
   /** Highest position a reader may safely have seen. */
   headPosition(): Promise<number>;
+  /**
+   * The last committed record of every non-empty stream whose id starts with `streamPrefix`, sorted by
+   * stream id (code unit order). Streams are listed as readStream sees them: committed, not only the safe prefix.
+   */
+  streamHeads(streamPrefix: string): Promise<StreamHead[]>;
   /** Position of the stream's last committed record; 0 for a stream with none. */
   streamPosition(streamId: string): Promise<number>;
   /**

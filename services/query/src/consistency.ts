@@ -28,13 +28,18 @@ export class ConsistencyGate {
     private readonly options: ConsistencyOptions,
   ) {}
 
+  /**
+   * Also the existence check of every read (SPEC §5.0): a memory with no record is 404 UNKNOWN_MEMORY, for
+   * either source. It costs nothing extra: the record looked up is the one the read models wait for (the
+   * memory's last, or the one at minPosition), read for either source so replay and projection agree.
+   */
   async source(memoryId: string, consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
     // A position the memory never handed out is bad input, also for the log, which answers at once.
-    const logPosition = minPosition === undefined ? undefined : await this.logPositionOf(memoryId, minPosition);
+    const logPosition = minPosition ? await this.logPositionOf(memoryId, minPosition) : await this.lastPositionOf(memoryId);
     if (consistency === 'replay') return this.replay;
-    if (logPosition === undefined) {
-      // The memory's own last event, not the log head: other memories' backlog does not delay this read.
-      await this.progress.waitFor(await this.store.streamPosition(memoryStreamId(memoryId)), this.options.ownWritesWaitMs);
+    if (!minPosition) {
+      // The memory's own last record, not the log head: other memories' backlog does not delay this read.
+      await this.progress.waitFor(logPosition, this.options.ownWritesWaitMs);
       return this.projection;
     }
     if (await this.progress.waitFor(logPosition, this.options.minPositionTimeoutMs)) return this.projection;
@@ -50,13 +55,25 @@ export class ConsistencyGate {
    * the memory's event that made it that long.
    */
   private async logPositionOf(memoryId: string, minPosition: number): Promise<number> {
-    if (minPosition === 0) return 0;
     const [event] = await this.store.readStream(memoryStreamId(memoryId), { fromRevision: minPosition - 1, maxCount: 1 });
     if (event === undefined) {
+      await this.lastPositionOf(memoryId); // no memory at all is 404, not a bad position
       throw new HttpError('INVALID_REQUEST', `minPosition ${minPosition} is beyond memory ${memoryId}'s log`, [
         { path: 'minPosition', message: 'no such position in this memory' },
       ]);
     }
     return event.position;
   }
+
+  /** The log position of the memory's last record; 404 UNKNOWN_MEMORY for a memory without one. */
+  private async lastPositionOf(memoryId: string): Promise<number> {
+    const position = await this.store.streamPosition(memoryStreamId(memoryId));
+    if (position === 0) throw unknownMemory(memoryId);
+    return position;
+  }
+}
+
+/** SPEC §5.0: a memory exists from its first accepted command; reading one that does not is 404. */
+export function unknownMemory(memoryId: string): HttpError {
+  return new HttpError('UNKNOWN_MEMORY', `unknown memory ${JSON.stringify(memoryId)}: it has no accepted command`);
 }

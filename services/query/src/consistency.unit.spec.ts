@@ -44,15 +44,23 @@ describe('ConsistencyGate', () => {
   it(waitsForLastEvent, async () => {
     waited.length = 0;
     expect(await gate(false).source('m', 'projection')).toBe(projection);
-    expect(await gate(true).source('other', 'projection')).toBe(projection);
-    expect(waited).toEqual([19, 0]);
+    expect(waited).toEqual([19]);
+  });
+
+  it('a memory without records is 404 UNKNOWN_MEMORY from either source, with or without minPosition, without waiting', async () => {
+    waited.length = 0;
+    for (const consistency of ['projection', 'replay'] as const) {
+      for (const minPosition of [undefined, 0, 1]) {
+        await expect(gate(true).source('other', consistency, minPosition)).rejects.toMatchObject({ code: 'UNKNOWN_MEMORY', status: 404 });
+      }
+    }
+    expect(waited).toEqual([]);
   });
 
   it('a position beyond the memory\u2019s log is bad input, refused without waiting, whatever other memories wrote', async () => {
     waited.length = 0;
     await expect(gate(true).source('m', 'projection', 8)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(gate(true).source('m', 'replay', 8)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
-    await expect(gate(true).source('other', 'projection', 1)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(waited).toEqual([]);
     expect(await gate(true).source('m', 'replay', 7)).toBe(replay);
   });

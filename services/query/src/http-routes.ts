@@ -8,16 +8,17 @@ import {
   factParams,
   factsQuery,
   historyQuery,
+  memoriesQuery,
   memoryParams,
   toJsonlLine,
   verifyQuery,
 } from '@memotrace/contracts';
 import { commandsOfLog, maxInstant } from '@memotrace/domain';
 import type { LogStore } from '@memotrace/log-store';
-import { HttpError, parseInput } from '@memotrace/http-kit';
-import { factTag, readMemoryLog } from '@memotrace/memory-log';
+import { HttpError, mayReadMemory, parseInput } from '@memotrace/http-kit';
+import { MEMORY_STREAM_PREFIX, factTag, memoryIdOfStream, memoryStreamId, readMemoryLog } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
-import type { ConsistencyGate } from './consistency';
+import { type ConsistencyGate, unknownMemory } from './consistency';
 import { type RecallBackend, type SearchCorpora, registerSearchRoute } from './search';
 import { verifyMemory } from './verify';
 
@@ -29,9 +30,24 @@ export interface QueryRouteDeps {
   recall?: RecallBackend | undefined;
 }
 
-/** The read side of SPEC §4: time cuts, history, audit, entities, events, changes, search, export. */
+/**
+ * The read side of SPEC §4: time cuts, history, audit, entities, events, changes, search, export; and
+ * the memory listing of §5.0. Every read of a memory without records is 404 UNKNOWN_MEMORY: the routes
+ * that ask the gate get it from there, the others (audit, export) check only when they found nothing.
+ */
 export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall }: QueryRouteDeps): void {
   registerSearchRoute(app, { gate, now, corpora, recall });
+
+  // One row per memory from the log's stream index (its last record), not a scan of the log.
+  app.get('/v1/memories', async (request) => {
+    parseInput(memoriesQuery, request.query, 'query');
+    const memories = (await store.streamHeads(MEMORY_STREAM_PREFIX)).flatMap(({ streamId, revision, metadata }) => {
+      const memoryId = memoryIdOfStream(streamId)!;
+      // Its position as writes hand it out: the length of its log. Stream order is memoryId order (one prefix).
+      return mayReadMemory(request, memoryId) ? [{ memoryId, position: revision + 1, latestRecordedAt: metadata.recordedAt }] : [];
+    });
+    return { memories };
+  });
 
   app.get('/v1/memories/:memoryId/facts', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
@@ -55,7 +71,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const { memoryId, factId } = parseInput(factParams, request.params, 'path');
     parseInput(auditQuery, request.query, 'query');
     const stored = await store.readByTag(factTag(memoryId, factId));
-    if (stored.length === 0) throw unknownFact(factId);
+    if (stored.length === 0) throw (await store.streamPosition(memoryStreamId(memoryId))) === 0 ? unknownMemory(memoryId) : unknownFact(factId);
     // The memory's position after each event (its revision + 1), as writes hand them out: the same after an import.
     const events = stored.map((e) => ({ position: e.revision + 1, type: e.type, ...auditMeta(e.metadata), data: e.data }));
     return { factId, events };
@@ -101,6 +117,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     parseInput(exportQuery, request.query, 'query');
     const log = await readMemoryLog(store, memoryId);
+    if (log.length === 0) throw unknownMemory(memoryId);
     const body = commandsOfLog(log)
       .map((command) => toJsonlLine(command) + '\n')
       .join('');

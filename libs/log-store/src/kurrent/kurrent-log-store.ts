@@ -3,6 +3,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import {
   IdempotencyConflictError,
   WrongExpectedRevisionError,
+  byStreamId,
   type AppendResult,
   type RecordContent,
   type LogStore,
@@ -12,6 +13,7 @@ import {
   type ReadAllOptions,
   type ReadOptions,
   type StoredRecord,
+  type StreamHead,
   type SubscribeOptions,
 } from '../port';
 import {
@@ -32,6 +34,9 @@ import {
 } from './mapping';
 
 type KurrentModule = typeof Kurrent;
+
+/** Records per $all read of streamHeads. */
+const STREAM_HEADS_PAGE = 5_000;
 
 /**
  * The client pulls in gRPC, protobuf and a native bridge, slow to load. Load it on first use, so
@@ -236,6 +241,22 @@ export class KurrentLogStore implements LogStore {
       if (resolved.event && isPortRecord(resolved.event)) return toPositionNumber(resolved.event.position);
     }
     return 0;
+  }
+
+  /**
+   * KurrentDB lists streams only through its system projections ($streams, $by-category), which may
+   * be off and lag when on: this reads the prefix's records from $all once (server-side filtered),
+   * keeping each stream's last. Linear in the records under the prefix, not in the streams.
+   */
+  async streamHeads(streamPrefix: string): Promise<StreamHead[]> {
+    const heads = new Map<string, StreamHead>();
+    for (let from = 0; ;) {
+      const page = await this.readAll({ fromPosition: from, maxCount: STREAM_HEADS_PAGE, streamPrefix });
+      for (const { streamId, revision, position, metadata } of page) heads.set(streamId, { streamId, revision, position, metadata });
+      if (page.length < STREAM_HEADS_PAGE) break;
+      from = page[page.length - 1]!.position;
+    }
+    return [...heads.values()].sort(byStreamId);
   }
 
   async streamPosition(streamId: string): Promise<number> {

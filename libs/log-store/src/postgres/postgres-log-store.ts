@@ -1,18 +1,20 @@
 import { inTransaction } from '@memotrace/postgres';
 import type pg from 'pg';
 import { Observable, type Subscriber } from 'rxjs';
-import type {
-  AppendResult,
-  RecordContent,
-  RecordMetadata,
-  LogStore,
-  ExpectedRevision,
-  NewRecord,
-  PositionedRecordContent,
-  ReadAllOptions,
-  ReadOptions,
-  StoredRecord,
-  SubscribeOptions,
+import {
+  byStreamId,
+  type AppendResult,
+  type RecordContent,
+  type RecordMetadata,
+  type LogStore,
+  type ExpectedRevision,
+  type NewRecord,
+  type PositionedRecordContent,
+  type ReadAllOptions,
+  type ReadOptions,
+  type StoredRecord,
+  type StreamHead,
+  type SubscribeOptions,
 } from '../port';
 import { appendRecords } from './append';
 import {
@@ -132,6 +134,21 @@ export class PostgresLogStore implements LogStore {
   async headPosition(): Promise<number> {
     const { rows } = await this.pool.query<{ position: number | string }>(HEAD_POSITION);
     return rows[0] ? Number(rows[0].position) : 0;
+  }
+
+  async streamHeads(streamPrefix: string): Promise<StreamHead[]> {
+    // mt_streams holds one row per stream with its revision (written by append in the same transaction):
+    // one row per stream to scan, then one probe of the (stream_id, revision) key each, whatever the log's length.
+    const { rows } = await this.pool.query<[string, number | string, number | string, RecordMetadata]>({
+      text: `SELECT s.stream_id, s.revision, e.position, e.metadata
+             FROM mt_streams s JOIN mt_events e ON e.stream_id = s.stream_id AND e.revision = s.revision
+             WHERE starts_with(s.stream_id, $1::text)`,
+      values: [streamPrefix],
+      rowMode: 'array',
+    });
+    return rows
+      .map(([streamId, revision, position, metadata]) => ({ streamId, revision: Number(revision), position: Number(position), metadata }))
+      .sort(byStreamId);
   }
 
   async streamPosition(streamId: string): Promise<number> {

@@ -378,6 +378,39 @@ export function describeLogStoreConformance(name: string, factory: LogStoreFacto
       );
 
       it(
+        'streamHeads lists each non-empty stream under a prefix with its last record, sorted by stream id',
+        async () => {
+          expect(await store.streamHeads(`${prefix}-`)).toEqual([]);
+          const b1 = newRecords(2);
+          await store.append(stream('m-b'), b1, { expectedRevision: 'no_stream' });
+          const a = await store.append(stream('m-a'), newRecords(1), { expectedRevision: 'no_stream' });
+          const b2 = [newRecord({ last: true })];
+          const b = await store.append(stream('m-b'), b2, { expectedRevision: 1 });
+          // 'B' sorts before 'a' in code unit order, whatever the database's collation says.
+          const upper = await store.append(stream('m-B'), newRecords(3), { expectedRevision: 'no_stream' });
+          await store.append(stream('other'), newRecords(1), { expectedRevision: 'no_stream' });
+
+          const heads = await store.streamHeads(stream('m-'));
+          expect(heads).toEqual([
+            { streamId: stream('m-B'), revision: 2, position: upper.position, metadata: expect.anything() },
+            { streamId: stream('m-a'), revision: 0, position: a.position, metadata: expect.anything() },
+            { streamId: stream('m-b'), revision: 2, position: b.position, metadata: b2[0]!.metadata },
+          ]);
+          expect(heads.map((head) => head.position)).toEqual(
+            await Promise.all([stream('m-B'), stream('m-a'), stream('m-b')].map((id) => store.streamPosition(id))),
+          );
+          expect((await store.streamHeads(`${prefix}-`)).map((head) => head.streamId)).toEqual([
+            stream('m-B'),
+            stream('m-a'),
+            stream('m-b'),
+            stream('other'),
+          ]);
+          expect(await store.streamHeads(stream('none-'))).toEqual([]);
+        },
+        TIMEOUT_MS,
+      );
+
+      it(
         'highestPosition is at least the last appended position, right after the append',
         async () => {
           const result = await store.append(stream('s'), newRecords(2), { expectedRevision: 'no_stream' });

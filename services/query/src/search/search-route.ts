@@ -18,7 +18,7 @@ export interface SearchRouteDeps {
 /**
  * `POST /v1/memories/{memoryId}/search` (SPEC §4). `validAt` and `recordedAt` each
  * default to the request's server time; `validAt: "*"` searches the whole belief
- * timeline at `recordedAt`. An unknown memory has nothing visible: empty answer.
+ * timeline at `recordedAt`. A memory without records is 404 UNKNOWN_MEMORY (the gate's check).
  */
 export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, recall }: SearchRouteDeps): void {
   app.post('/v1/memories/:memoryId/search', async (request) => {

@@ -203,10 +203,10 @@ describe('POST /v1/memories/{memoryId}/search', () => {
     expect((await search({ query: 'apple', tokenBudget: 0 }, memory)).body).toMatchObject({ items: [], tokens: 0 });
   });
 
-  it('answers an unknown memory, and a query matching nothing, with no items', async () => {
+  it('answers an unknown memory with 404 UNKNOWN_MEMORY (SPEC §5.0), and a query matching nothing with no items', async () => {
     const unknown = await search({ query: 'Alice' }, 'no-such-memory');
-    expect(unknown.status).toBe(200);
-    expect(unknown.body).toMatchObject({ items: [], tokens: 0 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('UNKNOWN_MEMORY');
     expect((await search({ query: 'zebra quantum' })).body).toMatchObject({ items: [], tokens: 0 });
   });
 
