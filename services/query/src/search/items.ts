@@ -39,6 +39,19 @@ export interface SearchItem extends ScoredCandidate {
 
 export { relationPhrase, factText, mentionText };
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * The text an item is answered with. A mention's carries the day it was said (UTC), `[8 May 2023] Caroline: ...`,
+ * so an LLM given only the packed texts can answer "when"; the indexed text stays without it, so the date's words
+ * never match a query on their own.
+ */
+export function answeredText(c: Pick<Candidate, 'kind' | 'text' | 'occurredAt'>): string {
+  if (c.kind !== 'mention' || c.occurredAt === undefined) return c.text;
+  const day = new Date(c.occurredAt);
+  return `[${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]} ${day.getUTCFullYear()}] ${c.text}`;
+}
+
 /** Evidence mentions of a fact that the cut can show (an id naming no visible mention is left out). */
 export function factCandidate(
   fact: Pick<FactView, 'factId' | 'src' | 'rel' | 'dst' | 'validFrom' | 'validTo' | 'recordedFrom' | 'evidence'>,

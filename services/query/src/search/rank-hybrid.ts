@@ -4,14 +4,14 @@ import { type ExpansionOptions, DEFAULT_EXPANSION, expand } from './expand';
 import { scoreFusion } from './fusion';
 import type { Candidate, ScoredCandidate } from './items';
 import type { RecallHit, RecallResult } from './recall-backend';
-import { type TimeInterval, itemInterval, overlaps } from './temporal-intent';
+import { type TimeInterval, itemInterval } from './temporal-intent';
 
 export interface RankingOptions {
   bm25Weight: number;
   vectorWeight: number;
   /** Score factor of a fact version whose validity ended by the reference time. */
   supersededFactor: number;
-  /** Score factor of an item whose time overlaps the interval the query asks for. */
+  /** Score factor of an item whose own time is specific and inside the interval the query asks for. */
   intentFactor: number;
   /** Score factor of a mention whose speaker the query names. */
   speakerFactor: number;
@@ -39,9 +39,10 @@ export interface RankingContext {
 
 /**
  * Fuses the recall lists (normalised scores), ranks superseded fact versions below
- * current ones, expands along the item graph, then favours the items whose time
- * overlaps the query's intended interval (TSM-style semantic-time reranking; a factor,
- * not a hard tier, so a misread time expression costs little) and the mentions whose
+ * current ones, expands along the item graph, then favours the items whose own time lies
+ * inside the query's intended interval (TSM-style semantic-time reranking; a factor of a
+ * relevance score, never a hard tier, so it cannot rescue an item with nothing else
+ * relevant about it and a misread time expression costs little) and the mentions whose
  * speaker the query names. Best first; ties by kind then id.
  */
 export function rankItems(
@@ -69,8 +70,19 @@ export function rankItems(
 
 function inIntent(c: Candidate, intent: TimeInterval | null): boolean {
   if (intent === null) return false;
+  const own = ownTime(c);
+  return own !== null && intent.from <= own.from && own.to <= intent.to;
+}
+
+/**
+ * When an item itself happened, as specific as it is known: a mention's instant, a bounded
+ * validity or time span; an open-ended one ("Maya lives in Lisbon") only at its start, since
+ * it holds at every later time and a time word about any of them says nothing about it.
+ */
+export function ownTime(c: Candidate): TimeInterval | null {
   const interval = itemInterval(c);
-  return interval !== null && overlaps(interval, intent);
+  if (interval === null || interval.to !== Number.POSITIVE_INFINITY) return interval;
+  return { from: interval.from, to: interval.from + 1 };
 }
 
 /** A speaker's first name, lower case (speakers repeat from turn to turn). */

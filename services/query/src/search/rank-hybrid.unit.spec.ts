@@ -41,7 +41,7 @@ describe('rankItems', () => {
     expect(ranked.map((c) => c.id)).toEqual(['z']);
   });
 
-  it('favours items whose time overlaps the intended interval, by a factor rather than a tier', () => {
+  it('favours items whose time is inside the intended interval, by a factor rather than a tier', () => {
     const may = { from: Date.parse('2024-05-01T00:00:00.000Z'), to: Date.parse('2024-06-01T00:00:00.000Z') };
     const candidates = [mention('april', '2024-04-20T10:00:00.000Z'), mention('may', '2024-05-20T10:00:00.000Z'), mention('untimed')];
     const ranked = rankItems(candidates, { bm25: hits('april', 'untimed', 'may'), vector: [] }, { reference: REFERENCE, intent: may }, noExpansion);
@@ -61,6 +61,22 @@ describe('rankItems', () => {
       noExpansion,
     );
     expect(far.map((c) => c.id)).toEqual(['april', 'may']);
+  });
+
+  it('lifts only items whose own time is specific and inside the interval: an open-ended fact only when it began there', () => {
+    const week = { from: Date.parse('2024-06-07T00:00:00.000Z'), to: Date.parse('2024-06-14T00:00:00.000Z') };
+    const candidates = [
+      mention('m-said', '2024-06-10T18:00:00.000Z'),
+      fact('f-lives', '2019-01-01T00:00:00.000Z', null), // "Maya lives in Lisbon": holds last week, but says nothing about it
+      fact('f-began', '2024-06-09T00:00:00.000Z', null), // began that week
+      fact('f-inside', '2024-06-08T00:00:00.000Z', '2024-06-12T00:00:00.000Z'),
+      fact('f-straddles', '2024-06-01T00:00:00.000Z', '2024-06-10T00:00:00.000Z'),
+    ];
+    const recall = { bm25: candidates.map((c) => ({ key: itemKey(c), score: 1 })), vector: [] };
+    const ranked = rankItems(candidates, recall, { reference: REFERENCE, intent: week }, noExpansion);
+    const lifted = ranked.filter((c) => c.score > 1).map((c) => c.id);
+    expect(lifted.sort()).toEqual(['f-began', 'f-inside', 'm-said']);
+    expect(ranked.find((c) => c.id === 'm-said')!.score).toBeCloseTo(DEFAULT_RANKING.intentFactor, 12);
   });
 
   it('favours a mention whose speaker the query names (their own words), by a factor', () => {

@@ -16,9 +16,11 @@ export interface SearchRouteDeps {
 }
 
 /**
- * `POST /v1/memories/{memoryId}/search` (SPEC §4). `validAt` and `recordedAt` each
- * default to the request's server time; `validAt: "*"` searches the whole belief
- * timeline at `recordedAt`. A memory without records is 404 UNKNOWN_MEMORY (the gate's check).
+ * `POST /v1/memories/{memoryId}/search` (SPEC §4, 5.0). `recordedAt` defaults to the
+ * request's server time and `validAt` to `"*"`: a question about the past must find the
+ * past, so the whole belief timeline at `recordedAt` is searched, and the query's own time
+ * expression, else the present, decides what ranks first. A memory without records is
+ * 404 UNKNOWN_MEMORY (the gate's check).
  */
 export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, recall }: SearchRouteDeps): void {
   app.post('/v1/memories/:memoryId/search', async (request) => {
@@ -26,7 +28,7 @@ export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, 
     const body = parseInput(searchRequest, request.body, 'body');
     recall?.prepare?.(body.query);
     const at = now();
-    const cut = { validAt: body.validAt ?? at, recordedAt: body.recordedAt ?? at };
+    const cut = { validAt: body.validAt ?? '*', recordedAt: body.recordedAt ?? at };
     await gate.source(memoryId, 'projection', body.minPosition);
     const items = await corpora.cut(memoryId, cut);
     return searchMemory(items, { query: body.query, k: body.k, tokenBudget: body.tokenBudget }, undefined, recall ? { recall } : {});

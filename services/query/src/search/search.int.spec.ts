@@ -123,7 +123,7 @@ describe('POST /v1/memories/{memoryId}/search', () => {
         {
           kind: 'mention',
           id: 'm-mon',
-          text: 'Alice: I started at Acme today',
+          text: '[6 May 2024] Alice: I started at Acme today',
           score: expect.any(Number),
           tokens: expect.any(Number),
           recordedFrom: MON,
@@ -148,12 +148,61 @@ describe('POST /v1/memories/{memoryId}/search', () => {
     expect(body.items.find((i: { id: string }) => i.id === 'alice-acme').tokens).toBe(5); // "Alice works at Acme" in cl100k_base
   });
 
-  it('defaults both cut bounds to the request time', async () => {
+  it('defaults recordedAt to the request time and validAt to "*" (SPEC 5.0)', async () => {
     const before = new Date().toISOString();
     const { body } = await search({ query: 'Beta' });
-    expect(body.cut.validAt).toBe(body.cut.recordedAt);
+    expect(body.cut.validAt).toBe('*');
     expect(body.cut.recordedAt >= before).toBe(true);
-    expect(ids(body).sort()).toEqual(['alice-beta', 'ep-move', 'ev-move', 'm-thu']);
+    // The past is searched too: what Alice did before the move comes along, below the direct hits.
+    expect(ids(body).slice(0, 4).sort()).toEqual(['alice-beta', 'ep-move', 'ev-move', 'm-thu']);
+    expect(ids(body).slice(4).sort()).toEqual(['alice-acme', 'ev-join', 'm-mon']);
+    expectRanked(body);
+  });
+
+  it('"When did Maya go to Porto?" without a cut finds the trip and its fact, though both ended long ago', async () => {
+    const memory = 'search-porto';
+    const may = '2023-05-08T10:00:00.000Z';
+    const written = await t.commands(memory, [
+      { op: 'UPSERT_ENTITY', entityId: 'maya', name: 'Maya', recordedAt: may },
+      { op: 'UPSERT_ENTITY', entityId: 'porto', name: 'Porto', recordedAt: may },
+      { op: 'UPSERT_ENTITY', entityId: 'lisbon', name: 'Lisbon', recordedAt: may },
+      {
+        op: 'RECORD_MENTION',
+        mentionId: 'said',
+        docId: 'chat',
+        speaker: 'Maya',
+        text: 'Back from Porto, what a trip!',
+        occurredAt: may,
+        recordedAt: may,
+      },
+      { op: 'UPSERT_EDGE', factId: 'maya-lisbon', src: 'maya', rel: 'lives_in', dst: 'lisbon', validFrom: '2021-01-01T00:00:00Z', recordedAt: may },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'maya-in-porto',
+        src: 'maya',
+        rel: 'stayed_in',
+        dst: 'porto',
+        validFrom: '2023-05-01T00:00:00Z',
+        validTo: '2023-05-07T00:00:00Z',
+        evidence: ['said'],
+        recordedAt: may,
+      },
+      {
+        op: 'UPSERT_EVENT',
+        eventId: 'porto-trip',
+        summary: 'Maya went to Porto',
+        includesFacts: ['maya-in-porto'],
+        timeSpan: { from: '2023-05-01T00:00:00Z', to: '2023-05-07T00:00:00Z' },
+        recordedAt: may,
+      },
+    ]);
+    expect(written.status).toBe(200);
+    const { status, body } = await search({ query: 'When did Maya go to Porto?', minPosition: written.body.position }, memory);
+    expect(status).toBe(200);
+    const byId = new Map(body.items.map((i: { id: string }) => [i.id, i]));
+    expect(byId.get('porto-trip')).toMatchObject({ kind: 'event', text: 'Maya went to Porto', validFrom: '2023-05-01T00:00:00.000Z' });
+    expect(byId.get('maya-in-porto')).toMatchObject({ kind: 'fact', text: 'Maya stayed in Porto', validTo: '2023-05-07T00:00:00.000Z' });
+    expect(byId.get('said')).toMatchObject({ kind: 'mention', text: '[8 May 2023] Maya: Back from Porto, what a trip!' });
     expectRanked(body);
   });
 

@@ -1,4 +1,5 @@
 import { searchResponse } from '@memotrace/contracts';
+import fc from 'fast-check';
 import { type Command, type Cut, type Instant, type MemoryRecord, decideBatch, fold } from '@memotrace/domain';
 import { cl100k } from './cl100k';
 import { SearchCorpora } from './corpora';
@@ -197,7 +198,12 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
       recordedFrom: THU,
       evidence: [{ kind: 'mention', id: 'm-mon' }],
     });
-    expect(byId.get('m-mon')).toMatchObject({ text: 'Alice: I started at Acme today', occurredAt: MON, recordedFrom: MON, evidence: [] });
+    expect(byId.get('m-mon')).toMatchObject({
+      text: '[6 May 2024] Alice: I started at Acme today',
+      occurredAt: MON,
+      recordedFrom: MON,
+      evidence: [],
+    });
     expect(byId.get('m-mon')).not.toHaveProperty('validFrom');
     expect(byId.get('ep-onboarding')).toMatchObject({ text: 'Alice onboarding at Acme', evidence: [{ kind: 'event', id: 'ev-join' }] });
   });
@@ -226,6 +232,261 @@ describe.each(IMPLEMENTATIONS)('searchMemory over %s', (_, cutOf) => {
     expect(await searchMemory(q, 'nobody', cut, { query: 'Alice', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
     expect(await searchMemory(q, MEMORY, cut, { query: 'zebra', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
     expect(await searchMemory(q, MEMORY, cut, { query: '?? the of ...', k: 10 })).toEqual({ cut, items: [], tokens: 0 });
+  });
+});
+
+/** Tom's knee over three sessions, and facts that hold from long before: cut on Monday 17 June 2024. */
+function kneeChat(): StoryLog {
+  const q = new StoryLog();
+  const day = (d: string) => `2024-${d}T18:00:00.000Z`;
+  const turn = (mentionId: string, at: string, speaker: string, text: string) =>
+    ({ op: 'RECORD_MENTION', mentionId, docId: `session-${at.slice(0, 10)}`, text, speaker, occurredAt: at, recordedAt: at }) as const;
+  q.apply(
+    [
+      { op: 'UPSERT_ENTITY', entityId: 'tom', name: 'Tom', recordedAt: day('05-20') },
+      turn('may-1', day('05-20'), 'Tom', 'I play football every Sunday, my knee is fine'),
+      turn('may-2', day('05-20'), 'Sam', 'Tom, you said your knee hurt last year'),
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'tom-football',
+        src: 'tom',
+        rel: 'plays',
+        dst: { literal: 'football', datatype: 'string' },
+        validFrom: '2020-01-01T00:00:00.000Z',
+        evidence: ['may-1'],
+        recordedAt: day('05-20'),
+      },
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'tom-knee',
+        src: 'tom',
+        rel: 'has',
+        dst: { literal: 'a weak knee', datatype: 'string' },
+        validFrom: '2019-06-01T00:00:00.000Z',
+        evidence: ['may-2'],
+        recordedAt: day('05-20'),
+      },
+    ],
+    day('05-20'),
+  );
+  q.apply(
+    [
+      turn('jun-1', day('06-10'), 'Tom', 'The doctor looked at my knee: two weeks of rest, no football'),
+      turn('jun-2', day('06-10'), 'Sam', 'Sorry to hear that'),
+    ],
+    day('06-10'),
+  );
+  q.apply([turn('jun-shoes', day('06-12'), 'Sam', 'I bought new running shoes')], day('06-12'));
+  q.apply([turn('jun-3', day('06-17'), 'Sam', 'Are you coming to the match on Saturday?')], day('06-17'));
+  return q;
+}
+
+describe.each(IMPLEMENTATIONS)('search ranking over %s', (_, cutOf) => {
+  const search = async (q: StoryLog, cut: Cut, input: SearchInput) => searchOver(await cutOf(q, MEMORY, cut), input);
+  const JUNE_17 = '2024-06-17T12:00:00.000Z';
+
+  it('"What did Tom say about his knee last week?" puts the turn of 10 June first at every k', async () => {
+    const q = kneeChat();
+    const query = 'What did Tom say about his knee last week?';
+    const full = await search(q, { validAt: '*', recordedAt: JUNE_17 }, { query, k: 10 });
+    const mentions = (r: typeof full) => r.items.filter((i) => i.kind === 'mention').map((i) => i.id);
+    expect(mentions(full)[0]).toBe('jun-1');
+    for (const k of [1, 3, 5]) {
+      const cut = await search(q, { validAt: '*', recordedAt: JUNE_17 }, { query, k });
+      expect(mentions(cut)).toEqual(mentions(full).slice(0, k));
+    }
+    expect(full.items.find((i) => i.id === 'jun-1')!.text).toBe('[10 June 2024] Tom: The doctor looked at my knee: two weeks of rest, no football');
+  });
+
+  it('a time word favours items whose own time is inside its interval, never one with nothing relevant about it', async () => {
+    const q = kneeChat();
+    const result = await search(q, { validAt: '*', recordedAt: JUNE_17 }, { query: 'knee last week', k: 10 });
+    const ids = result.items.map((i) => i.id);
+    expect(ids[0]).toBe('jun-1');
+    expect(ids).not.toContain('jun-shoes'); // said that week, but about nothing the query asks
+    expect(ids.indexOf('jun-2')).toBeGreaterThan(ids.indexOf('jun-1')); // the reply next to it comes along, below it
+  });
+
+  it('a token budget takes the best items that fit, by score, before lower-scored ones', async () => {
+    const q = kneeChat();
+    const query = 'What did Tom say about his knee last week?';
+    const full = await search(q, { validAt: '*', recordedAt: JUNE_17 }, { query, k: 10 });
+    const best = full.items[0]!;
+    const packed = await search(q, { validAt: '*', recordedAt: JUNE_17 }, { query, k: 10, tokenBudget: best.tokens });
+    expect(packed.items.map((i) => i.id)).toEqual([best.id]);
+  });
+
+  it('"When did Maya go to Porto?" over the whole timeline finds the trip and its fact, each text able to say when', async () => {
+    const q = new StoryLog();
+    const may = '2023-05-08T10:00:00.000Z';
+    q.apply(
+      [
+        { op: 'UPSERT_ENTITY', entityId: 'maya', name: 'Maya', recordedAt: may },
+        { op: 'UPSERT_ENTITY', entityId: 'porto', name: 'Porto', recordedAt: may },
+        { op: 'UPSERT_ENTITY', entityId: 'lisbon', name: 'Lisbon', recordedAt: may },
+        {
+          op: 'RECORD_MENTION',
+          mentionId: 'said',
+          docId: 'chat',
+          speaker: 'Maya',
+          text: 'Back from Porto, what a trip!',
+          occurredAt: may,
+          recordedAt: may,
+        },
+        {
+          op: 'UPSERT_EDGE',
+          factId: 'maya-lisbon',
+          src: 'maya',
+          rel: 'lives_in',
+          dst: 'lisbon',
+          validFrom: '2021-01-01T00:00:00.000Z',
+          recordedAt: may,
+        },
+        {
+          op: 'UPSERT_EDGE',
+          factId: 'maya-in-porto',
+          src: 'maya',
+          rel: 'stayed_in',
+          dst: 'porto',
+          validFrom: '2023-05-01T00:00:00.000Z',
+          validTo: '2023-05-07T00:00:00.000Z',
+          evidence: ['said'],
+          recordedAt: may,
+        },
+        {
+          op: 'UPSERT_EVENT',
+          eventId: 'porto-trip',
+          summary: 'Maya went to Porto',
+          includesFacts: ['maya-in-porto'],
+          timeSpan: { from: '2023-05-01T00:00:00.000Z', to: '2023-05-07T00:00:00.000Z' },
+          recordedAt: may,
+        },
+      ],
+      may,
+    );
+    const result = await search(q, { validAt: '*', recordedAt: LATER }, { query: 'When did Maya go to Porto?', k: 10 });
+    const byId = new Map(result.items.map((i) => [i.id, i]));
+    expect(byId.get('porto-trip')).toMatchObject({ kind: 'event', validFrom: '2023-05-01T00:00:00.000Z', validTo: '2023-05-07T00:00:00.000Z' });
+    expect(byId.get('maya-in-porto')).toMatchObject({ kind: 'fact', text: 'Maya stayed in Porto' });
+    expect(byId.get('said')!.text).toBe('[8 May 2023] Maya: Back from Porto, what a trip!');
+    expect(result.items[0]!.id).not.toBe('maya-lisbon');
+  });
+
+  const WORDS = ['knee', 'doctor', 'football', 'porto', 'lisbon', 'trip', 'rest', 'concert', 'work', 'match'];
+  const DAYS = Array.from({ length: 30 }, (_, i) => new Date(Date.UTC(2024, 5, 1 + i, 18)).toISOString());
+  const phrase = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }).map((w) => w.join(' '));
+  const memoryArb = fc.record({
+    turns: fc.array(fc.record({ day: fc.nat(DAYS.length - 1), speaker: fc.constantFrom('Tom', 'Maya', 'Sam'), text: phrase }), {
+      minLength: 1,
+      maxLength: 25,
+    }),
+    facts: fc.array(
+      fc.record({
+        src: fc.constantFrom('tom', 'maya'),
+        what: phrase,
+        from: fc.nat(DAYS.length - 1),
+        length: fc.option(fc.integer({ min: 1, max: 10 })),
+        cites: fc.array(fc.nat(24), { maxLength: 2 }),
+      }),
+      { maxLength: 8 },
+    ),
+    events: fc.array(
+      fc.record({
+        summary: phrase,
+        from: fc.nat(DAYS.length - 1),
+        length: fc.option(fc.integer({ min: 1, max: 5 })),
+        facts: fc.array(fc.nat(7), { maxLength: 2 }),
+      }),
+      { maxLength: 4 },
+    ),
+  });
+  const queryArb = fc
+    .tuple(
+      phrase,
+      fc.constantFrom('', ' last week', ' yesterday', ' on 10 June', ' in June 2024', ' before the trip', ' after the doctor'),
+      fc.constantFrom('', 'What did Tom say about '),
+    )
+    .map(([words, time, lead]) => `${lead}${words}${time}?`);
+
+  function randomMemory(m: typeof memoryArb extends fc.Arbitrary<infer T> ? T : never): StoryLog {
+    const q = new StoryLog();
+    const at = DAYS[DAYS.length - 1]!;
+    const span = (from: number, length: number | null) => ({
+      from: DAYS[from]!,
+      to: length === null ? null : DAYS[Math.min(from + length, DAYS.length - 1)]!,
+    });
+    const mentionIds = m.turns.map((_, i) => `t${i}`);
+    q.apply(
+      [
+        { op: 'UPSERT_ENTITY', entityId: 'tom', name: 'Tom', recordedAt: at },
+        { op: 'UPSERT_ENTITY', entityId: 'maya', name: 'Maya', recordedAt: at },
+        ...m.turns.map((t, i) => ({
+          op: 'RECORD_MENTION' as const,
+          mentionId: mentionIds[i]!,
+          docId: `d${t.day % 3}`,
+          speaker: t.speaker,
+          text: t.text,
+          occurredAt: DAYS[t.day]!,
+          recordedAt: at,
+        })),
+        ...m.facts.map((f, i) => {
+          const { from, to } = span(f.from, f.length);
+          return {
+            op: 'UPSERT_EDGE' as const,
+            factId: `f${i}`,
+            src: f.src,
+            rel: 'said',
+            dst: { literal: f.what, datatype: 'string' as const },
+            validFrom: from,
+            ...(to !== null && to > from ? { validTo: to } : {}),
+            evidence: f.cites.filter((c) => c < mentionIds.length).map((c) => mentionIds[c]!),
+            recordedAt: at,
+          };
+        }),
+        ...m.events.map((e, i) => {
+          const { from, to } = span(e.from, e.length);
+          return {
+            op: 'UPSERT_EVENT' as const,
+            eventId: `e${i}`,
+            summary: e.summary,
+            includesFacts: e.facts.filter((f) => f < m.facts.length).map((f) => `f${f}`),
+            timeSpan: to !== null && to > from ? { from, to } : { from },
+            recordedAt: at,
+          };
+        }),
+      ],
+      at,
+    );
+    return q;
+  }
+
+  it('k and tokenBudget only cut the ranked list: a kind at k is the first of that kind at any larger k (random memories and queries)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        memoryArb,
+        queryArb,
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 120 }),
+        async (m, query, k, more, budget) => {
+          const q = randomMemory(m);
+          const cut: Cut = { validAt: '*', recordedAt: '2024-07-01T00:00:00.000Z' };
+          const small = await search(q, cut, { query, k });
+          const large = await search(q, cut, { query, k: k + more });
+          const of = (r: typeof small, kind: string) => r.items.filter((i) => i.kind === kind).map((i) => [i.id, i.score]);
+          for (const kind of ['event', 'fact', 'mention', 'episode'])
+            expect(of(small, kind)).toEqual(of(large, kind).slice(0, of(small, kind).length));
+          // A budget only leaves items out: what it keeps comes in the same order with the same scores.
+          const all = await search(q, cut, { query, k: 1_000 });
+          const ranked = new Map(all.items.map((i, n) => [`${i.kind}:${i.id}`, [n, i.score] as const]));
+          const packed = await search(q, cut, { query, k: k + more, tokenBudget: budget });
+          const positions = packed.items.map((i) => ranked.get(`${i.kind}:${i.id}`));
+          expect(positions.every((p, n) => p !== undefined && p[1] === packed.items[n]!.score)).toBe(true);
+          expect(positions.map((p) => p![0])).toEqual([...positions.map((p) => p![0])].sort((a, b) => a - b));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
 

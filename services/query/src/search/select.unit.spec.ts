@@ -2,7 +2,7 @@ import { searchResponse } from '@memotrace/contracts';
 import fc from 'fast-check';
 import { cl100k } from './cl100k';
 import type { ItemKind, ScoredCandidate } from './items';
-import { type TokenCounter, packEvidence } from './select';
+import { type TokenCounter, packRanked } from './select';
 
 const T = '2024-05-06T09:00:00.000Z';
 const KINDS: ItemKind[] = ['event', 'fact', 'mention', 'episode'];
@@ -18,7 +18,7 @@ const item = (kind: ItemKind, id: string, score: number, evidence: { kind: ItemK
 });
 const byScore = (list: readonly ScoredCandidate[]) => [...list].sort((a, b) => b.score - a.score);
 
-describe('packEvidence', () => {
+describe('packRanked', () => {
   const ranked = byScore([
     item('mention', 'm-best', 0.9),
     item('fact', 'f-other', 0.8),
@@ -29,25 +29,32 @@ describe('packEvidence', () => {
   ]);
 
   it('answers what it takes in rank order (score, highest first)', () => {
-    const { items } = packEvidence(ranked, { k: 10 }, words);
+    const { items } = packRanked(ranked, { k: 10 }, words);
     expect(items.map((i) => i.id)).toEqual(['ep', 'm-best', 'f-other', 'ev', 'f-in-event', 'm-evidence']);
   });
 
-  it('under a tight budget takes events, then the facts they include, then the mentions evidencing those, ahead of better-ranked loose items', () => {
-    const { items, tokens } = packEvidence(ranked, { k: 10, tokenBudget: 4 }, words);
-    expect(items.map((i) => i.id)).toEqual(['f-other', 'ev', 'f-in-event', 'm-evidence']);
+  it('under a tight budget takes the best items by score, whatever their kind or links', () => {
+    const { items, tokens } = packRanked(ranked, { k: 10, tokenBudget: 4 }, words);
+    expect(items.map((i) => i.id)).toEqual(['ep', 'm-best', 'f-other', 'ev']);
     expect(tokens).toBe(4);
+  });
+
+  it("answers a mention with the day it was said, and counts the date's tokens", () => {
+    const said = { ...item('mention', 'm', 1, [], 'Caroline: I went to the LGBTQ support group'), occurredAt: '2023-05-08T13:56:00.000Z' };
+    const { items, tokens } = packRanked([said], { k: 1 }, words);
+    expect(items[0]).toMatchObject({ text: '[8 May 2023] Caroline: I went to the LGBTQ support group', occurredAt: said.occurredAt });
+    expect(tokens).toBe(words.count(items[0]!.text));
   });
 
   it('caps the items of each kind at k, taking the best of each', () => {
     const many = byScore(KINDS.flatMap((kind, k) => Array.from({ length: 5 }, (_, i) => item(kind, `${kind}-${i}`, 10 - i - k / 10))));
-    const { items } = packEvidence(many, { k: 2 }, words);
+    const { items } = packRanked(many, { k: 2 }, words);
     expect(items.map((i) => i.id)).toEqual(['event-0', 'fact-0', 'mention-0', 'episode-0', 'event-1', 'fact-1', 'mention-1', 'episode-1']);
   });
 
   it('skips an item that does not fit and still takes smaller ones after it', () => {
     const list = [item('fact', 'big', 3, [], 'a b c d e f'), item('fact', 'mid', 2, [], 'a b c'), item('fact', 'small', 1, [], 'a')];
-    const { items, tokens } = packEvidence(list, { k: 10, tokenBudget: 4 }, words);
+    const { items, tokens } = packRanked(list, { k: 10, tokenBudget: 4 }, words);
     expect(items.map((i) => [i.id, i.tokens])).toEqual([
       ['mid', 3],
       ['small', 1],
@@ -56,7 +63,7 @@ describe('packEvidence', () => {
   });
 
   it('emits items in the contract shape, keys in a fixed order', () => {
-    const { items } = packEvidence([{ ...item('event', 'e', 1, [{ kind: 'fact', id: 'f' }], 'a'), validFrom: T, validTo: null }], { k: 1 }, words);
+    const { items } = packRanked([{ ...item('event', 'e', 1, [{ kind: 'fact', id: 'f' }], 'a'), validFrom: T, validTo: null }], { k: 1 }, words);
     expect(Object.keys(items[0]!)).toEqual(['kind', 'id', 'text', 'score', 'tokens', 'recordedFrom', 'validFrom', 'validTo', 'evidence']);
     expect(searchResponse.safeParse({ cut: { validAt: '*', recordedAt: T }, items, tokens: 1 }).success).toBe(true);
   });
@@ -96,7 +103,7 @@ describe('packEvidence', () => {
         fc.integer({ min: 1, max: 100 }),
         fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
         (ranked, k, tokenBudget) => {
-          const { items, tokens } = packEvidence(ranked, { k, tokenBudget }, counter);
+          const { items, tokens } = packRanked(ranked, { k, tokenBudget }, counter);
           if (tokenBudget !== undefined) expect(tokens).toBeLessThanOrEqual(tokenBudget);
           expect(tokens).toBe(items.reduce((sum, i) => sum + i.tokens, 0));
           for (const i of items) expect(i.tokens).toBe(counter.count(i.text));
@@ -109,14 +116,13 @@ describe('packEvidence', () => {
     );
   });
 
-  it('without evidence links, is greedy in priority order: events, facts, mentions, episodes, each ranked (500 runs)', () => {
+  it('is greedy in rank order: an item is left out only when its kind is full or it does not fit (500 runs)', () => {
     fc.assert(
-      fc.property(rankedArb, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 60 }), (withLinks, k, tokenBudget) => {
-        const ranked = withLinks.map((c) => ({ ...c, evidence: [] }));
-        const taken = new Set(packEvidence(ranked, { k, tokenBudget }, words).items.map((i) => i.id));
+      fc.property(rankedArb, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 60 }), (ranked, k, tokenBudget) => {
+        const taken = new Set(packRanked(ranked, { k, tokenBudget }, words).items.map((i) => i.id));
         let running = 0;
         const perKind = new Map<ItemKind, number>();
-        for (const c of KINDS.flatMap((kind) => ranked.filter((r) => r.kind === kind))) {
+        for (const c of ranked) {
           const count = perKind.get(c.kind) ?? 0;
           const t = words.count(c.text);
           if (taken.has(c.id)) {
@@ -125,6 +131,20 @@ describe('packEvidence', () => {
           } else {
             expect(count >= k || running + t > tokenBudget).toBe(true);
           }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('only cuts the ranked list: the items of a kind at k are the first ones at any larger k, with the same scores (500 runs)', () => {
+    fc.assert(
+      fc.property(rankedArb, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 10 }), (ranked, k, more) => {
+        const small = packRanked(ranked, { k }, words).items;
+        const large = packRanked(ranked, { k: k + more }, words).items;
+        for (const kind of KINDS) {
+          const of = (items: typeof small) => items.filter((i) => i.kind === kind).map((i) => [i.id, i.score]);
+          expect(of(small)).toEqual(of(large).slice(0, of(small).length));
         }
       }),
       { numRuns: 500 },
