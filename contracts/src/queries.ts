@@ -47,6 +47,45 @@ export const eventsQuery = z.strictObject({
   minPosition,
 });
 
+/** Page size of an entity listing: what a reader gets when it does not say, and the most it may ask for. */
+export const ENTITIES_PAGE = { default: 100, max: 1000 } as const;
+
+/**
+ * The entities visible at `recordedAt` (SPEC §3.2), optionally found by name or alias and type, a page at
+ * a time in entityId order. Entities have no valid time, so `validAt` filters none of them: it is taken,
+ * and echoed in the answer's cut, so one cut can be passed to every read.
+ */
+export const entitiesQuery = z.strictObject({
+  name: nonBlankText.optional().meta({
+    description:
+      'an entity name or alias, compared case-insensitively with whitespace normalised ("alice" finds "Alice"); ' +
+      'names of entities merged into an entity find that entity',
+    examples: ['Alice'],
+  }),
+  match: z
+    .enum(['exact', 'prefix'])
+    .default('exact')
+    .meta({ description: '`exact`: the whole name; `prefix`: names that start with `name` ("ali" finds "Alice Smith")' }),
+  type: nonBlankText.optional().meta({ description: 'only entities with this type (case-insensitive)', examples: ['person'] }),
+  validAt: instantOrStar.optional(),
+  recordedAt: instant.optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, { error: `must be an integer from 1 to ${ENTITIES_PAGE.max}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: 'must be at least 1' })
+        .max(ENTITIES_PAGE.max, { error: `must be at most ${ENTITIES_PAGE.max}` }),
+    )
+    .default(ENTITIES_PAGE.default)
+    .meta({ description: `how many entities one page holds (default ${ENTITIES_PAGE.default}, at most ${ENTITIES_PAGE.max})` }),
+  after: id.optional().meta({ description: "the previous page's `next`: this page starts after that entityId" }),
+  consistency: consistency.default('projection'),
+  minPosition,
+});
+
 /** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */
 export const changesQuery = z.strictObject({ from: instant, to: instant.optional(), minPosition }).superRefine((v, ctx) => {
   if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
@@ -75,6 +114,7 @@ export type FactsQuery = z.output<typeof factsQuery>;
 export type HistoryQuery = z.output<typeof historyQuery>;
 export type EntityQuery = z.output<typeof entityQuery>;
 export type EventsQuery = z.output<typeof eventsQuery>;
+export type EntitiesQuery = z.output<typeof entitiesQuery>;
 export type ChangesQuery = z.output<typeof changesQuery>;
 export type SearchRequest = z.output<typeof searchRequest>;
 export type SearchRequestInput = z.input<typeof searchRequest>;

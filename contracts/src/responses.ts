@@ -80,6 +80,17 @@ export const entityResponse = z.strictObject({
   recordedFrom: instantOut,
 });
 
+/** `GET /v1/memories/{memoryId}/entities`: a page of the entities visible in the cut, sorted by entityId. */
+export const entitiesResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  entities: z.array(entityResponse),
+  next: z
+    .string()
+    .nullable()
+    .meta({ description: "pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last" }),
+});
+
 export const eventView = z.strictObject({
   eventId: z.string(),
   summary: z.string(),
@@ -141,6 +152,7 @@ export type HistoryResponse = z.output<typeof historyResponse>;
 export type AuditEvent = z.output<typeof auditEvent>;
 export type AuditResponse = z.output<typeof auditResponse>;
 export type EntityResponse = z.output<typeof entityResponse>;
+export type EntitiesResponse = z.output<typeof entitiesResponse>;
 export type EventView = z.output<typeof eventView>;
 export type EventsResponse = z.output<typeof eventsResponse>;
 export type FactChange = z.output<typeof factChange>;

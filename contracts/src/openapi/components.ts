@@ -51,6 +51,7 @@ const responseSchemas: Record<string, z.ZodType> = {
   AuditEvent: res.auditEvent,
   AuditResponse: res.auditResponse,
   EntityResponse: res.entityResponse,
+  EntitiesResponse: res.entitiesResponse,
   EventView: res.eventView,
   EventsResponse: res.eventsResponse,
   FactChange: res.factChange,

@@ -80,6 +80,44 @@ function buildPaths(): Obj {
         responses: responses('AuditResponse', [400, 404]),
       },
     },
+    [`${m}/entities`]: {
+      get: {
+        operationId: 'listEntities',
+        summary: 'Entities visible at a record time, found by name or alias and type, a page at a time sorted by entityId',
+        description:
+          'Lists the canonical entities visible at `recordedAt` (an entity merged into another is listed as that one). ' +
+          '`name` matches an entity name or alias case-insensitively, with whitespace normalised, exactly or (`match=prefix`) as a prefix. ' +
+          'Pages hold `limit` entities (default 100, at most 1000); pass `next` as `after` for the next page.',
+        parameters: [...memory(), ...parameters(q.entitiesQuery, 'query')],
+        responses: responses(
+          {
+            description: 'OK',
+            content: {
+              'application/json': {
+                schema: ref('EntitiesResponse'),
+                example: {
+                  cut: { validAt: '2024-05-09T12:00:00.000Z', recordedAt: '2024-05-09T12:00:00.000Z' },
+                  source: 'projection',
+                  entities: [
+                    {
+                      entityId: 'alice',
+                      name: 'Alice',
+                      names: ['Alice'],
+                      aliases: ['Ali'],
+                      types: ['person'],
+                      merges: [],
+                      recordedFrom: '2024-05-06T09:00:00.000Z',
+                    },
+                  ],
+                  next: null,
+                },
+              },
+            },
+          },
+          [400, 404, 408],
+        ),
+      },
+    },
     [`${m}/entities/{entityId}`]: {
       get: {
         operationId: 'getEntity',

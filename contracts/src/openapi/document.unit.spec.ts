@@ -27,6 +27,7 @@ const OPERATIONS_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/verify'],
   ['post', '/v1/admin/rebuild'],
   ['get', '/v1/admin/rebuild'],
+  ['get', '/v1/memories/{memoryId}/entities'], // a read beyond SPEC §4: entities found by name
 ];
 
 /** Every `$ref` string anywhere in `value`. */

@@ -49,6 +49,7 @@ describe('MemoTraceClient', () => {
     expect((await m().history('alice-acme')).versions).toHaveLength(1);
     expect((await m().audit('alice-acme')).events[0]).toMatchObject({ type: 'FactAsserted', actor: 'client-agent' });
     expect((await m().entity('alice')).entityId).toBe('alice');
+    expect((await m().entities({ name: 'ALICE', recordedAt: '2024-05-07T00:00:00Z' })).entities.map((e) => e.entityId)).toEqual(['alice']);
     expect((await m().events({ recordedAt: '2024-05-07T00:00:00Z' })).events.map((e) => e.eventId)).toEqual(['ev1']);
     expect((await m().changes('2024-05-01T00:00:00Z', '2024-06-01T00:00:00Z')).changes.length).toBeGreaterThan(0);
     const search = await m().search({ query: 'Alice Acme' });

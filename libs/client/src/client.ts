@@ -2,6 +2,7 @@ import type {
   AuditResponse,
   ChangesResponse,
   CommandsResponse,
+  EntitiesResponse,
   EntityResponse,
   ErrorCode,
   ErrorDetail,
@@ -49,6 +50,19 @@ export interface MemoTraceClientOptions {
 
 export type Cut = { validAt?: string; recordedAt?: string };
 export type FactsFilter = Cut & { src?: string; rel?: string; dst?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
+/**
+ * Which entities `entities()` lists: `name` matches a name or alias case-insensitively (`match: 'prefix'`: as a
+ * prefix), `type` one of its types; `after` is the previous page's `next`; `limit` defaults to 100 (at most 1000).
+ */
+export type EntitiesFilter = Cut & {
+  name?: string;
+  match?: 'exact' | 'prefix';
+  type?: string;
+  limit?: number;
+  after?: string;
+  consistency?: 'projection' | 'replay';
+  minPosition?: number;
+};
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -234,6 +248,11 @@ export class MemoryClient {
 
   entity(entityId: string, options: { recordedAt?: string } = {}): Promise<EntityResponse> {
     return this.client.request('GET', `${this.path}/entities/${seg(entityId)}${query(options)}`);
+  }
+
+  /** A page of the entities visible at the cut's record time, sorted by entityId, e.g. `entities({name: 'Alice'})`. */
+  entities(filter: EntitiesFilter = {}): Promise<EntitiesResponse> {
+    return this.client.request('GET', `${this.path}/entities${query(filter)}`);
   }
 
   events(cut: Cut & { consistency?: 'projection' | 'replay' } = {}): Promise<EventsResponse> {

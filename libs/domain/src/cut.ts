@@ -12,8 +12,9 @@ import {
   canonicalTarget,
   lastOf,
 } from './state';
+import { normaliseName } from './ids';
 import { type Instant, contains } from './time';
-import type { ChangeView, Cut, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
+import type { ChangeView, Cut, EntityFilter, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
 import { compareIds } from './views';
 import {
   type AccessorParts,
@@ -233,6 +234,36 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
       .map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
     recordedFrom: entity.recordedFrom,
   };
+}
+
+/**
+ * The canonical entities the state shows that `filter` selects (see EntityFilter), each as
+ * `entityAt` answers it, sorted by entityId. An entity merged into another is listed as that one:
+ * its name is then one of the canonical entity's names and aliases.
+ */
+export function entitiesAt(state: MemoryState, filter: EntityFilter = {}): EntityView[] {
+  const cut = new StateCut(state, '*');
+  const matchesName = nameMatcher(filter);
+  const type = filter.type === undefined ? undefined : normaliseName(filter.type);
+  const views: EntityView[] = [];
+  for (const entity of state.entities.values()) {
+    const { entityId } = entity;
+    if (!cut.shows('entity', entity) || state.classes.canonical(entityId) !== entityId) continue;
+    if (filter.after !== undefined && compareIds(entityId, filter.after) <= 0) continue;
+    const view = entityAt(state, entityId)!;
+    if (matchesName && !view.names.some(matchesName) && !view.aliases.some(matchesName)) continue;
+    if (type !== undefined && !view.types.some((t) => normaliseName(t) === type)) continue;
+    views.push(view);
+  }
+  views.sort((a, b) => compareIds(a.entityId, b.entityId));
+  return filter.limit === undefined ? views : views.slice(0, filter.limit);
+}
+
+/** Whether a name or alias matches the filter's name (exactly or as a prefix, as `normaliseName` keys); undefined without one. */
+function nameMatcher({ name, match }: Pick<EntityFilter, 'name' | 'match'>): ((value: string) => boolean) | undefined {
+  if (name === undefined) return undefined;
+  const key = normaliseName(name);
+  return match === 'prefix' ? (value) => normaliseName(value).startsWith(key) : (value) => normaliseName(value) === key;
 }
 
 /** SPEC §3.2 (VISIBILITY.event): recorded, and every fact of its evidence closure believed at the cut. */

@@ -1,4 +1,4 @@
-import { changesBetween, compareChanges, factHistory, factsAt, inValidity } from './cut';
+import { changesBetween, compareChanges, entitiesAt, entityAt, factHistory, factsAt, inValidity } from './cut';
 import { fold, foldBefore } from './evolve';
 import { after, archive, at, before, edge, entity, given, merge, relation, retro } from './testing/given';
 import type { ChangeView, FactView } from './views';
@@ -231,5 +231,48 @@ describe('compareChanges', () => {
     expect([replacedAtOnce, current].sort(compareChanges)).toEqual([replacedAtOnce, current]);
     const earlierValidity = opened('2024-05-01T00:00:00.000Z', T);
     expect([replacedAtOnce, earlierValidity].sort(compareChanges)).toEqual([earlierValidity, replacedAtOnce]);
+  });
+});
+
+describe('entitiesAt', () => {
+  const s = given([
+    entity('alice', 'Alice', { aliases: ['Ally'], types: ['person'], recordedAt: at('MON', '09:00') }),
+    entity('smith', 'Alice  Smith', { types: ['Person'], recordedAt: at('MON', '09:00') }),
+    entity('bob', 'Bob', { types: ['person'], recordedAt: at('MON', '09:00') }),
+    entity('robert', 'Robert', { recordedAt: at('MON', '09:00') }),
+    entity('acme', 'Acme', { types: ['org'], recordedAt: at('MON', '09:00') }),
+    merge('bob', 'robert', at('TUE', '09:00')),
+    entity('acme', 'Acme', { aliases: ['ACME Corp'], recordedAt: at('TUE', '09:00') }),
+  ]);
+  const ids = (recordedAt: string, filter: Parameters<typeof entitiesAt>[1]) => entitiesAt(s.at(recordedAt), filter).map((e) => e.entityId);
+  const [mon, now] = [at('MON', '12:00'), at('SUN')];
+
+  it('lists the canonical entities, sorted by id, each as entityAt shows it', () => {
+    expect(ids(now, {})).toEqual(['acme', 'alice', 'robert', 'smith']);
+    expect(ids(mon, {})).toEqual(['acme', 'alice', 'bob', 'robert', 'smith']);
+    expect(ids(before(at('MON', '09:00')), {})).toEqual([]);
+    expect(entitiesAt(s.at(now), {})).toEqual(['acme', 'alice', 'robert', 'smith'].map((id) => entityAt(s.at(now), id)));
+  });
+
+  it('finds names and aliases as normalised keys: case-folded, whitespace collapsed; exactly or as a prefix', () => {
+    expect(ids(now, { name: ' aLiCe ' })).toEqual(['alice']);
+    expect(ids(now, { name: 'ally' })).toEqual(['alice']);
+    expect(ids(now, { name: 'alice smith' })).toEqual(['smith']);
+    expect(ids(now, { name: 'ali' })).toEqual([]);
+    expect(ids(now, { name: 'ALI', match: 'prefix' })).toEqual(['alice', 'smith']);
+    expect(ids(now, { name: 'acme  c', match: 'prefix' })).toEqual(['acme']);
+  });
+
+  it('finds a merged entity by its old name as the entity it was merged into, from the merge on', () => {
+    expect(ids(now, { name: 'Bob' })).toEqual(['robert']);
+    expect(ids(mon, { name: 'Bob' })).toEqual(['bob']);
+    expect(ids(mon, { name: 'ACME Corp' })).toEqual([]);
+  });
+
+  it('filters by type (normalised too), and pages by id', () => {
+    expect(ids(now, { type: 'PERSON' })).toEqual(['alice', 'robert', 'smith']);
+    expect(ids(now, { type: 'person', name: 'a', match: 'prefix' })).toEqual(['alice', 'smith']);
+    expect(ids(now, { after: 'alice', limit: 2 })).toEqual(['robert', 'smith']);
+    expect(ids(now, { after: 'zzz' })).toEqual([]);
   });
 });

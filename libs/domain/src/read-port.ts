@@ -1,5 +1,5 @@
 import type { Instant } from './time';
-import type { ChangeView, Cut, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
+import type { ChangeView, Cut, EntityFilter, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
 
 /**
  * Time-cut reads of one memory. Two implementations must answer identically:
@@ -11,6 +11,8 @@ export interface MemoryQueries {
   history(memoryId: string, factId: string, recordedAt?: Instant): Promise<FactView[] | null>;
   /** Null when the entity is unknown or not yet recorded at `recordedAt`. */
   entity(memoryId: string, entityId: string, recordedAt: Instant): Promise<EntityView | null>;
+  /** The canonical entities visible at `recordedAt` that the filter selects, sorted by entityId. */
+  entities(memoryId: string, recordedAt: Instant, filter: EntityFilter): Promise<EntityView[]>;
   events(memoryId: string, cut: Cut): Promise<EventView[]>;
   episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]>;
   mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]>;

@@ -46,6 +46,24 @@ export interface EntityView {
   recordedFrom: Instant;
 }
 
+/**
+ * Which entities a listing shows (`entitiesAt`, `MemoryQueries.entities`). Names and types compare
+ * as `normaliseName` keys (case-folded, whitespace-normalised), the form the default entity id is
+ * derived from, so "alice" finds the entity `UPSERT_ENTITY {name: "Alice"}` made.
+ */
+export interface EntityFilter {
+  /** An entity's name or any alias: its own, or of an entity merged into it (its `names` and `aliases`). */
+  name?: string;
+  /** `exact` (default): the whole key; `prefix`: keys that start with the name's key ("ali" finds "Alice Smith"). */
+  match?: 'exact' | 'prefix';
+  /** One of its types. */
+  type?: string;
+  /** Paging: only entities whose id sorts after this one (`compareIds`). */
+  after?: string;
+  /** At most this many, the first by id. */
+  limit?: number;
+}
+
 export interface EventView {
   eventId: string;
   summary: string;

@@ -1,3 +1,4 @@
+import { normaliseName } from '@memotrace/domain';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
@@ -144,6 +145,7 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       ['name', 'text'],
       ['recorded_from', 'text'],
       ['position', 'number'],
+      ['name_key', 'text'],
     ],
     firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => [
       e.memoryId,
@@ -151,6 +153,7 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       e.name,
       at(e.recordedFrom),
       e.position,
+      normaliseName(e.name),
     ]),
   );
   await copy(
@@ -163,8 +166,9 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       ['recorded_from', 'text'],
       ['position', 'number'],
       ['idx', 'number'],
+      ['value_key', 'text'],
     ],
-    plan.labels.map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx]),
+    plan.labels.map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx, normaliseName(l.value)]),
   );
   await copy(
     'rm_entity_merges',

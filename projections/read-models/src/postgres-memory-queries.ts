@@ -1,6 +1,7 @@
 import {
   type ChangeView,
   type Cut,
+  type EntityFilter,
   type EntityView,
   type EpisodeView,
   type EventView,
@@ -12,6 +13,7 @@ import {
   compareChanges,
   compareIds,
   contains,
+  normaliseName,
 } from '@memotrace/domain';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
@@ -88,49 +90,47 @@ export class PostgresMemoryQueries implements MemoryQueries {
   entity(memoryId: string, entityId: string, recordedAt: Instant): Promise<EntityView | null> {
     return this.snapshot(async (q) => {
       const forest = await loadForest(q, memoryId, { through: recordedAt });
-      const root = forest.canonical(entityId);
-      const members = forest.classOf(entityId);
-      const ids = [...new Set([entityId, ...members])];
-      const r = pgInstant(recordedAt);
-      const { rows: entityRows } = await q.query<{ entity_id: string; name: string; recorded_from: string }>(
-        `SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities
-          WHERE ${cutPredicate('entity', '', { memoryId: '$1', recordedAt: '$3', validAt: null })} AND entity_id = ANY($2::text[])`,
-        [memoryId, ids, r],
-      );
-      const entities = new Map(entityRows.map((row) => [row.entity_id, row]));
-      const rootEntity = entities.get(root);
-      if (!entities.has(entityId) || !rootEntity) return null;
-      const { rows: labels } = await q.query<{ entity_id: string; kind: 'alias' | 'type'; value: string }>(
-        `SELECT l.entity_id, l.kind, l.value FROM rm_entity_labels l
-           JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
-          WHERE l.memory_id = $1 AND l.entity_id = ANY($2::text[]) AND ${recordPredicate('entity', 'l', '$3')} AND l.position >= e.position
-          ORDER BY l.position, l.idx`,
-        [memoryId, members, r],
-      );
-      // Same accumulation as entityAt: members in merge order, each one's name, then its aliases/types in log order.
-      const names = new Set<string>([rootEntity.name]);
-      const aliases = new Set<string>();
-      const types = new Set<string>();
-      const inClass = members.filter((id) => entities.has(id));
-      for (const id of inClass) {
-        names.add(entities.get(id)!.name);
-        if (id !== root) aliases.add(entities.get(id)!.name);
-        for (const label of labels) {
-          if (label.entity_id !== id) continue;
-          (label.kind === 'alias' ? aliases : types).add(label.value);
-        }
+      const [view] = await entityViews(q, memoryId, forest, recordedAt, [entityId]);
+      return view ?? null;
+    });
+  }
+
+  /**
+   * The entities whose name, alias or type key matches (indexed: rm_entities_name_key,
+   * rm_entity_labels_value_key), or every visible one; each stands for its class at r, whose
+   * root is listed. Sorted and paged here, as entitiesAt does: no database collation decides it.
+   */
+  entities(memoryId: string, recordedAt: Instant, filter: EntityFilter): Promise<EntityView[]> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, { through: recordedAt });
+      const at = [memoryId, pgInstant(recordedAt)];
+      const visible = cutPredicate('entity', 'e', { memoryId: '$1', recordedAt: '$2', validAt: null });
+      const labelled = (kind: 'alias' | 'type', keyTerm: string) =>
+        `SELECT l.entity_id FROM rm_entity_labels l JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
+          WHERE l.memory_id = $1 AND l.kind = '${kind}' AND ${keyTerm} AND ${recordPredicate('entity', 'l', '$2')}
+            AND l.position >= e.position AND ${visible}`;
+      // Each select, with its parameters, names members; the answer lists their roots that every select names.
+      const selects: [sql: string, params: unknown[]][] = [];
+      if (filter.name !== undefined) {
+        const key = normaliseName(filter.name);
+        const prefix = filter.match === 'prefix';
+        const term = (column: string) => (prefix ? `${column} LIKE $3` : `${column} = $3`);
+        selects.push([
+          `SELECT e.entity_id FROM rm_entities e WHERE ${visible} AND ${term('e.name_key')} UNION ${labelled('alias', term('l.value_key'))}`,
+          [...at, prefix ? key.replace(/[\\%_]/g, '\\$&') + '%' : key],
+        ]);
       }
-      aliases.delete(rootEntity.name);
-      const classIds = new Set(inClass);
-      return {
-        entityId: root,
-        name: rootEntity.name,
-        names: [...names],
-        aliases: [...aliases],
-        types: [...types],
-        merges: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
-        recordedFrom: instantOfEpochMs(rootEntity.recorded_from),
-      };
+      if (filter.type !== undefined) selects.push([labelled('type', 'l.value_key = $3'), [...at, normaliseName(filter.type)]]);
+      if (selects.length === 0) selects.push([`SELECT e.entity_id FROM rm_entities e WHERE ${visible}`, at]);
+      let roots: Set<string> | undefined;
+      for (const [sql, params] of selects) {
+        const { rows } = await q.query<{ entity_id: string }>(sql, params);
+        const named = new Set(rows.map((row) => forest.canonical(row.entity_id)));
+        roots = roots === undefined ? named : new Set([...roots].filter((id) => named.has(id)));
+      }
+      const after = filter.after;
+      const page = [...roots!].filter((id) => after === undefined || compareIds(id, after) > 0).sort(compareIds);
+      return entityViews(q, memoryId, forest, recordedAt, filter.limit === undefined ? page : page.slice(0, filter.limit));
     });
   }
 
@@ -211,6 +211,64 @@ export class PostgresMemoryQueries implements MemoryQueries {
   private snapshot<T>(read: (q: Queryable) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, read, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
+}
+
+/**
+ * `entityAt` of each id, in the ids' order, leaving out those not visible at r: the view of its
+ * class at r, read in one round trip for the entities and one for their labels.
+ */
+async function entityViews(q: Queryable, memoryId: string, forest: MergeForest, recordedAt: Instant, ids: readonly string[]): Promise<EntityView[]> {
+  if (ids.length === 0) return [];
+  const classes = ids.map((id) => forest.classOf(id));
+  const members = [...new Set(classes.flat())];
+  const r = pgInstant(recordedAt);
+  const { rows: entityRows } = await q.query<{ entity_id: string; name: string; recorded_from: string }>(
+    `SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities
+      WHERE ${cutPredicate('entity', '', { memoryId: '$1', recordedAt: '$3', validAt: null })} AND entity_id = ANY($2::text[])`,
+    [memoryId, [...new Set([...ids, ...members])], r],
+  );
+  const entities = new Map(entityRows.map((row) => [row.entity_id, row]));
+  const { rows: labelRows } = await q.query<{ entity_id: string; kind: 'alias' | 'type'; value: string }>(
+    `SELECT l.entity_id, l.kind, l.value FROM rm_entity_labels l
+       JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
+      WHERE l.memory_id = $1 AND l.entity_id = ANY($2::text[]) AND ${recordPredicate('entity', 'l', '$3')} AND l.position >= e.position
+      ORDER BY l.position, l.idx`,
+    [memoryId, members, r],
+  );
+  const labels = new Map<string, { kind: 'alias' | 'type'; value: string }[]>();
+  for (const label of labelRows) {
+    const list = labels.get(label.entity_id);
+    if (list) list.push(label);
+    else labels.set(label.entity_id, [label]);
+  }
+  const views: EntityView[] = [];
+  for (const [i, id] of ids.entries()) {
+    const root = forest.canonical(id);
+    const rootEntity = entities.get(root);
+    if (!entities.has(id) || !rootEntity) continue;
+    // Same accumulation as entityAt: members in merge order, each one's name, then its aliases/types in log order.
+    const names = new Set<string>([rootEntity.name]);
+    const aliases = new Set<string>();
+    const types = new Set<string>();
+    const inClass = classes[i]!.filter((member) => entities.has(member));
+    for (const member of inClass) {
+      names.add(entities.get(member)!.name);
+      if (member !== root) aliases.add(entities.get(member)!.name);
+      for (const label of labels.get(member) ?? []) (label.kind === 'alias' ? aliases : types).add(label.value);
+    }
+    aliases.delete(rootEntity.name);
+    const classIds = new Set(inClass);
+    views.push({
+      entityId: root,
+      name: rootEntity.name,
+      names: [...names],
+      aliases: [...aliases],
+      types: [...types],
+      merges: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
+      recordedFrom: instantOfEpochMs(rootEntity.recorded_from),
+    });
+  }
+  return views;
 }
 
 async function loadForest(q: Queryable, memoryId: string, horizon: MergeHorizon): Promise<MergeForest> {

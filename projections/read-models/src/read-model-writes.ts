@@ -1,4 +1,4 @@
-import type { VersionedKind } from '@memotrace/domain';
+import { type VersionedKind, normaliseName } from '@memotrace/domain';
 import type { PoolClient } from 'pg';
 import type { BatchPlan, EpisodeContent, EventContent, FactContent, StoredHeads, VersionedKey } from './batch-plan';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant, pgInstantOrNull } from './instants';
@@ -100,9 +100,10 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
   await writeVersions(tx, plan.episodes, EPISODES);
   await insertJson(
     tx,
-    `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position)
-     SELECT memory_id, entity_id, name, recorded_from, position
-       FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, name text, recorded_from timestamptz, position bigint)
+    `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position, name_key)
+     SELECT memory_id, entity_id, name, recorded_from, position, name_key
+       FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, name text, recorded_from timestamptz, position bigint, ` +
+      `name_key text)
      ON CONFLICT (memory_id, entity_id) DO NOTHING`,
     plan.entities.map((e) => ({
       memory_id: e.memoryId,
@@ -110,14 +111,15 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
       name: e.name,
       recorded_from: pgInstant(e.recordedFrom),
       position: e.position,
+      name_key: normaliseName(e.name),
     })),
   );
   await insertJson(
     tx,
-    `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx)
-     SELECT memory_id, entity_id, kind, value, recorded_from, position, idx
+    `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx, value_key)
+     SELECT memory_id, entity_id, kind, value, recorded_from, position, idx, value_key
        FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, kind text, value text, ` +
-      `recorded_from timestamptz, position bigint, idx integer)`,
+      `recorded_from timestamptz, position bigint, idx integer, value_key text)`,
     plan.labels.map((l) => ({
       memory_id: l.memoryId,
       entity_id: l.entityId,
@@ -126,6 +128,7 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
       recorded_from: pgInstant(l.recordedFrom),
       position: l.position,
       idx: l.idx,
+      value_key: normaliseName(l.value),
     })),
   );
   await insertJson(

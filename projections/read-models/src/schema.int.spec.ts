@@ -2,6 +2,7 @@ import { MIGRATIONS_TABLE, type TestDatabase, createTestDatabase, migrate } from
 import { DatabaseError } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import {
+  ReadModelsEntityNameKeys1796000000000,
   ReadModelsNoFactCutIndex1795800000000,
   ReadModelsNoOpenIndex1795700000000,
   ReadModelsVersionChain1795600000000,
@@ -18,6 +19,7 @@ beforeAll(async () => {
     'ReadModelsVersionChain1795600000000',
     'ReadModelsNoOpenIndex1795700000000',
     'ReadModelsNoFactCutIndex1795800000000',
+    'ReadModelsEntityNameKeys1796000000000',
   ]);
 });
 
@@ -162,6 +164,61 @@ describe('read-model schema', () => {
       );
     await insertEpisode(1, T(1), null);
     expect(await pgError(insertEpisode(2, T(2), null))).toMatchObject({ code: '23503', constraint: 'rm_episode_versions_previous_ended' });
+  });
+
+  it('migrates a database made before the entity name keys: fills them as the domain normalises names, then indexes them', async () => {
+    const old = await createTestDatabase();
+    try {
+      await migrate(old.pool, readModelMigrations);
+      const runner = { query: async (sql: string, params?: unknown[]) => (await old.pool.query(sql, params)).rows } as unknown as QueryRunner;
+      const keys = new ReadModelsEntityNameKeys1796000000000();
+      await keys.down(runner);
+      await old.pool.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [keys.name]);
+      await old.pool.query(
+        `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position)
+         VALUES ('m', 'a', ' Alice  SMITH ', $1, 1), ('m', 's', 'Strauß', $1, 2), ('n', 'a', ' Alice  SMITH ', $1, 1)`,
+        [T(1)],
+      );
+      await old.pool.query(
+        `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx)
+         VALUES ('m', 'a', 'alias', 'ALI', $1, 1, 0), ('m', 'a', 'type', 'Person', $1, 1, 0)`,
+        [T(1)],
+      );
+      expect(await migrate(old.pool, readModelMigrations)).toEqual([keys.name]);
+      const { rows: entities } = await old.pool.query(`SELECT memory_id, entity_id, name_key FROM rm_entities ORDER BY 1, 2`);
+      expect(entities).toEqual([
+        { memory_id: 'm', entity_id: 'a', name_key: 'alice smith' },
+        { memory_id: 'm', entity_id: 's', name_key: 'strauss' },
+        { memory_id: 'n', entity_id: 'a', name_key: 'alice smith' },
+      ]);
+      const { rows: labels } = await old.pool.query(`SELECT kind, value_key FROM rm_entity_labels ORDER BY 1`);
+      expect(labels).toEqual([
+        { kind: 'alias', value_key: 'ali' },
+        { kind: 'type', value_key: 'person' },
+      ]);
+      const { rows: columns } = await old.pool.query(
+        `SELECT table_name, is_nullable FROM information_schema.columns
+          WHERE table_schema = current_schema() AND column_name IN ('name_key', 'value_key') ORDER BY 1`,
+      );
+      expect(columns).toEqual([
+        { table_name: 'rm_entities', is_nullable: 'NO' },
+        { table_name: 'rm_entity_labels', is_nullable: 'NO' },
+      ]);
+      const { rows: indexes } = await old.pool.query(
+        `SELECT indexname FROM pg_indexes
+          WHERE schemaname = current_schema() AND indexname IN ('rm_entities_name_key', 'rm_entity_labels_value_key') ORDER BY 1`,
+      );
+      expect(indexes.map((r) => r.indexname)).toEqual(['rm_entities_name_key', 'rm_entity_labels_value_key']);
+      // On tables made with the keys, it changes nothing.
+      await keys.up(runner);
+      expect((await old.pool.query(`SELECT name_key FROM rm_entities ORDER BY memory_id, entity_id`)).rows.map((r) => r.name_key)).toEqual([
+        'alice smith',
+        'strauss',
+        'alice smith',
+      ]);
+    } finally {
+      await old.drop();
+    }
   });
 
   it("migrates a database made before the version chain: fills each version's predecessor end and swaps the constraints", async () => {

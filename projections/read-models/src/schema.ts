@@ -1,3 +1,4 @@
+import { normaliseName } from '@memotrace/domain';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -55,6 +56,15 @@ const primaryKey = (table: string, columns: string): string[] => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY USING INDEX ${table}_pkey`,
 ];
 
+/**
+ * Entity lookups by name, alias or type compare `normaliseName` keys (libs/domain/src/ids.ts),
+ * computed by the projector as the domain computes them (the database's case folding is not
+ * JavaScript's). "C" ordering serves `LIKE 'prefix%'` from the same btree as equality.
+ */
+const NAME_KEY = 'text COLLATE "C" NOT NULL';
+const ENTITY_NAME_KEY_INDEX = 'CREATE INDEX rm_entities_name_key ON rm_entities (memory_id, name_key)';
+const ENTITY_LABEL_KEY_INDEX = 'CREATE INDEX rm_entity_labels_value_key ON rm_entity_labels (memory_id, kind, value_key)';
+
 export const readModelStatements: string[] = [
   'CREATE EXTENSION IF NOT EXISTS btree_gist',
 
@@ -99,9 +109,11 @@ export const readModelStatements: string[] = [
      name text NOT NULL,
      recorded_from timestamptz NOT NULL,
      -- log position of the registration: aliases logged before it do not belong to it (as in evolve)
-     position bigint NOT NULL
+     position bigint NOT NULL,
+     name_key ${NAME_KEY}
    )`,
   ...primaryKey('rm_entities', 'memory_id, entity_id'),
+  ENTITY_NAME_KEY_INDEX,
   // Aliases and types in log order (position, then index in the event): entity answers list them in that order.
   `CREATE TABLE rm_entity_labels (
      memory_id ${ID} NOT NULL,
@@ -110,9 +122,11 @@ export const readModelStatements: string[] = [
      value text NOT NULL,
      recorded_from timestamptz NOT NULL,
      position bigint NOT NULL,
-     idx integer NOT NULL
+     idx integer NOT NULL,
+     value_key ${NAME_KEY}
    )`,
   ...primaryKey('rm_entity_labels', 'memory_id, entity_id, position, kind, idx'),
+  ENTITY_LABEL_KEY_INDEX,
   // seq = log position: merges are replayed in log order to rebuild the merge forest at a record time.
   `CREATE TABLE rm_entity_merges (
      memory_id ${ID} NOT NULL,
@@ -294,9 +308,54 @@ export class ReadModelsNoFactCutIndex1795800000000 implements MigrationInterface
   }
 }
 
+/** Each keyed table: the text its key is computed from, the key column, the key's index. */
+const ENTITY_KEYS = [
+  ['rm_entities', 'name', 'name_key', ENTITY_NAME_KEY_INDEX],
+  ['rm_entity_labels', 'value', 'value_key', ENTITY_LABEL_KEY_INDEX],
+] as const;
+
+/**
+ * Adds the entities' name keys and label keys (see NAME_KEY) to databases made before them, filled
+ * from the stored names and values, with their indexes; tables made after have them already.
+ */
+export class ReadModelsEntityNameKeys1796000000000 implements MigrationInterface {
+  readonly name = 'ReadModelsEntityNameKeys1796000000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const [table, source, key, index] of ENTITY_KEYS) {
+      const present = await queryRunner.query(
+        `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
+        [table, key],
+      );
+      if (present.length === 0) {
+        await queryRunner.query(`ALTER TABLE ${table} ADD COLUMN ${key} ${NAME_KEY.replace(' NOT NULL', '')}`);
+        // Distinct texts, a bounded number per round: names repeat across memories and rows.
+        for (;;) {
+          const rows: { text: string }[] = await queryRunner.query(
+            `SELECT DISTINCT ${source} AS text FROM ${table} WHERE ${key} IS NULL LIMIT 10000`,
+          );
+          if (rows.length === 0) break;
+          await queryRunner.query(
+            `UPDATE ${table} t SET ${key} = k.key FROM unnest($1::text[], $2::text[]) AS k(text, key)
+              WHERE t.${source} = k.text AND t.${key} IS NULL`,
+            [rows.map((r) => r.text), rows.map((r) => normaliseName(r.text))],
+          );
+        }
+        await queryRunner.query(`ALTER TABLE ${table} ALTER COLUMN ${key} SET NOT NULL`);
+      }
+      await queryRunner.query(index.replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS'));
+    }
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    for (const [table, , key] of ENTITY_KEYS) await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${key}`);
+  }
+}
+
 export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsSchema1763856000000(),
   new ReadModelsVersionChain1795600000000(),
   new ReadModelsNoOpenIndex1795700000000(),
   new ReadModelsNoFactCutIndex1795800000000(),
+  new ReadModelsEntityNameKeys1796000000000(),
 ];

@@ -22,6 +22,8 @@ const READS: [string, 'GET' | 'POST', string, unknown?][] = [
   ['history', 'GET', 'facts/bob-paris/history'],
   ['audit', 'GET', 'facts/bob-paris/audit'],
   ['entity', 'GET', 'entities/bob'],
+  ['entities', 'GET', 'entities?name=Bob'],
+  ['entities (replay)', 'GET', 'entities?consistency=replay'],
   ['events', 'GET', 'events?validAt=*'],
   ['events (replay)', 'GET', 'events?validAt=*&consistency=replay'],
   ['changes', 'GET', `changes?from=${T0}`],

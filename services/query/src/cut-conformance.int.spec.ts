@@ -1,5 +1,6 @@
 import {
   type Cut,
+  type EntityFilter,
   type EpisodeView,
   type EventView,
   type FactView,
@@ -10,6 +11,7 @@ import {
   type MentionView,
   type ValidAt,
   entityAt,
+  entitiesAt,
   episodesAt,
   eventsAt,
   factsAt,
@@ -67,6 +69,20 @@ const RANDOM_LOGS = Math.round(3 * SCALE);
 /** Of the validAts around the bounds, how many each record time is cut at (besides '*'), per backend. */
 const VALID_SAMPLE = { readModels: 6, replay: 4, corpus: 12, openSearch: 3 };
 const LATER = '2100-01-01T00:00:00.000Z';
+/**
+ * Entity listings asked at every record time: names of the histories' entities ("Name 3", "Alice" by name,
+ * aliases "x" and "y"), in other case and spacing, as prefixes; types; a page.
+ */
+const ENTITY_FILTERS: EntityFilter[] = [
+  {},
+  { name: ' ALICE ' },
+  { name: 'x' },
+  { name: 'name  1' },
+  { name: 'NAME', match: 'prefix' },
+  { type: 'Person' },
+  { type: 'org', name: 'n', match: 'prefix' },
+  { after: 'e1', limit: 2 },
+];
 const GHOST = 'ghost';
 
 const plusMs = (instant: Instant, ms: number): Instant => new Date(Date.parse(instant) + ms).toISOString();
@@ -276,6 +292,13 @@ describe('the cut of every backend equals the domain\u2019s reference cut', () =
               where(`${backend} entity ${entityId}`, recordedAt),
               await q.entity(memoryId, entityId, recordedAt),
               entityAt(state, entityId),
+            );
+          }
+          for (const filter of ENTITY_FILTERS) {
+            mismatches.same(
+              where(`${backend} entities ${JSON.stringify(filter)}`, recordedAt),
+              await q.entities(memoryId, recordedAt, filter),
+              entitiesAt(state, filter),
             );
           }
           counts[backend] += 2;

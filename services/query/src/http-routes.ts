@@ -1,5 +1,6 @@
 import {
   changesQuery,
+  entitiesQuery,
   entityParams,
   entityQuery,
   eventsQuery,
@@ -75,6 +76,20 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     // The memory's position after each event (its revision + 1), as writes hand them out: the same after an import.
     const events = stored.map((e) => ({ position: e.revision + 1, type: e.type, ...auditMeta(e.metadata), data: e.data }));
     return { factId, events };
+  });
+
+  // The entities of a cut, found by name or alias and type, a page at a time in entityId order.
+  app.get('/v1/memories/:memoryId/entities', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(entitiesQuery, request.query, 'query');
+    const at = now();
+    // Entities have no valid time: validAt filters none of them, but is part of the cut the answer names.
+    const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
+    const filter = { name: q.name, match: q.match, type: q.type, after: q.after, limit: q.limit + 1 };
+    const found = await (await gate.source(memoryId, q.consistency, q.minPosition)).entities(memoryId, cut.recordedAt, filter);
+    // One more than the page asked: whether a next page exists.
+    const entities = found.slice(0, q.limit);
+    return { cut, source: q.consistency, entities, next: found.length > q.limit ? entities[entities.length - 1]!.entityId : null };
   });
 
   app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {

@@ -1,5 +1,6 @@
 import {
   type Cut,
+  type EntityFilter,
   type FactFilter,
   type Instant,
   type MemoryRecord,
@@ -7,6 +8,7 @@ import {
   type MemoryState,
   changesBetween,
   entityAt,
+  entitiesAt,
   episodesAt,
   eventsAt,
   factHistory,
@@ -54,6 +56,10 @@ export class ReplayMemoryQueries implements MemoryQueries {
 
   async entity(memoryId: string, entityId: string, recordedAt: Instant) {
     return entityAt(await this.foldUntil(memoryId, recordedAt), entityId);
+  }
+
+  async entities(memoryId: string, recordedAt: Instant, filter: EntityFilter) {
+    return entitiesAt(await this.foldUntil(memoryId, recordedAt), filter);
   }
 
   async events(memoryId: string, cut: Cut) {

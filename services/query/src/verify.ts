@@ -35,7 +35,7 @@ const CONCURRENCY = 4;
 /**
  * Compares the read models with exact replay for one memory at record time `r`:
  * facts, events and episodes at validAt '*' and at the validity bounds the memory
- * knows at r, every entity, mentions, and the history of every fact. Answers
+ * knows at r, every entity and their listing, mentions, and the history of every fact. Answers
  * compare as JSON (the wire form); every difference is reported, a listing's by
  * the items that differ.
  */
@@ -64,6 +64,7 @@ export async function verifyMemory(
     found.push(await compare(`episodes(validAt=${validAt}, recordedAt=${recordedAt})`, (q) => q.episodes(memoryId, cut)));
   }
   found.push(await compare(`mentions(recordedAt=${recordedAt})`, (q) => q.mentions(memoryId, recordedAt)));
+  found.push(await compare(`entities(recordedAt=${recordedAt})`, (q) => q.entities(memoryId, recordedAt, {})));
   const perItem = [
     ...[...state.entities.keys()]
       .sort()
@@ -77,8 +78,8 @@ export async function verifyMemory(
   return { memoryId, recordedAt, consistent: differences.length === 0, compared, validityBounds: bounds.length, validAts, differences };
 }
 
-/** The id each item of a listing answer carries (facts, events, episodes, mentions). */
-const ID_KEYS = ['factId', 'eventId', 'episodeId', 'mentionId'] as const;
+/** The id each item of a listing answer carries (facts, events, episodes, mentions, entities). */
+const ID_KEYS = ['factId', 'eventId', 'episodeId', 'mentionId', 'entityId'] as const;
 
 /**
  * Two unequal answers as reported: of two listings by id, only the items that differ (missing on
