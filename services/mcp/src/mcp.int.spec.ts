@@ -12,12 +12,13 @@ import { join, resolve } from 'node:path';
  * service); API-key scoping holds through MCP.
  */
 const ROOT = resolve(__dirname, '../../..');
-const TOKENS = { a: 'mt_mcp-key-a', aRead: 'mt_mcp-read-a', b: 'mt_mcp-key-b' };
+const TOKENS = { a: 'mt_mcp-key-a', aRead: 'mt_mcp-read-a', b: 'mt_mcp-key-b', names: 'mt_mcp-key-names' };
 const keys = parseApiKeys(
   JSON.stringify([
     { id: 'agent-a', hash: hashApiKey(TOKENS.a), memories: ['mem-a'], access: 'write' },
     { id: 'reader-a', hash: hashApiKey(TOKENS.aRead), memories: ['mem-a'], access: 'read' },
     { id: 'agent-b', hash: hashApiKey(TOKENS.b), memories: ['mem-b'], access: 'write' },
+    { id: 'hr-agent', hash: hashApiKey(TOKENS.names), memories: ['story', 'names'], access: 'write' },
   ]),
 );
 const MON = '2024-05-06T09:00:00.000Z';
@@ -87,6 +88,7 @@ describe('MCP server over stdio (the real process)', () => {
         'define_relation',
         'fact_audit',
         'fact_history',
+        'find_entities',
         'read_facts',
         'remember_batch',
         'remember_entity',
@@ -218,7 +220,7 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
   it("serves the tools with the caller's key and its scope", async () => {
     const client = await httpClient(TOKENS.b, '?memory=mem-b');
     try {
-      expect((await client.listTools()).tools.length).toBe(11);
+      expect((await client.listTools()).tools.length).toBe(12);
       await ok(client, 'remember_entity', { entityId: 'bcorp', name: 'B Corp' });
       await ok(client, 'remember_fact', { factId: 'bob-bcorp', src: 'bob', rel: 'works_at', dst: 'bcorp' });
       const facts = await ok(client, 'read_facts', { src: 'bob' });
@@ -256,5 +258,206 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
     });
     expect(raw.status).toBe(401);
     expect([await exportOf('mem-a', TOKENS.a), await exportOf('mem-b', TOKENS.b)]).toEqual(before);
+  });
+});
+
+/** Every property of a JSON Schema, nested ones included (objects, array items, union branches), by path. */
+function properties(schema: any, path: string, out: [string, any][] = []): [string, any][] {
+  if (schema === null || typeof schema !== 'object') return out;
+  for (const [name, property] of Object.entries<any>(schema.properties ?? {})) {
+    out.push([`${path}.${name}`, property]);
+    properties(property, `${path}.${name}`, out);
+  }
+  if (schema.items) properties(schema.items, `${path}[]`, out);
+  for (const key of ['anyOf', 'oneOf', 'allOf']) for (const [i, branch] of (schema[key] ?? []).entries()) properties(branch, `${path}|${i}`, out);
+  return out;
+}
+
+describe('MCP tools an LLM can use: names, not ids', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await httpClient(TOKENS.names, '?memory=story');
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('sends instructions, and describes every tool and every field of its input (nested ones too) with an example', async () => {
+    expect(client.getInstructions()).toEqual(expect.stringContaining('validAt'));
+    expect(client.getInstructions()).toEqual(expect.stringContaining('recordedAt'));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('find_entities');
+    const undescribed: string[] = [];
+    const withoutExample: string[] = [];
+    for (const tool of tools) {
+      if (!tool.description?.trim()) undescribed.push(tool.name);
+      for (const [path, property] of properties(tool.inputSchema, tool.name)) {
+        const description = typeof property.description === 'string' ? property.description.trim() : '';
+        if (description === '') undescribed.push(path);
+        else if (!/e\.g\./.test(description)) withoutExample.push(path);
+      }
+    }
+    expect(undescribed).toEqual([]);
+    expect(withoutExample).toEqual([]);
+    // Nested objects are reached: the batch's commands, an event's participants, a literal dst.
+    const paths = tools.flatMap((t) => properties(t.inputSchema, t.name).map(([path]) => path));
+    expect(paths).toEqual(expect.arrayContaining(['remember_event.participants[].entity', 'remember_event.timeSpan.from']));
+    expect(paths.filter((p) => p.startsWith('remember_batch.commands[]|')).length).toBeGreaterThan(40);
+    expect(paths.some((p) => /^remember_fact\.dst\|\d+\.literal$/.test(p))).toBe(true);
+  });
+
+  // The README's story, told by name only: no entity id is ever passed.
+  it('tells the Acme/Beta story by name, and reads where Alice works now and where she worked before', async () => {
+    const MON = '2024-05-06T09:00:00Z';
+    const THU = '2024-05-09T10:00:00Z';
+    await ok(client, 'define_relation', { rel: 'works_at', cardinality: 'one', recordedAt: MON });
+    const monday = await ok(client, 'remember_fact', {
+      src: 'Alice',
+      rel: 'works_at',
+      dst: 'Acme',
+      validFrom: '2024-05-06T00:00:00Z',
+      recordedAt: MON,
+      actor: 'hr-agent',
+      createMissing: true,
+    });
+    expect(monday.resolved).toEqual([
+      { field: 'src', value: 'Alice', entityId: expect.stringMatching(/^ent_/), by: 'created' },
+      { field: 'dst', value: 'Acme', entityId: expect.stringMatching(/^ent_/), by: 'created' },
+    ]);
+    expect(monday.results.map((r: any) => r.status)).toEqual(['applied', 'applied', 'applied']);
+    const thursday = await ok(client, 'remember_fact', {
+      src: 'alice',
+      rel: 'works_at',
+      dst: 'Beta',
+      validFrom: '2024-05-08T00:00:00Z',
+      recordedAt: THU,
+      reason: 'Alice said she moved',
+      createMissing: true,
+    });
+    expect(thursday.resolved.map((r: any) => [r.field, r.by])).toEqual([
+      ['src', 'name'],
+      ['dst', 'created'],
+    ]);
+    expect(thursday.results.at(-1).ids.supersededFactIds).toEqual([monday.results.at(-1).ids.factId]);
+    await ok(client, 'remember_event', {
+      summary: 'Alice moved from Acme to Beta',
+      timeSpan: { from: '2024-05-08T00:00:00Z' },
+      participants: [
+        { entity: 'Alice', role: 'employee' },
+        { entity: 'BETA', role: 'employer' },
+      ],
+      recordedAt: THU,
+    });
+
+    const worksAt = async (args: Record<string, unknown>) => {
+      const answer = await ok(client, 'read_facts', { src: 'Alice', rel: 'works_at', ...args });
+      return answer.facts.map((f: any) => [answer.names[f.dst], f.validTo]);
+    };
+    expect(await worksAt({})).toEqual([['Beta', null]]);
+    expect(await worksAt({ validAt: '2024-05-07T12:00:00Z' })).toEqual([['Acme', '2024-05-08T00:00:00.000Z']]);
+    // What the memory believed on Wednesday about Wednesday: Acme, open-ended (it did not know yet).
+    expect(await worksAt({ validAt: '2024-05-08T12:00:00Z', recordedAt: '2024-05-08T12:00:00Z' })).toEqual([['Acme', null]]);
+    expect(await worksAt({ validAt: '2024-05-08T12:00:00Z', recordedAt: '2024-05-08T12:00:00Z', consistency: 'replay' })).toEqual([['Acme', null]]);
+    // Who worked at Beta, by the object's name.
+    const atBeta = await ok(client, 'read_facts', { dst: 'beta' });
+    expect(atBeta.facts.map((f: any) => atBeta.names[f.src])).toEqual(['Alice']);
+
+    const found = await ok(client, 'find_entities', { name: 'ALICE' });
+    expect(found.entities).toEqual([expect.objectContaining({ name: 'Alice', types: [] })]);
+    const events = await ok(client, 'search_memory', { query: 'Alice moved to Beta', validAt: '*' });
+    expect(events.items.map((i: any) => i.text).join(' ')).toMatch(/Alice moved from Acme to Beta/);
+  });
+
+  it('creates a missing entity only when the call says createMissing, once however often the call is repeated', async () => {
+    const before = await exportOf('story', TOKENS.names);
+    const refusal = await refused(client, 'remember_fact', { src: 'Carol', rel: 'works_at', dst: 'Acme' });
+    expect(refusal).toMatch(/^UNKNOWN_ENTITY: src "Carol" is neither an entity id nor the name or alias of an entity/);
+    expect(refusal).toMatch(/createMissing: true/);
+    expect(refusal).toMatch(/find_entities/);
+    expect(await exportOf('story', TOKENS.names)).toBe(before);
+    for (let i = 0; i < 2; i++) await ok(client, 'remember_fact', { src: 'Carol', rel: 'works_at', dst: 'Acme', createMissing: true });
+    expect((await ok(client, 'find_entities', { name: 'carol' })).entities).toHaveLength(1);
+    // Remembering an entity by a name it has updates it: one Carol, now with a type and an alias.
+    const again = await ok(client, 'remember_entity', { name: 'CAROL', types: ['person'], aliases: ['Caz'] });
+    expect(again.results[0].status).toBe('applied');
+    const carol = (await ok(client, 'find_entities', { name: 'caz' })).entities;
+    expect(carol).toEqual([expect.objectContaining({ name: 'Carol', types: ['person'], aliases: ['CAROL', 'Caz'] })]);
+    expect((await ok(client, 'find_entities', { type: 'person' })).entities.map((e: any) => e.name)).toEqual(['Carol']);
+  });
+
+  it('takes a dst that names no entity as a value when the call says so', async () => {
+    const refusal = await refused(client, 'remember_fact', { src: 'Alice', rel: 'hobby', dst: 'climbing' });
+    expect(refusal).toMatch(/^UNKNOWN_ENTITY: dst "climbing"/);
+    expect(refusal).toMatch(/dstLiteral: true/);
+    const hobby = await ok(client, 'remember_fact', { src: 'Alice', rel: 'hobby', dst: 'climbing', dstLiteral: true });
+    expect(hobby.resolved).toEqual([expect.objectContaining({ field: 'src', by: 'name' }), { field: 'dst', value: 'climbing', literal: 'climbing' }]);
+    await ok(client, 'remember_fact', { src: 'Alice', rel: 'age', dst: 38 });
+    await ok(client, 'remember_fact', { src: 'Alice', rel: 'plays', dst: { literal: 'Acme' } });
+    // dstLiteral does not hide an entity: "Beta" still links to Beta.
+    const linked = await ok(client, 'remember_fact', { src: 'Alice', rel: 'likes', dst: 'Beta', dstLiteral: true });
+    expect(linked.resolved[1]).toMatchObject({ field: 'dst', by: 'name' });
+    const facts = await ok(client, 'read_facts', { src: 'Alice', validAt: '*' });
+    const dstOf = (rel: string) => facts.facts.find((f: any) => f.rel === rel)?.dst;
+    expect([dstOf('hobby'), dstOf('age'), dstOf('plays')]).toEqual([
+      { literal: 'climbing', datatype: 'string' },
+      { literal: 38, datatype: 'number' },
+      { literal: 'Acme', datatype: 'string' },
+    ]);
+    expect(facts.names[dstOf('likes')]).toBe('Beta');
+    expect((await ok(client, 'read_facts', { dst: 'climbing' })).facts.map((f: any) => f.rel)).toEqual(['hobby']);
+  });
+
+  it('refuses an ambiguous name, listing the candidates; an id always says which one', async () => {
+    await ok(client, 'remember_entity', { entityId: 'sam-1', name: 'Sam', types: ['person'] });
+    await ok(client, 'remember_entity', { entityId: 'sam-2', name: 'Sam Jones', aliases: ['sam'] });
+    const before = await exportOf('story', TOKENS.names);
+    const refusal = await refused(client, 'remember_fact', { src: 'Sam', rel: 'works_at', dst: 'Acme' });
+    expect(refusal).toMatch(
+      /^AMBIGUOUS_ENTITY: src "Sam" is the name of 2 entities: sam-1 \(name "Sam"; types person\); sam-2 \(name "Sam Jones"; aliases "sam"\)/,
+    );
+    expect(refusal).toMatch(/pass one of these ids/);
+    expect(await refused(client, 'read_facts', { src: 'sam' })).toMatch(/^AMBIGUOUS_ENTITY/);
+    expect(await refused(client, 'remember_entity', { name: 'Sam', types: ['x'] })).toMatch(/^AMBIGUOUS_ENTITY: name "Sam".*pass entityId/);
+    expect(await exportOf('story', TOKENS.names)).toBe(before);
+    const byId = await ok(client, 'remember_fact', { src: 'sam-2', rel: 'works_at', dst: 'Acme' });
+    expect(byId.resolved[0]).toEqual({ field: 'src', value: 'sam-2', entityId: 'sam-2', by: 'id' });
+    // An id wins over a name: "sam-1" is an id here, though no entity is named so.
+    await ok(client, 'remember_entity', { entityId: 'x-1', name: 'sam-1' });
+    expect((await ok(client, 'read_facts', { src: 'sam-1' })).resolved[0]).toMatchObject({ entityId: 'sam-1', by: 'id' });
+    expect((await ok(client, 'find_entities', { name: 'sam', match: 'prefix' })).entities.map((e: any) => e.entityId)).toEqual([
+      'sam-1',
+      'sam-2',
+      'x-1',
+    ]);
+  });
+
+  it('resolves names in a batch, where an entity an earlier command declares is known to the later ones', async () => {
+    const batch = await ok(client, 'remember_batch', {
+      memoryId: 'names',
+      commands: [
+        { op: 'UPSERT_ENTITY', name: 'Dana', aliases: ['Dee'] },
+        { op: 'UPSERT_EDGE', src: 'dee', rel: 'knows', dst: 'Eve' },
+        { op: 'UPSERT_EDGE', src: 'Dana', rel: 'nickname', dst: { literal: 'D' } },
+      ],
+      createMissing: true,
+    });
+    expect(batch.results.map((r: any) => r.status)).toEqual(['applied', 'applied', 'applied', 'applied']);
+    expect(batch.resolved.map((r: any) => [r.field, r.value, r.by])).toEqual([
+      ['commands[1].src', 'dee', 'name'],
+      ['commands[1].dst', 'Eve', 'created'],
+      ['commands[2].src', 'Dana', 'name'],
+    ]);
+    const knows = await ok(client, 'read_facts', { memoryId: 'names', src: 'Dana', rel: 'knows' });
+    expect(knows.facts.map((f: any) => knows.names[f.dst])).toEqual(['Eve']);
+    // Without createMissing nothing of the batch is written, and the error names the command.
+    const refusal = await refused(client, 'remember_batch', {
+      memoryId: 'names',
+      commands: [
+        { op: 'UPSERT_ENTITY', name: 'Finn' },
+        { op: 'UPSERT_EDGE', src: 'Finn', rel: 'knows', dst: 'Gus' },
+      ],
+    });
+    expect(refusal).toMatch(/^UNKNOWN_ENTITY: commands\[1\]\.dst "Gus"/);
+    expect((await ok(client, 'find_entities', { memoryId: 'names', name: 'finn' })).entities).toEqual([]);
   });
 });

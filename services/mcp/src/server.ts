@@ -1,6 +1,8 @@
 import { type MemoTraceClient, MemoTraceError } from '@memotrace/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { INSTRUCTIONS } from './descriptions';
+import { ToolError } from './resolve';
 import { MEMORY_TOOLS } from './tools';
 
 export interface MemoTraceMcpOptions {
@@ -14,7 +16,7 @@ export const MCP_SERVER_NAME = 'memotrace';
 
 /** An MCP server exposing one MemoTrace (all its memories the key may use) as tools. */
 export function createMemoTraceMcpServer(options: MemoTraceMcpOptions): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: MCP_SERVER_NAME, version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   for (const tool of MEMORY_TOOLS) {
     server.registerTool(
       tool.name,
@@ -33,6 +35,7 @@ export function createMemoTraceMcpServer(options: MemoTraceMcpOptions): McpServe
           return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response };
         } catch (error) {
           if (error instanceof MemoTraceError) return failure(describe(error));
+          if (error instanceof ToolError) return failure(error.message);
           throw error;
         }
       },

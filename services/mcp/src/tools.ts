@@ -1,27 +1,39 @@
 import type { MemoryClient } from '@memotrace/client';
 import {
+  ENTITIES_PAGE,
+  MAX_BATCH,
   archiveEdge,
-  commandsRequest,
   defineRelation,
   id,
   instant,
   instantOrStar,
+  link,
+  literalDatatype,
   memoryId,
+  mergeEntity,
   nonBlankText,
+  nonEmptyText,
+  recordMention,
   retroCorrect,
   searchRequest,
   upsertEdge,
   upsertEntity,
+  upsertEpisode,
   upsertEvent,
   type WireCommandInput,
 } from '@memotrace/contracts';
 import { z } from 'zod';
+import { type CallShape, resolveCommands } from './commands';
+import { COMMAND_FIELDS, CREATE_MISSING, ENVELOPE, INTERVAL, LITERAL, MEMORY_ID, PARTICIPANT, READ, RESOLUTION_RULE } from './descriptions';
+import { EntityResolver } from './resolve';
 
 /**
- * The memory as MCP tools. Input schemas are the contracts' own field
- * schemas (minus `op`), so the JSON Schemas an agent sees match the HTTP contract;
- * the service re-validates every command (refinements such as validTo > validFrom
- * come back as INVALID_REQUEST tool errors) and enforces the caller's API key.
+ * The memory as MCP tools. Input schemas are the contracts' command fields (minus `op`), each described
+ * for a model (descriptions.ts: meaning and an example); where a tool takes more than the contract
+ * (entity names where the DSL takes ids, createMissing, dstLiteral) its fields say so, and the tool
+ * resolves them (resolve.ts) before it sends the DSL. The service re-validates every command
+ * (refinements such as validTo > validFrom come back as INVALID_REQUEST tool errors) and enforces the
+ * caller's API key.
  */
 
 export interface MemoryTool {
@@ -33,114 +45,307 @@ export interface MemoryTool {
   run(memory: MemoryClient, args: Record<string, unknown>): Promise<unknown>;
 }
 
-const memoryField = {
-  memoryId: memoryId.optional().describe("the memory to use; default: the server's configured memory (MEMOTRACE_MEMORY or ?memory=)"),
+type Op = keyof typeof COMMAND_FIELDS;
+
+const memoryField = { memoryId: memoryId.optional().describe(MEMORY_ID) };
+const createMissing = z.boolean().optional().describe(CREATE_MISSING);
+
+/** An entity given by name or id (ids are 1..128 characters, names up to 64 KiB: any non-empty text). */
+const entityRef = nonEmptyText;
+
+const literalValue = z
+  .strictObject({
+    literal: z.union([z.string(), z.number(), z.boolean()]).describe(LITERAL.literal),
+    datatype: literalDatatype.optional().describe(LITERAL.datatype),
+  })
+  .describe(LITERAL.self);
+
+const interval = z.strictObject({ from: instant.describe(INTERVAL.from), to: instant.nullable().optional().describe(INTERVAL.to) });
+
+/** The contract's nested fields as the tools take them: documented to the leaves, entity references by name or id. */
+const NESTED: Record<string, z.ZodType> = {
+  src: entityRef,
+  srcId: entityRef,
+  dstId: entityRef,
+  dst: z.union([entityRef, literalValue]),
+  timeSpan: interval,
+  window: interval,
+  participants: z.array(z.strictObject({ entityId: entityRef.describe(PARTICIPANT.entityId), role: nonEmptyText.describe(PARTICIPANT.role) })),
 };
 
-/** A command's fields without `op`, plus `memoryId`. */
-function commandInput(schema: { shape: z.ZodRawShape }): z.ZodObject {
-  const { op: _op, ...fields } = schema.shape;
-  return z.strictObject({ ...memoryField, ...fields });
+/**
+ * The fields of a contract command (minus `op`), each with its description; nested ones as NESTED (or
+ * `overrides`, with their own description), optional where the contract's are.
+ */
+function commandFields(op: Op, schema: { shape: z.ZodRawShape }, overrides: Record<string, [z.ZodType, string]> = {}): z.ZodRawShape {
+  const docs: Record<string, string> = { ...ENVELOPE, ...COMMAND_FIELDS[op] };
+  const fields: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(schema.shape)) {
+    if (name === 'op') continue;
+    const [replacement, doc] = overrides[name] ?? [NESTED[name], docs[name]];
+    if (!doc) throw new Error(`no description for ${op}.${name}`);
+    const optional = (field as z.ZodType).safeParse(undefined).success;
+    const base = replacement === undefined ? (field as z.ZodType) : optional ? replacement.optional() : replacement;
+    fields[name] = base.describe(doc);
+  }
+  return fields;
 }
 
-function commandTool(name: string, title: string, description: string, op: WireCommandInput['op'], schema: { shape: z.ZodRawShape }): MemoryTool {
+/** A one-command tool's input: the command's fields plus `memoryId` and the tool's own fields. */
+function commandInput(op: Op, schema: { shape: z.ZodRawShape }, extra: z.ZodRawShape = {}, overrides: Record<string, [z.ZodType, string]> = {}) {
+  return z.strictObject({ ...memoryField, ...commandFields(op, schema, overrides), ...extra });
+}
+
+/** The batch's commands: every op, documented like the tools. */
+const batchCommand = z.discriminatedUnion(
+  'op',
+  (
+    [
+      ['UPSERT_ENTITY', upsertEntity],
+      ['MERGE_ENTITY', mergeEntity],
+      ['DEFINE_RELATION', defineRelation],
+      ['UPSERT_EDGE', upsertEdge],
+      ['ARCHIVE_EDGE', archiveEdge],
+      ['RETRO_CORRECT', retroCorrect],
+      ['UPSERT_EVENT', upsertEvent],
+      ['LINK', link],
+      ['UPSERT_EPISODE', upsertEpisode],
+      ['RECORD_MENTION', recordMention],
+    ] as const
+  ).map(([op, schema]) => z.strictObject({ op: z.literal(op).describe(COMMAND_FIELDS[op].op), ...commandFields(op, schema) })) as unknown as [
+    z.ZodObject<{ op: z.ZodLiteral<Op> }>,
+    ...z.ZodObject<{ op: z.ZodLiteral<Op> }>[],
+  ],
+);
+
+/** Writes commands after resolving their entity references; the answer says how each was resolved. */
+async function write(memory: MemoryClient, commands: WireCommandInput[], createMissing: unknown, shape: CallShape): Promise<unknown> {
+  const resolver = new EntityResolver(memory, createMissing === true);
+  const resolved = await resolveCommands(resolver, commands, shape);
+  return { ...(await memory.commands(resolved)), resolved: resolver.resolved };
+}
+
+const ONE_COMMAND: Pick<CallShape, 'prefix'> = { prefix: () => '' };
+
+/** A one-command tool whose arguments are the command's fields (and memoryId). */
+function commandTool(name: string, title: string, description: string, op: Op, schema: { shape: z.ZodRawShape }): MemoryTool {
   return {
     name,
     title,
     description,
-    inputSchema: commandInput(schema),
+    inputSchema: commandInput(op, schema),
     readOnly: false,
-    run: (memory, args) => memory.commands([{ ...args, op } as WireCommandInput]),
+    run: (memory, args) => write(memory, [{ ...args, op } as WireCommandInput], false, ONE_COMMAND),
   };
 }
 
 const cut = {
-  validAt: instantOrStar.optional().describe('valid time of the cut (default: now; "*" = any validity)'),
-  recordedAt: instant.optional().describe('record time of the cut (default: now): what the memory believed then'),
+  validAt: instantOrStar.optional().describe(READ.validAt),
+  recordedAt: instant.optional().describe(READ.recordedAt),
 };
+
+const factDst = z.union([entityRef, z.number(), z.boolean(), literalValue]);
 
 export const MEMORY_TOOLS: readonly MemoryTool[] = [
   commandTool(
     'remember_entity',
     'Remember an entity',
-    'Creates an entity (person, organisation, thing) or adds aliases/types to it (UPSERT_ENTITY). Facts need their entities first.',
+    'Creates an entity (a person, organisation, place, thing) or adds aliases and types to it (UPSERT_ENTITY). Without entityId ' +
+      'it goes by name: the entity that already has this name or alias is updated, so remembering "Alice" twice makes one entity. ' +
+      'Facts can also create their entities (remember_fact with createMissing: true).',
     'UPSERT_ENTITY',
     upsertEntity,
   ),
   commandTool(
     'define_relation',
     'Define a relation',
-    'Declares a relation\'s cardinality (DEFINE_RELATION). "one": a new fact supersedes the old one from its validFrom on (e.g. works_at).',
+    'Declares a relation\'s cardinality (DEFINE_RELATION). "one": a new fact supersedes the old one from its validFrom on, ' +
+      'e.g. works_at: "Alice works at Beta from Wednesday" ends "Alice works at Acme" on Wednesday.',
     'DEFINE_RELATION',
     defineRelation,
   ),
-  commandTool(
-    'remember_fact',
-    'Remember a fact',
-    'Asserts a fact src -rel-> dst valid from validFrom (UPSERT_EDGE). src (and dst when not a literal) must be known entities.',
-    'UPSERT_EDGE',
-    upsertEdge,
-  ),
-  commandTool(
-    'remember_event',
-    'Remember an event',
-    'Records an event with a summary, a time span, participants and the facts that evidence it (UPSERT_EVENT).',
-    'UPSERT_EVENT',
-    upsertEvent,
-  ),
+  {
+    name: 'remember_fact',
+    title: 'Remember a fact',
+    description:
+      'Asserts a fact src -rel-> dst, true from validFrom (UPSERT_EDGE), e.g. {src: "Alice", rel: "works_at", dst: "Acme", ' +
+      'validFrom: "2024-05-06T00:00:00Z", createMissing: true}. src and an entity dst are given by name or id; a value dst is a number, ' +
+      'true/false, {"literal": ...}, or text with dstLiteral: true. The answer lists how each name was resolved (resolved).',
+    inputSchema: commandInput(
+      'UPSERT_EDGE',
+      upsertEdge,
+      {
+        createMissing,
+        dstLiteral: z
+          .boolean()
+          .optional()
+          .describe(
+            'true: a text dst that names no entity is stored as a text value (e.g. dst "climbing" with rel "hobby") instead of failing. ' +
+              'A dst that names an entity still links to it; {"literal": "climbing"} is a value whatever entities exist.',
+          ),
+      },
+      {
+        dst: [
+          factDst,
+          'The object: an entity by name or id, e.g. "Acme" (resolved as src; created with createMissing), or a value: a number (e.g. 42), ' +
+            'true/false, {"literal": "climbing"}, or text with dstLiteral: true.',
+        ],
+      },
+    ),
+    readOnly: false,
+    run: (memory, { createMissing, dstLiteral, ...args }) => {
+      const dst = typeof args['dst'] === 'number' || typeof args['dst'] === 'boolean' ? { literal: args['dst'] } : args['dst'];
+      return write(memory, [{ ...args, dst, op: 'UPSERT_EDGE' } as WireCommandInput], createMissing, {
+        ...ONE_COMMAND,
+        dstLiteral: dstLiteral === true,
+        literalHint: 'repeat with dstLiteral: true to store it as a text value (or give dst as {"literal": ...})',
+      });
+    },
+  },
+  {
+    name: 'remember_event',
+    title: 'Remember an event',
+    description:
+      'Records an event (UPSERT_EVENT): a summary, a time span, its participants (by name or id, with their roles) and the facts ' +
+      'that evidence it, e.g. {summary: "Alice moved to Beta", timeSpan: {from: "2024-05-08T00:00:00Z"}, participants: ' +
+      '[{entity: "Alice", role: "employee"}]}.',
+    inputSchema: commandInput(
+      'UPSERT_EVENT',
+      upsertEvent,
+      { createMissing },
+      {
+        participants: [
+          z.array(z.strictObject({ entity: entityRef.describe(PARTICIPANT.entity), role: nonEmptyText.describe(PARTICIPANT.role) })).optional(),
+          'Who took part and how, e.g. [{"entity": "Alice", "role": "employee"}, {"entity": "Beta", "role": "employer"}].',
+        ],
+        includesFacts: [z.array(id).max(MAX_BATCH).optional(), `${COMMAND_FIELDS.UPSERT_EVENT.includesFacts} Omit for none.`],
+      },
+    ),
+    readOnly: false,
+    run: (memory, { createMissing, participants, includesFacts, ...args }) => {
+      const command = {
+        ...args,
+        op: 'UPSERT_EVENT',
+        includesFacts: includesFacts ?? [],
+        ...(participants === undefined
+          ? {}
+          : { participants: (participants as { entity: string; role: string }[]).map((p) => ({ entityId: p.entity, role: p.role })) }),
+      };
+      return write(memory, [command as WireCommandInput], createMissing, ONE_COMMAND);
+    },
+  },
   commandTool(
     'correct_fact',
     'Correct a fact',
-    'Corrects when a fact was valid (RETRO_CORRECT): a new version with the corrected validity; the old one stays in the history.',
+    'Corrects when a fact was true (RETRO_CORRECT), e.g. {factId: "alice-acme", validTo: "2024-05-08T00:00:00Z"}: a new version ' +
+      'with the corrected validity; the old one stays in the history.',
     'RETRO_CORRECT',
     retroCorrect,
   ),
   commandTool(
     'retract_fact',
     'Retract a fact',
-    'The memory stops believing a fact from now on (ARCHIVE_EDGE); its history and audit keep it.',
+    'The memory stops believing a fact from now on (ARCHIVE_EDGE), e.g. {factId: "alice-acme"}; its history and audit keep it.',
     'ARCHIVE_EDGE',
     archiveEdge,
   ),
   {
     name: 'remember_batch',
     title: 'Remember a batch of commands',
-    description: 'Applies up to 1000 DSL commands atomically (all or nothing), e.g. two entities and the fact between them.',
-    inputSchema: z.strictObject({ ...memoryField, ...commandsRequest.shape }),
+    description:
+      'Applies up to 1000 DSL commands atomically (all or nothing), e.g. two entities and the fact between them. Entities are named ' +
+      'as in the other tools (src, dst, participants, merges: by name or id; an UPSERT_ENTITY without entityId goes by name), and an ' +
+      'entity an earlier command of the batch declares is known to the commands after it. Literal values are {"literal": ...}.',
+    inputSchema: z.strictObject({
+      ...memoryField,
+      commands: z
+        .array(batchCommand)
+        .min(1)
+        .max(MAX_BATCH)
+        .describe(
+          'The commands, in order, e.g. [{"op": "UPSERT_ENTITY", "name": "Alice"}, {"op": "UPSERT_EDGE", "src": "Alice", "rel": ' +
+            '"works_at", "dst": "Acme"}]. Each has an "op" and that op\'s fields.',
+        ),
+      createMissing,
+    }),
     readOnly: false,
-    run: (memory, args) => memory.commands(args['commands'] as WireCommandInput[]),
+    run: (memory, { commands, createMissing }) =>
+      write(memory, commands as WireCommandInput[], createMissing, {
+        prefix: (i) => `commands[${i}].`,
+        literalHint: 'give dst as {"literal": ...} for a value',
+      }),
   },
   {
     name: 'read_facts',
     title: 'Read facts at a cut',
-    description: 'The facts true at validAt as the memory believed at recordedAt (both default to now), optionally filtered by src, rel, dst.',
+    description:
+      'The facts true at validAt as the memory believed at recordedAt (both default to now), optionally only those about src, ' +
+      'with relation rel, or with object dst, e.g. {src: "Alice", rel: "works_at", validAt: "2024-05-07T12:00:00Z"}. Facts name ' +
+      'entities by id; names maps each of those ids to its name.',
     inputSchema: z.strictObject({
       ...memoryField,
       ...cut,
-      src: id.optional(),
-      rel: id.optional(),
-      dst: id.optional(),
-      consistency: z.enum(['projection', 'replay']).optional().describe('"replay" answers by exact replay of the log'),
-      minPosition: z
-        .number()
-        .int()
-        .nonnegative()
+      src: entityRef.optional().describe(`Only facts about this entity, e.g. "Alice". ${RESOLUTION_RULE} (Never created here.)`),
+      rel: id.optional().describe('Only this relation, e.g. "works_at".'),
+      dst: nonEmptyText
         .optional()
-        .describe("wait (bounded) until the read models have this position of the memory, e.g. a write's position"),
+        .describe('Only facts with this object: an entity by name or id (e.g. "Acme"), or the text of a value (e.g. "climbing", "42").'),
+      consistency: z.enum(['projection', 'replay']).optional().describe(READ.consistency),
+      minPosition: z.number().int().nonnegative().optional().describe(READ.minPosition),
     }),
     readOnly: true,
-    run: (memory, { memoryId: _m, ...filter }) => memory.facts(filter as Parameters<MemoryClient['facts']>[0]),
+    run: async (memory, { memoryId: _m, src, dst, ...filter }) => {
+      const resolver = new EntityResolver(memory);
+      const recordedAt = filter['recordedAt'] as string | undefined;
+      const entity = async (field: string, value: unknown, orLiteral: boolean) => {
+        if (value === undefined) return {};
+        const resolved = await resolver.resolve({ field, value: value as string, recordedAt, orLiteral });
+        return { [field]: 'literal' in resolved ? resolved.literal : resolved.entityId };
+      };
+      const answer = await memory.facts({ ...filter, ...(await entity('src', src, false)), ...(await entity('dst', dst, true)) });
+      return { ...answer, names: await namesOf(memory, answer.facts, answer.cut.recordedAt), resolved: resolver.resolved };
+    },
+  },
+  {
+    name: 'find_entities',
+    title: 'Find entities',
+    description:
+      'Finds entities by name or alias (ignoring case and extra spaces), optionally by type, as the memory knew them at recordedAt ' +
+      '(default now), e.g. {name: "alice"} or {name: "ali", match: "prefix"}; without a name, lists them all, a page at a time. ' +
+      'Each has its id, name, aliases, types and the entities merged into it.',
+    inputSchema: z.strictObject({
+      ...memoryField,
+      name: nonBlankText.optional().describe('A name or alias to look for, e.g. "Alice" (finds "alice" and "ALICE" too). Omit to list all.'),
+      match: z
+        .enum(['exact', 'prefix'])
+        .optional()
+        .describe('"exact" (default): the whole name; "prefix": names that start with it, e.g. "ali" finds "Alice" and "Alicia Keys".'),
+      type: nonBlankText.optional().describe('Only entities of this type, e.g. "person".'),
+      recordedAt: cut.recordedAt,
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(ENTITIES_PAGE.max)
+        .optional()
+        .describe(`At most this many, e.g. 20 (default ${ENTITIES_PAGE.default}, at most ${ENTITIES_PAGE.max}).`),
+      after: id.optional().describe('For the next page: the previous answer\'s "next", e.g. "alice".'),
+    }),
+    readOnly: true,
+    run: (memory, { memoryId: _m, ...filter }) => memory.entities(filter as Parameters<MemoryClient['entities']>[0]),
   },
   {
     name: 'search_memory',
     title: 'Search the memory',
-    description: 'A ranked, auditable subgraph (events, facts, mentions, episodes) for a query, visible at the cut, within a token budget.',
+    description:
+      'A ranked, auditable subgraph (events, facts, mentions, episodes) for a question in words, visible at the cut, within a token ' +
+      'budget, e.g. {query: "where does Alice work"}.',
     inputSchema: z.strictObject({
       ...memoryField,
-      query: nonBlankText,
+      query: nonBlankText.describe('What to look for, in words, e.g. "where does Alice work" or "Alice\'s hobbies".'),
       ...cut,
-      k: searchRequest.shape.k.describe('items per kind (default 10)'),
-      tokenBudget: searchRequest.shape.tokenBudget.describe('cap on the total tokens'),
+      k: searchRequest.shape.k.describe('At most this many items of each kind, e.g. 5 (default 10).'),
+      tokenBudget: searchRequest.shape.tokenBudget.describe('A cap on the total tokens of the items, e.g. 2000.'),
     }),
     readOnly: true,
     run: (memory, { memoryId: _m, ...request }) => memory.search(request as Parameters<MemoryClient['search']>[0]),
@@ -148,8 +353,12 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
   {
     name: 'fact_history',
     title: "A fact's history",
-    description: 'Every version of a fact with its valid and record intervals, oldest first.',
-    inputSchema: z.strictObject({ ...memoryField, factId: id, recordedAt: instant.optional().describe('only what was recorded by then') }),
+    description: 'Every version of a fact with its valid and record intervals, oldest first, e.g. {factId: "alice-acme"}.',
+    inputSchema: z.strictObject({
+      ...memoryField,
+      factId: id.describe('The fact, e.g. "alice-acme" (read_facts and remember_fact show fact ids).'),
+      recordedAt: instant.optional().describe('Only what was recorded by then, e.g. "2024-05-08T12:00:00Z". Omit for everything.'),
+    }),
     readOnly: true,
     run: (memory, args) =>
       memory.history(args['factId'] as string, args['recordedAt'] === undefined ? {} : { recordedAt: args['recordedAt'] as string }),
@@ -157,9 +366,19 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
   {
     name: 'fact_audit',
     title: "A fact's audit trail",
-    description: 'Every event that touched a fact, in log order, with who (actor), why (reason) and when.',
-    inputSchema: z.strictObject({ ...memoryField, factId: id }),
+    description: 'Every event that touched a fact, in log order, with who (actor), why (reason) and when, e.g. {factId: "alice-acme"}.',
+    inputSchema: z.strictObject({ ...memoryField, factId: id.describe('The fact, e.g. "alice-acme" (read_facts and remember_fact show fact ids).') }),
     readOnly: true,
     run: (memory, args) => memory.audit(args['factId'] as string),
   },
 ];
+
+/** Entity ids named by these facts (src, entity dst) whose names a read shows, at most. */
+const MAX_NAMES = 100;
+
+/** The name of each entity the facts name, as of the cut: the model reads ids it was never told. */
+async function namesOf(memory: MemoryClient, facts: { src: string; dst: unknown }[], recordedAt: string): Promise<Record<string, string>> {
+  const ids = [...new Set(facts.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))].slice(0, MAX_NAMES);
+  const names = await Promise.all(ids.map((entityId) => memory.entity(entityId, { recordedAt }).then((e) => [entityId, e.name] as const)));
+  return Object.fromEntries(names);
+}
