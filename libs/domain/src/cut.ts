@@ -245,18 +245,21 @@ export function entitiesAt(state: MemoryState, filter: EntityFilter = {}): Entit
   const cut = new StateCut(state, '*');
   const matchesName = nameMatcher(filter);
   const type = filter.type === undefined ? undefined : normaliseName(filter.type);
+  const roots = [...state.entities.values()]
+    .filter((e) => cut.shows('entity', e) && state.classes.canonical(e.entityId) === e.entityId)
+    .map((e) => e.entityId)
+    .filter((entityId) => filter.after === undefined || compareIds(entityId, filter.after) > 0)
+    .sort(compareIds);
+  // Views in id order, only as many as the page takes.
   const views: EntityView[] = [];
-  for (const entity of state.entities.values()) {
-    const { entityId } = entity;
-    if (!cut.shows('entity', entity) || state.classes.canonical(entityId) !== entityId) continue;
-    if (filter.after !== undefined && compareIds(entityId, filter.after) <= 0) continue;
+  for (const entityId of roots) {
+    if (views.length === filter.limit) break;
     const view = entityAt(state, entityId)!;
     if (matchesName && !view.names.some(matchesName) && !view.aliases.some(matchesName)) continue;
     if (type !== undefined && !view.types.some((t) => normaliseName(t) === type)) continue;
     views.push(view);
   }
-  views.sort((a, b) => compareIds(a.entityId, b.entityId));
-  return filter.limit === undefined ? views : views.slice(0, filter.limit);
+  return views;
 }
 
 /** Whether a name or alias matches the filter's name (exactly or as a prefix, as `normaliseName` keys); undefined without one. */
