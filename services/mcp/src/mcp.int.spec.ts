@@ -413,7 +413,7 @@ describe('MCP tools an LLM can use: names, not ids', () => {
     const before = await exportOf('story', TOKENS.names);
     const refusal = await refused(client, 'remember_fact', { src: 'Sam', rel: 'works_at', dst: 'Acme' });
     expect(refusal).toMatch(
-      /^AMBIGUOUS_ENTITY: src "Sam" is the name of 2 entities: sam-1 \(name "Sam"; types person\); sam-2 \(name "Sam Jones"; aliases "sam"\)/,
+      /^AMBIGUOUS_ENTITY: src "Sam" is a name or alias of 2 entities: sam-1 \(name "Sam"; types person\); sam-2 \(name "Sam Jones"; aliases "sam"\)/,
     );
     expect(refusal).toMatch(/pass one of these ids/);
     expect(await refused(client, 'read_facts', { src: 'sam' })).toMatch(/^AMBIGUOUS_ENTITY/);

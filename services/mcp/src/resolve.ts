@@ -159,13 +159,13 @@ function ambiguous(field: string, value: string, entities: EntityResponse[], hin
   const listed = entities.slice(0, MAX_CANDIDATES).map(describeEntity);
   const more = entities.length > MAX_CANDIDATES ? ' and more (find_entities lists them all)' : '';
   return new ToolError(
-    `AMBIGUOUS_ENTITY: ${field} ${JSON.stringify(value)} is the name of ${entities.length > MAX_CANDIDATES ? 'more than ' : ''}` +
+    `AMBIGUOUS_ENTITY: ${field} ${JSON.stringify(value)} is a name or alias of ${entities.length > MAX_CANDIDATES ? 'more than ' : ''}` +
       `${listed.length} entities: ${listed.join('; ')}${more}. To go on, ${hint}.`,
   );
 }
 
 /** `alice (name "Alice"; aliases "Ally"; types person)`. */
-export function describeEntity(entity: EntityResponse): string {
+function describeEntity(entity: EntityResponse): string {
   const parts = [`name ${JSON.stringify(entity.name)}`];
   if (entity.aliases.length > 0) parts.push(`aliases ${entity.aliases.map((a) => JSON.stringify(a)).join(', ')}`);
   if (entity.types.length > 0) parts.push(`types ${entity.types.join(', ')}`);
