@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   UNKNOWN_ENTITY: 404,
   UNKNOWN_FACT: 404,
   UNKNOWN_EVENT: 404,
+  /** A read of a mention the memory does not have at the read's record time (SPEC §5.2 names the code). */
+  UNKNOWN_MENTION: 404,
   /** A read of a memory that has no accepted command (SPEC §5.0); writes create the memory. */
   UNKNOWN_MEMORY: 404,
   FACT_NOT_OPEN: 409,

@@ -10,6 +10,7 @@ describe('error codes', () => {
       UNKNOWN_ENTITY: 404,
       UNKNOWN_FACT: 404,
       UNKNOWN_EVENT: 404,
+      UNKNOWN_MENTION: 404,
       UNKNOWN_MEMORY: 404,
       UNAUTHORIZED: 401,
       FORBIDDEN: 403,

@@ -47,8 +47,41 @@ export const eventsQuery = z.strictObject({
   minPosition,
 });
 
-/** Page size of an entity listing: what a reader gets when it does not say, and the most it may ask for. */
-export const ENTITIES_PAGE = { default: 100, max: 1000 } as const;
+/** Page size of a listing (a document's mentions, entities): what a reader gets when it does not say, and the most it may ask for. */
+export const PAGE = { default: 100, max: 1000 } as const;
+
+/** A page size given as a decimal string: 1..PAGE.max. */
+function pageLimit(items: string) {
+  return z
+    .string()
+    .regex(/^\d{1,4}$/, { error: `must be an integer from 1 to ${PAGE.max}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: 'must be at least 1' })
+        .max(PAGE.max, { error: `must be at most ${PAGE.max}` }),
+    )
+    .default(PAGE.default)
+    .meta({ description: `how many ${items} one page holds (default ${PAGE.default}, at most ${PAGE.max})` });
+}
+
+/**
+ * A document's mentions (SPEC §3 `RECORD_MENTION`; §5.1: a conversation's turns, `docId` = its sessionId), in
+ * document order. Mentions have no valid time (SPEC §3.2), so `validAt` filters none of them: it is taken, and
+ * echoed in the answer's cut, so one cut can be passed to every read.
+ */
+export const mentionsQuery = z.strictObject({
+  docId: id,
+  validAt: instantOrStar.optional(),
+  recordedAt: instant.optional(),
+  limit: pageLimit('mentions'),
+  after: id.optional().meta({ description: "the previous page's `next`: this page starts after that mention" }),
+  consistency: consistency.default('projection'),
+  minPosition,
+});
+
+export const mentionQuery = z.strictObject({ recordedAt: instant.optional(), consistency: consistency.default('projection'), minPosition });
 
 /**
  * The entities visible at `recordedAt` (SPEC §3.2), optionally found by name or alias and type, a page at
@@ -69,18 +102,7 @@ export const entitiesQuery = z.strictObject({
   type: nonBlankText.optional().meta({ description: 'only entities with this type (case-insensitive)', examples: ['person'] }),
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, { error: `must be an integer from 1 to ${ENTITIES_PAGE.max}` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(1, { error: 'must be at least 1' })
-        .max(ENTITIES_PAGE.max, { error: `must be at most ${ENTITIES_PAGE.max}` }),
-    )
-    .default(ENTITIES_PAGE.default)
-    .meta({ description: `how many entities one page holds (default ${ENTITIES_PAGE.default}, at most ${ENTITIES_PAGE.max})` }),
+  limit: pageLimit('entities'),
   after: id.optional().meta({ description: "the previous page's `next`: this page starts after that entityId" }),
   consistency: consistency.default('projection'),
   minPosition,
@@ -93,8 +115,11 @@ export const changesQuery = z.strictObject({ from: instant, to: instant.optional
 
 export const searchRequest = z.strictObject({
   query: nonBlankText,
-  validAt: instantOrStar.optional(),
-  recordedAt: instant.optional(),
+  validAt: instantOrStar.optional().meta({
+    description:
+      'valid time of the cut; default "*": everything believed at recordedAt, past included (the query\'s time words, else the present, rank first)',
+  }),
+  recordedAt: instant.optional().meta({ description: 'record time of the cut (default: now): what the memory believed then' }),
   // 0 is a cap like any other (nothing fits): an agent's budget left over can be 0.
   k: z.number().int().min(0).max(1000).default(10),
   tokenBudget: z.number().int().min(0).optional(),
@@ -109,12 +134,15 @@ export const memoriesQuery = noParameters;
 export const memoryParams = z.strictObject({ memoryId });
 export const factParams = z.strictObject({ memoryId, factId: id });
 export const entityParams = z.strictObject({ memoryId, entityId: id });
+export const mentionParams = z.strictObject({ memoryId, mentionId: id });
 
 export type FactsQuery = z.output<typeof factsQuery>;
 export type HistoryQuery = z.output<typeof historyQuery>;
 export type EntityQuery = z.output<typeof entityQuery>;
 export type EventsQuery = z.output<typeof eventsQuery>;
 export type EntitiesQuery = z.output<typeof entitiesQuery>;
+export type MentionsQuery = z.output<typeof mentionsQuery>;
+export type MentionQuery = z.output<typeof mentionQuery>;
 export type ChangesQuery = z.output<typeof changesQuery>;
 export type SearchRequest = z.output<typeof searchRequest>;
 export type SearchRequestInput = z.input<typeof searchRequest>;

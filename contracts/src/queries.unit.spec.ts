@@ -9,7 +9,11 @@ import {
   factParams,
   factsQuery,
   historyQuery,
+  PAGE,
   memoryParams,
+  mentionParams,
+  mentionQuery,
+  mentionsQuery,
   searchRequest,
 } from './queries';
 
@@ -118,5 +122,41 @@ describe('path parameters', () => {
     expect(paths(memoryParams, { memoryId: 'Conv 26' })).toEqual(['memoryId']);
     expect(paths(factParams, { memoryId: 'm', factId: 'x'.repeat(129) })).toEqual(['factId']);
     expect(paths(entityParams, { memoryId: 'm', entityId: '\u0007' })).toEqual(['entityId']);
+  });
+});
+
+describe('mentions queries', () => {
+  it('a document read takes a docId, a cut, a page (limit default and after) and a consistency', () => {
+    expect(mentionsQuery.parse({ docId: 'session-1' })).toStrictEqual({
+      docId: 'session-1',
+      limit: PAGE.default,
+      consistency: 'projection',
+    });
+    expect(
+      mentionsQuery.parse({ docId: 's', validAt: '*', recordedAt: T, limit: '1000', after: 'D1:9', consistency: 'replay', minPosition: '3' }),
+    ).toStrictEqual({ docId: 's', validAt: '*', recordedAt: TC, limit: 1000, after: 'D1:9', consistency: 'replay', minPosition: 3 });
+    expect(mentionsQuery.parse({ docId: 's', limit: '1' }).limit).toBe(1);
+  });
+
+  it.each([
+    [{}, ['docId']],
+    [{ docId: '' }, ['docId']],
+    [{ docId: 's', limit: '0' }, ['limit']],
+    [{ docId: 's', limit: '1001' }, ['limit']],
+    [{ docId: 's', limit: '10000' }, ['limit']],
+    [{ docId: 's', limit: '-1' }, ['limit']],
+    [{ docId: 's', limit: '2.5' }, ['limit']],
+    [{ docId: 's', after: '' }, ['after']],
+    [{ docId: 's', recordedAt: '*' }, ['recordedAt']],
+    [{ docId: 's', offset: '10' }, ['offset']],
+  ])('a document read rejects %j', (input, expected) => {
+    expect(paths(mentionsQuery, input)).toEqual(expected);
+  });
+
+  it('one mention takes a record time and a consistency, by memory and mention id', () => {
+    expect(mentionQuery.parse({ recordedAt: T })).toStrictEqual({ recordedAt: TC, consistency: 'projection' });
+    expect(paths(mentionQuery, { validAt: T })).toEqual(['validAt']);
+    expect(mentionParams.parse({ memoryId: 'm', mentionId: 'D1:3' })).toStrictEqual({ memoryId: 'm', mentionId: 'D1:3' });
+    expect(paths(mentionParams, { memoryId: 'm', mentionId: '' })).toEqual(['mentionId']);
   });
 });

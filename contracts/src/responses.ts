@@ -102,6 +102,29 @@ export const eventView = z.strictObject({
 
 export const eventsResponse = z.strictObject({ cut, source: z.enum(['projection', 'replay']), events: z.array(eventView) });
 
+/** One mention (SPEC §3 `RECORD_MENTION`): recorded once, it never changes. */
+export const mentionView = z.strictObject({
+  mentionId: z.string(),
+  docId: z.string(),
+  text: z.string(),
+  speaker: z.string().nullable(),
+  occurredAt: instantOut.nullable(),
+  recordedFrom: instantOut,
+});
+
+export const mentionsResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  docId: z.string(),
+  mentions: z.array(mentionView).meta({
+    description: 'in document order: by occurredAt (mentions without one last), then by mentionId in natural order (D1:9 before D1:10)',
+  }),
+  next: z
+    .string()
+    .nullable()
+    .meta({ description: "pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page ends the document" }),
+});
+
 export const factChange = z.strictObject({
   change: z.enum(['opened', 'closed']),
   at: instantOut,
@@ -155,6 +178,8 @@ export type EntityResponse = z.output<typeof entityResponse>;
 export type EntitiesResponse = z.output<typeof entitiesResponse>;
 export type EventView = z.output<typeof eventView>;
 export type EventsResponse = z.output<typeof eventsResponse>;
+export type MentionView = z.output<typeof mentionView>;
+export type MentionsResponse = z.output<typeof mentionsResponse>;
 export type FactChange = z.output<typeof factChange>;
 export type ChangesResponse = z.output<typeof changesResponse>;
 export type SearchItem = z.output<typeof searchItem>;

@@ -3,6 +3,7 @@ import * as admin from '../admin';
 import * as cmd from '../commands';
 import { errorResponse } from '../errors';
 import { literalTarget } from '../literals';
+import * as mcp from '../mcp';
 import { canonicalInstant, id, instant } from '../primitives';
 import { searchRequest } from '../queries';
 import * as res from '../responses';
@@ -17,7 +18,8 @@ import { importResponse } from '../transfer';
 export const REF_PREFIX = '#/components/schemas/';
 export type JsonSchema = Record<string, unknown>;
 
-const requestSchemas: Record<string, z.ZodType> = {
+/** Component name -> zod schema, request side (emitted as their input). Operation examples are checked against these. */
+export const requestSchemas: Record<string, z.ZodType> = {
   Instant: instant,
   Id: id,
   LiteralTarget: literalTarget,
@@ -37,9 +39,11 @@ const requestSchemas: Record<string, z.ZodType> = {
   CommandsRequest: cmd.commandsRequest,
   SearchRequest: searchRequest,
   RebuildRequest: admin.rebuildRequest,
+  McpRequest: mcp.jsonRpcRequest,
 };
 
-const responseSchemas: Record<string, z.ZodType> = {
+/** Component name -> zod schema, response side (emitted as their output). */
+export const responseSchemas: Record<string, z.ZodType> = {
   CanonicalInstant: canonicalInstant,
   Literal: res.literalOut,
   FactVersion: res.factVersion,
@@ -56,6 +60,8 @@ const responseSchemas: Record<string, z.ZodType> = {
   EventsResponse: res.eventsResponse,
   FactChange: res.factChange,
   ChangesResponse: res.changesResponse,
+  Mention: res.mentionView,
+  MentionsResponse: res.mentionsResponse,
   SearchItem: res.searchItem,
   SearchResponse: res.searchResponse,
   HealthResponse: res.healthResponse,
@@ -65,6 +71,7 @@ const responseSchemas: Record<string, z.ZodType> = {
   ErrorResponse: errorResponse,
   VerifyResponse: admin.verifyResponse,
   RebuildStatus: admin.rebuildStatus,
+  McpResponse: mcp.jsonRpcResponse,
 };
 
 /** Drops the per-document keys a component must not carry. */

@@ -2,8 +2,13 @@ import type { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
 import { verifyQuery } from '../admin';
 import * as q from '../queries';
+import { memoryId } from '../primitives';
 import { JSONL_CONTENT_TYPE } from '../transfer';
 import { buildComponentSchemas, inputSchema, ref, type JsonSchema } from './components';
+import { OPERATIONS, TAGS } from './operations';
+
+/** Where the service answers MCP over streamable HTTP (services/mcp/src/http-route.ts). */
+export const MCP_PATH = '/mcp';
 
 /** OpenAPI 3.1 document of the HTTP contract (SPEC §4), generated from the zod schemas. */
 
@@ -42,7 +47,6 @@ function buildPaths(): Obj {
     '/v1/memories': {
       get: {
         operationId: 'listMemories',
-        summary: 'The memories the caller may read, each with its position and latest recordedAt, sorted by memoryId',
         parameters: parameters(q.memoriesQuery, 'query'),
         responses: responses('MemoriesResponse', [400]),
       },
@@ -50,7 +54,6 @@ function buildPaths(): Obj {
     [`${m}/commands`]: {
       post: {
         operationId: 'postCommands',
-        summary: 'Apply a batch of 1..1000 DSL commands atomically',
         parameters: memory(),
         requestBody: jsonBody('CommandsRequest'),
         responses: responses('CommandsResponse', [400, 404, 409, 413]),
@@ -59,7 +62,6 @@ function buildPaths(): Obj {
     [`${m}/facts`]: {
       get: {
         operationId: 'getFacts',
-        summary: 'Fact versions in a bitemporal cut, sorted by factId',
         parameters: [...memory(), ...parameters(q.factsQuery, 'query')],
         responses: responses('FactsResponse', [400, 404, 408]),
       },
@@ -67,7 +69,6 @@ function buildPaths(): Obj {
     [`${m}/facts/{factId}/history`]: {
       get: {
         operationId: 'getFactHistory',
-        summary: 'Every version of a fact, oldest first',
         parameters: [...parameters(q.factParams, 'path'), ...parameters(q.historyQuery, 'query')],
         responses: responses('HistoryResponse', [400, 404]),
       },
@@ -75,7 +76,6 @@ function buildPaths(): Obj {
     [`${m}/facts/{factId}/audit`]: {
       get: {
         operationId: 'getFactAudit',
-        summary: 'Every event that touched a fact, in log order',
         parameters: [...parameters(q.factParams, 'path'), ...parameters(q.auditQuery, 'query')],
         responses: responses('AuditResponse', [400, 404]),
       },
@@ -83,45 +83,13 @@ function buildPaths(): Obj {
     [`${m}/entities`]: {
       get: {
         operationId: 'listEntities',
-        summary: 'Entities visible at a record time, found by name or alias and type, a page at a time sorted by entityId',
-        description:
-          'Lists the canonical entities visible at `recordedAt` (an entity merged into another is listed as that one). ' +
-          '`name` matches an entity name or alias case-insensitively, with whitespace normalised, exactly or (`match=prefix`) as a prefix. ' +
-          'Pages hold `limit` entities (default 100, at most 1000); pass `next` as `after` for the next page.',
         parameters: [...memory(), ...parameters(q.entitiesQuery, 'query')],
-        responses: responses(
-          {
-            description: 'OK',
-            content: {
-              'application/json': {
-                schema: ref('EntitiesResponse'),
-                example: {
-                  cut: { validAt: '2024-05-09T12:00:00.000Z', recordedAt: '2024-05-09T12:00:00.000Z' },
-                  source: 'projection',
-                  entities: [
-                    {
-                      entityId: 'alice',
-                      name: 'Alice',
-                      names: ['Alice'],
-                      aliases: ['Ali'],
-                      types: ['person'],
-                      merges: [],
-                      recordedFrom: '2024-05-06T09:00:00.000Z',
-                    },
-                  ],
-                  next: null,
-                },
-              },
-            },
-          },
-          [400, 404, 408],
-        ),
+        responses: responses('EntitiesResponse', [400, 404, 408]),
       },
     },
     [`${m}/entities/{entityId}`]: {
       get: {
         operationId: 'getEntity',
-        summary: 'An entity with names, aliases and merges visible at a record time',
         parameters: [...parameters(q.entityParams, 'path'), ...parameters(q.entityQuery, 'query')],
         responses: responses('EntityResponse', [400, 404]),
       },
@@ -129,15 +97,27 @@ function buildPaths(): Obj {
     [`${m}/events`]: {
       get: {
         operationId: 'getEvents',
-        summary: 'Visible L2 events in a cut, sorted by eventId',
         parameters: [...memory(), ...parameters(q.eventsQuery, 'query')],
         responses: responses('EventsResponse', [400, 404]),
+      },
+    },
+    [`${m}/mentions`]: {
+      get: {
+        operationId: 'listMentions',
+        parameters: [...memory(), ...parameters(q.mentionsQuery, 'query')],
+        responses: responses('MentionsResponse', [400, 404, 408]),
+      },
+    },
+    [`${m}/mentions/{mentionId}`]: {
+      get: {
+        operationId: 'getMention',
+        parameters: [...parameters(q.mentionParams, 'path'), ...parameters(q.mentionQuery, 'query')],
+        responses: responses('Mention', [400, 404, 408]),
       },
     },
     [`${m}/changes`]: {
       get: {
         operationId: 'getChanges',
-        summary: 'Fact versions opened or closed with record time in [from, to)',
         parameters: [...memory(), ...parameters(q.changesQuery, 'query')],
         responses: responses('ChangesResponse', [400, 404]),
       },
@@ -145,7 +125,6 @@ function buildPaths(): Obj {
     [`${m}/search`]: {
       post: {
         operationId: 'search',
-        summary: 'Ranked, auditable subgraph for a query within a cut and token budget',
         parameters: memory(),
         requestBody: jsonBody('SearchRequest'),
         responses: responses('SearchResponse', [400, 404, 413]),
@@ -154,7 +133,6 @@ function buildPaths(): Obj {
     [`${m}/export`]: {
       get: {
         operationId: 'exportMemory',
-        summary: 'The memory log as JSONL, one accepted command per line in log order',
         parameters: [...memory(), ...parameters(q.exportQuery, 'query')],
         responses: responses(
           {
@@ -168,7 +146,6 @@ function buildPaths(): Obj {
     [`${m}/import`]: {
       post: {
         operationId: 'importMemory',
-        summary: 'Replay an exported JSONL log into an empty memory',
         parameters: memory(),
         requestBody: {
           required: true,
@@ -181,7 +158,6 @@ function buildPaths(): Obj {
     [`${m}/verify`]: {
       get: {
         operationId: 'verifyMemory',
-        summary: 'Compare the read models with exact replay for one memory at a record time (default now); every difference',
         parameters: [...memory(), ...parameters(verifyQuery, 'query')],
         responses: responses('VerifyResponse', [400, 404]),
       },
@@ -189,7 +165,6 @@ function buildPaths(): Obj {
     '/v1/admin/rebuild': {
       post: {
         operationId: 'startRebuild',
-        summary: 'Start a blue/green rebuild of the read models: to the head (switched in) or up to record time `to` (snapshot schema)',
         requestBody: jsonBody('RebuildRequest'),
         responses: {
           ...responses('RebuildStatus', [400]),
@@ -199,30 +174,55 @@ function buildPaths(): Obj {
       },
       get: {
         operationId: 'getRebuild',
-        summary: "The rebuild's state, progress (events done, rate, ETA), result or error",
         responses: responses('RebuildStatus', []),
       },
     },
+    [MCP_PATH]: {
+      post: {
+        operationId: 'mcp',
+        parameters: [
+          {
+            name: 'memory',
+            in: 'query',
+            required: false,
+            description: 'the memory of tool calls that name none',
+            schema: inputSchema(memoryId),
+          },
+        ],
+        requestBody: jsonBody('McpRequest'),
+        responses: {
+          ...responses('McpResponse', []),
+          '202': { description: 'a notification (a request without id) was accepted; no body' },
+          '401': { description: 'keys are configured and the request has no valid one: a JSON-RPC error', content: json(ref('McpResponse')) },
+        },
+        // A key is checked here (401) and again by every tool call (403 outside its memories, as a tool error).
+        security: API_KEY,
+      },
+    },
     '/healthz': {
-      get: { operationId: 'healthz', summary: 'Liveness', responses: responses('HealthResponse', []) },
+      get: { operationId: 'healthz', responses: responses('HealthResponse', []) },
     },
     '/readyz': {
-      get: { operationId: 'readyz', summary: 'Readiness', responses: responses('HealthResponse', [503]) },
+      get: {
+        operationId: 'readyz',
+        responses: {
+          ...responses('HealthResponse', []),
+          '503': {
+            description: 'not ready: `{"status": "not ready", "failures": [...]}`, one per failing probe',
+            content: json(ref('HealthResponse')),
+          },
+        },
+      },
     },
     '/metrics': {
       get: {
         operationId: 'metrics',
-        summary: 'Prometheus metrics',
         responses: { '200': { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } } },
       },
     },
     '/docs': {
       get: {
         operationId: 'docs',
-        summary: 'This OpenAPI document (JSON), or a browsable API reference page for a browser',
-        description:
-          'JSON (2-space indented) unless the client prefers text/html (a browser), which gets a Swagger UI page ' +
-          'whose assets are served from /docs/static. `GET /docs/openapi.json` and `GET /docs/json` always answer JSON.',
         responses: {
           '200': {
             description: 'OpenAPI 3.1 document, or the API reference page',
@@ -237,12 +237,11 @@ function buildPaths(): Obj {
 export function buildOpenApiDocument(): Obj {
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'MemoTrace',
-      version: '1.0.0',
-      description: 'Bitemporal, event-sourced knowledge-graph memory for LLM agents (HTTP contract v1).',
-    },
-    paths: withAccessControl(buildPaths()),
+    info: { title: 'MemoTrace', version: '1.0.0', description: DESCRIPTION },
+    // Relative: the service that serves this document, whatever its address (a browser on /docs, a client given a base URL).
+    servers: [{ url: '/', description: 'the MemoTrace service that serves this document' }],
+    tags: TAGS.map((tag) => ({ ...tag })),
+    paths: withOperationDocs(withAccessControl(buildPaths())),
     components: {
       schemas: buildComponentSchemas(),
       securitySchemes: {
@@ -256,16 +255,64 @@ export function buildOpenApiDocument(): Obj {
   };
 }
 
+/** A bearer API key, or none when the operator configured no keys (the service then listens on loopback only). */
+const API_KEY = [{ apiKey: [] }, {}];
+
 /** `/v1/...` operations take a bearer API key: 401 without a valid one, 403 outside its memories or access. */
 function withAccessControl(paths: Obj): Obj {
   for (const [path, item] of Object.entries(paths)) {
     if (!path.startsWith('/v1/')) continue;
     for (const operation of Object.values(item as Record<string, Obj>)) {
-      operation['security'] = [{ apiKey: [] }, {}];
+      operation['security'] = API_KEY;
       const out = operation['responses'] as Obj;
       out['401'] = errorResponseObject(401);
       out['403'] = errorResponseObject(403);
     }
   }
   return paths;
+}
+
+const DESCRIPTION = [
+  'MemoTrace is a bitemporal, event-sourced knowledge-graph memory for LLM agents. Agents write DSL commands (entities, facts, ' +
+    "L2 events, episodes, mentions such as dialog turns); every accepted command is appended to the memory's immutable log, from " +
+    'which the read models and the search index are built, and any answer can be given again by exact replay of the log.',
+  '',
+  '**Time.** Every fact has a *valid time* (when it held in the world) and a *record time* (when the memory came to believe it), ' +
+    'so a read takes a cut `(validAt, recordedAt)`: what the memory believed at `recordedAt` about `validAt`, each defaulting to the ' +
+    'request time. Record time only moves forward in a memory, so an answer at a past record time never changes.',
+  '',
+  '**Access.** When the operator configures API keys, every `/v1` request and `/mcp` needs `Authorization: Bearer <key>`; a key is ' +
+    'scoped to memories and to `read` or `write` (GET and search read; everything else writes): 401 without a valid key, 403 outside ' +
+    'its scope. Without keys the service listens on loopback only. `/healthz`, `/readyz`, `/metrics` and `/docs` are open.',
+  '',
+  'Errors are `{"error": {"code", "message", "details"?}}`; bad input is 400 INVALID_REQUEST with one detail per field and writes nothing.',
+].join('\n');
+
+/**
+ * Each operation's summary, description and tags, and the examples of its request body and success
+ * response, from operations.ts: an operation it does not document is an error, not a bare entry.
+ */
+function withOperationDocs(paths: Obj): Obj {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item as Record<string, Obj>)) {
+      const id = operation['operationId'] as string;
+      const doc = OPERATIONS[id];
+      if (doc === undefined) throw new Error(`operation ${id} is not documented in operations.ts`);
+      // One place for the words: a path entry's own text would be overwritten, or worse, disagree.
+      if ('summary' in operation || 'description' in operation)
+        throw new Error(`operation ${id}: its summary and description belong in operations.ts`);
+      Object.assign(operation, { summary: doc.summary, description: doc.description, tags: [...doc.tags] });
+      if (doc.request !== undefined) mediaOf(operation['requestBody'] as Obj, doc.request.contentType, id)['example'] = doc.request.example;
+      const ok = (operation['responses'] as Obj)[doc.response.status ?? '200'] as Obj;
+      mediaOf(ok, doc.response.contentType, id)['example'] = doc.response.example;
+    }
+  }
+  return paths;
+}
+
+/** The media type object of a body or response that an example illustrates. */
+function mediaOf(body: Obj | undefined, contentType = 'application/json', operationId: string): Obj {
+  const media = (body?.['content'] as Obj | undefined)?.[contentType] as Obj | undefined;
+  if (media === undefined) throw new Error(`operation ${operationId} has no ${contentType} body for its example`);
+  return media;
 }

@@ -28,6 +28,9 @@ const OPERATIONS_PATHS: [string, string][] = [
   ['post', '/v1/admin/rebuild'],
   ['get', '/v1/admin/rebuild'],
   ['get', '/v1/memories/{memoryId}/entities'], // a read beyond SPEC §4: entities found by name
+  ['get', '/v1/memories/{memoryId}/mentions'], // reads beyond SPEC §4: a document's mentions, and one mention
+  ['get', '/v1/memories/{memoryId}/mentions/{mentionId}'],
+  ['post', '/mcp'], // MCP over streamable HTTP
 ];
 
 /** Every `$ref` string anywhere in `value`. */

@@ -56,6 +56,41 @@ describe('MemoTraceClient', () => {
     expect(search.items.length).toBeGreaterThan(0);
   });
 
+  it("reads a document's mentions a page at a time, all of them in one cut, and one mention", async () => {
+    const turn = (n: number, recordedAt?: string): WireCommandInput => ({
+      op: 'RECORD_MENTION',
+      mentionId: `chat-1:${n}`,
+      docId: 'chat-1',
+      speaker: n % 2 === 1 ? 'Alice' : 'agent',
+      text: `turn ${n}`,
+      occurredAt: '2024-05-06T08:00:00Z',
+      ...(recordedAt === undefined ? {} : { recordedAt }),
+    });
+    const written = await m().commands([10, 2, 1, 9, 3].map((n) => turn(n, '2024-05-06T09:00:00Z')));
+    const first = await m().mentions('chat-1', { limit: 2, minPosition: written.position });
+    expect(first.mentions.map((x) => x.mentionId)).toEqual(['chat-1:1', 'chat-1:2']);
+    expect(first.next).toBe('chat-1:2');
+    const second = await m().mentions('chat-1', { limit: 2, after: first.next!, recordedAt: first.cut.recordedAt, consistency: 'replay' });
+    expect([second.source, second.mentions.map((x) => x.mentionId)]).toEqual(['replay', ['chat-1:3', 'chat-1:9']]);
+
+    // A turn recorded (by the server clock) after a walk's first page is not in the walk's later pages: they keep its cut.
+    const walk = m().allMentions('chat-1', { limit: 2 });
+    const walked = [(await walk.next()).value!.mentionId];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await m().commands([turn(4)]);
+    for await (const mention of walk) walked.push(mention.mentionId);
+    expect(walked).toEqual(['chat-1:1', 'chat-1:2', 'chat-1:3', 'chat-1:9', 'chat-1:10']);
+    const now: string[] = [];
+    for await (const mention of m().allMentions('chat-1', { limit: 4 })) now.push(mention.mentionId);
+    expect(now).toEqual(['chat-1:1', 'chat-1:2', 'chat-1:3', 'chat-1:4', 'chat-1:9', 'chat-1:10']);
+
+    expect(await m().mention('chat-1:10')).toMatchObject({ mentionId: 'chat-1:10', docId: 'chat-1', speaker: 'agent', text: 'turn 10' });
+    const unknown = await m()
+      .mention('chat-1:99')
+      .catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 404, code: 'UNKNOWN_MENTION' });
+  });
+
   it('retries a batch with the same commandIds: the retry is a duplicate, nothing is written twice', async () => {
     let calls = 0;
     const flaky: typeof fetch = async (input, init) => {

@@ -11,6 +11,8 @@ import type {
   HistoryResponse,
   ImportResponse,
   MemoriesResponse,
+  MentionView,
+  MentionsResponse,
   SearchRequestInput,
   SearchResponse,
   WireCommandInput,
@@ -63,6 +65,8 @@ export type EntitiesFilter = Cut & {
   consistency?: 'projection' | 'replay';
   minPosition?: number;
 };
+/** A page of a document's mentions: `after` is the previous page's `next`; `limit` defaults to 100 (at most 1000). */
+export type MentionsOptions = Cut & { limit?: number; after?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -257,6 +261,33 @@ export class MemoryClient {
 
   events(cut: Cut & { consistency?: 'projection' | 'replay' } = {}): Promise<EventsResponse> {
     return this.client.request('GET', `${this.path}/events${query(cut)}`);
+  }
+
+  /**
+   * One page of the mentions of document `docId` (a conversation's turns: docId = sessionId), in document
+   * order. For the next page pass the answer's `next` as `after` and its `cut.recordedAt`, so both pages
+   * answer one cut; `allMentions` does that.
+   */
+  mentions(docId: string, options: MentionsOptions = {}): Promise<MentionsResponse> {
+    return this.client.request('GET', `${this.path}/mentions${query({ docId, ...options })}`);
+  }
+
+  /** Every mention of document `docId` in document order, page by page, all in the first page's cut. */
+  async *allMentions(docId: string, options: Omit<MentionsOptions, 'after'> = {}): AsyncGenerator<MentionView> {
+    let page = await this.mentions(docId, options);
+    for (;;) {
+      yield* page.mentions;
+      if (page.next === null) return;
+      page = await this.mentions(docId, { ...options, ...page.cut, after: page.next });
+    }
+  }
+
+  /** One mention as recorded (404 UNKNOWN_MENTION when the memory has none by that id at the record time). */
+  mention(
+    mentionId: string,
+    options: { recordedAt?: string; consistency?: 'projection' | 'replay'; minPosition?: number } = {},
+  ): Promise<MentionView> {
+    return this.client.request('GET', `${this.path}/mentions/${seg(mentionId)}${query(options)}`);
   }
 
   /** Versions opened or closed in [from, to); without `to`, up to the request time. */

@@ -15,7 +15,7 @@ import {
 import { normaliseName } from './ids';
 import { type Instant, contains } from './time';
 import type { ChangeView, Cut, EntityFilter, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
-import { compareIds } from './views';
+import { compareDocumentOrder, compareIds } from './views';
 import {
   type AccessorParts,
   type CutKind,
@@ -311,15 +311,27 @@ export function mentionsAt(state: MemoryState): MentionView[] {
   const cut = new StateCut(state, '*');
   return [...state.mentions.values()]
     .filter((m) => cut.shows('mention', m))
-    .map((m) => ({
-      mentionId: m.mentionId,
-      docId: m.docId,
-      text: m.text,
-      speaker: m.speaker,
-      occurredAt: m.occurredAt,
-      recordedFrom: m.recordedFrom,
-    }))
+    .map(mentionView)
     .sort((a, b) => compareIds(a.mentionId, b.mentionId));
+}
+
+/** The mentions of document `docId` the state shows, in document order. */
+export function documentMentionsAt(state: MemoryState, docId: string): MentionView[] {
+  const cut = new StateCut(state, '*');
+  return [...state.mentions.values()]
+    .filter((m) => m.docId === docId && cut.shows('mention', m))
+    .map(mentionView)
+    .sort(compareDocumentOrder);
+}
+
+/** The mention `mentionId` if the state shows it, else null. */
+export function mentionAt(state: MemoryState, mentionId: string): MentionView | null {
+  const mention = state.mentions.get(mentionId);
+  return mention !== undefined && new StateCut(state, '*').shows('mention', mention) ? mentionView(mention) : null;
+}
+
+function mentionView(m: MentionRecord): MentionView {
+  return { mentionId: m.mentionId, docId: m.docId, text: m.text, speaker: m.speaker, occurredAt: m.occurredAt, recordedFrom: m.recordedFrom };
 }
 
 /** Versions opened or closed with record time in `[from, to)`, in record-time order. */

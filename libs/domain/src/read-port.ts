@@ -16,6 +16,10 @@ export interface MemoryQueries {
   events(memoryId: string, cut: Cut): Promise<EventView[]>;
   episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]>;
   mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]>;
+  /** The mentions of document `docId` visible at `recordedAt`, in document order (`compareDocumentOrder`). */
+  documentMentions(memoryId: string, docId: string, recordedAt: Instant): Promise<MentionView[]>;
+  /** Null when the mention is unknown or not yet recorded at `recordedAt`. */
+  mention(memoryId: string, mentionId: string, recordedAt: Instant): Promise<MentionView | null>;
   /** Versions opened or closed with record time in `[from, to)`. */
   changes(memoryId: string, from: Instant, to: Instant): Promise<ChangeView[]>;
 }

@@ -100,3 +100,29 @@ export interface ChangeView {
 export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Ids in natural order: digit runs compare as numbers, so turn D1:9 comes before D1:10. */
+const NATURAL = new Intl.Collator('en', { numeric: true });
+
+/** Where a mention stands in its document: when it was said (null or absent: unknown), and its id. */
+export interface TurnPlace {
+  occurredAt?: Instant | null | undefined;
+  mentionId: string;
+}
+
+/**
+ * Document order, the order of a document's mentions (a conversation's turns): by `occurredAt`, those
+ * without one last (their place in time is unknown), then by `mentionId` in natural order. Both read paths
+ * sort in JS with this one function, because a database collation could order ids differently; the final
+ * bytewise comparison makes it total, as the collator calls some distinct ids equal.
+ */
+export function compareDocumentOrder(a: TurnPlace, b: TurnPlace): number {
+  const at = a.occurredAt ?? null;
+  const bt = b.occurredAt ?? null;
+  if (at !== bt) {
+    if (at === null) return 1;
+    if (bt === null) return -1;
+    return compareIds(at, bt);
+  }
+  return NATURAL.compare(a.mentionId, b.mentionId) || compareIds(a.mentionId, b.mentionId);
+}

@@ -11,6 +11,7 @@ import {
   type MemoryQueries,
   type MentionView,
   compareChanges,
+  compareDocumentOrder,
   compareIds,
   contains,
   normaliseName,
@@ -184,6 +185,25 @@ export class PostgresMemoryQueries implements MemoryQueries {
       [memoryId, pgInstant(recordedAt)],
     );
     return rows.map(mentionViewOfRow).sort((a, b) => compareIds(a.mentionId, b.mentionId));
+  }
+
+  /** One document's rows (rm_mentions_doc), put in document order here as replay does: no database collation decides it. */
+  async documentMentions(memoryId: string, docId: string, recordedAt: Instant): Promise<MentionView[]> {
+    const { rows } = await this.pool.query<MentionRow>(
+      `SELECT ${MENTION_COLUMNS} FROM rm_mentions
+        WHERE ${cutPredicate('mention', '', { memoryId: '$1', recordedAt: '$2', validAt: null })} AND doc_id = $3`,
+      [memoryId, pgInstant(recordedAt), docId],
+    );
+    return rows.map(mentionViewOfRow).sort(compareDocumentOrder);
+  }
+
+  async mention(memoryId: string, mentionId: string, recordedAt: Instant): Promise<MentionView | null> {
+    const { rows } = await this.pool.query<MentionRow>(
+      `SELECT ${MENTION_COLUMNS} FROM rm_mentions
+        WHERE ${cutPredicate('mention', '', { memoryId: '$1', recordedAt: '$2', validAt: null })} AND mention_id = $3`,
+      [memoryId, pgInstant(recordedAt), mentionId],
+    );
+    return rows[0] === undefined ? null : mentionViewOfRow(rows[0]);
   }
 
   /** Replay folds the events recorded before `to` (foldBefore): a close at or after `to` is not yet seen. */

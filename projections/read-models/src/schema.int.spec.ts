@@ -3,6 +3,7 @@ import { DatabaseError } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import {
   ReadModelsEntityNameKeys1796000000000,
+  ReadModelsMentionsByDoc1795910000000,
   ReadModelsNoFactCutIndex1795800000000,
   ReadModelsNoOpenIndex1795700000000,
   ReadModelsVersionChain1795600000000,
@@ -19,6 +20,7 @@ beforeAll(async () => {
     'ReadModelsVersionChain1795600000000',
     'ReadModelsNoOpenIndex1795700000000',
     'ReadModelsNoFactCutIndex1795800000000',
+    'ReadModelsMentionsByDoc1795910000000',
     'ReadModelsEntityNameKeys1796000000000',
   ]);
 });
@@ -87,6 +89,29 @@ describe('read-model schema', () => {
     expect(await gistOnFacts()).toEqual(['rm_fact_versions_cut']);
     await migration.up(runner);
     expect(await gistOnFacts()).toEqual([]);
+  });
+
+  it('indexes mentions by document; the migration adds the index where it is missing and is a no-op where it is not', async () => {
+    const mentionIndexes = async () =>
+      (
+        await db.pool.query<{ name: string; def: string }>(
+          "SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'rm_mentions' ORDER BY 1",
+        )
+      ).rows.map((r) => `${r.name}: ${r.def.replace(/^.* USING /, '')}`);
+    const expected = [
+      'rm_mentions_doc: btree (memory_id, doc_id)',
+      'rm_mentions_pkey: btree (memory_id, mention_id)',
+      'rm_mentions_recorded: btree (memory_id, recorded_from)',
+    ];
+    expect(await mentionIndexes()).toEqual(expected);
+    const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
+    const migration = new ReadModelsMentionsByDoc1795910000000();
+    await migration.up(runner);
+    expect(await mentionIndexes()).toEqual(expected);
+    await migration.down(runner);
+    expect(await mentionIndexes()).toEqual(expected.slice(1));
+    await migration.up(runner);
+    expect(await mentionIndexes()).toEqual(expected);
   });
 
   it('migrating again runs nothing', async () => {

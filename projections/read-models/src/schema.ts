@@ -56,6 +56,9 @@ const primaryKey = (table: string, columns: string): string[] => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY USING INDEX ${table}_pkey`,
 ];
 
+/** A document's mentions (a conversation's turns), read together in document order. */
+const MENTIONS_DOC_INDEX = 'CREATE INDEX rm_mentions_doc ON rm_mentions (memory_id, doc_id)';
+
 /**
  * Entity lookups by name, alias or type compare `normaliseName` keys (libs/domain/src/ids.ts),
  * computed by the projector as the domain computes them (the database's case folding is not
@@ -202,6 +205,7 @@ export const readModelStatements: string[] = [
    )`,
   ...primaryKey('rm_mentions', 'memory_id, mention_id'),
   'CREATE INDEX rm_mentions_recorded ON rm_mentions (memory_id, recorded_from)',
+  MENTIONS_DOC_INDEX,
 ];
 
 export const READ_MODEL_TABLES = [
@@ -308,6 +312,22 @@ export class ReadModelsNoFactCutIndex1795800000000 implements MigrationInterface
   }
 }
 
+/**
+ * Reading one document's mentions must not scan every mention of its memory: this migration adds
+ * their index to databases made before it (those made after have it from the schema already).
+ */
+export class ReadModelsMentionsByDoc1795910000000 implements MigrationInterface {
+  readonly name = 'ReadModelsMentionsByDoc1795910000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(MENTIONS_DOC_INDEX.replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS'));
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP INDEX IF EXISTS rm_mentions_doc');
+  }
+}
+
 /** Each keyed table: the text its key is computed from, the key column, the key's index. */
 const ENTITY_KEYS = [
   ['rm_entities', 'name', 'name_key', ENTITY_NAME_KEY_INDEX],
@@ -357,5 +377,6 @@ export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsVersionChain1795600000000(),
   new ReadModelsNoOpenIndex1795700000000(),
   new ReadModelsNoFactCutIndex1795800000000(),
+  new ReadModelsMentionsByDoc1795910000000(),
   new ReadModelsEntityNameKeys1796000000000(),
 ];

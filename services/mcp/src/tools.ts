@@ -1,6 +1,6 @@
 import type { MemoryClient } from '@memotrace/client';
 import {
-  ENTITIES_PAGE,
+  PAGE,
   MAX_BATCH,
   archiveEdge,
   defineRelation,
@@ -322,13 +322,7 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
         .describe('"exact" (default): the whole name; "prefix": names that start with it, e.g. "ali" finds "Alice" and "Alicia Keys".'),
       type: nonBlankText.optional().describe('Only entities of this type, e.g. "person".'),
       recordedAt: cut.recordedAt,
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(ENTITIES_PAGE.max)
-        .optional()
-        .describe(`At most this many, e.g. 20 (default ${ENTITIES_PAGE.default}, at most ${ENTITIES_PAGE.max}).`),
+      limit: z.number().int().min(1).max(PAGE.max).optional().describe(`At most this many, e.g. 20 (default ${PAGE.default}, at most ${PAGE.max}).`),
       after: id.optional().describe('For the next page: the previous answer\'s "next", e.g. "alice".'),
     }),
     readOnly: true,
@@ -339,11 +333,19 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     title: 'Search the memory',
     description:
       'A ranked, auditable subgraph (events, facts, mentions, episodes) for a question in words, visible at the cut, within a token ' +
-      'budget, e.g. {query: "where does Alice work"}.',
+      'budget, e.g. {query: "where does Alice work"}. A mention\'s text starts with the day it was said, e.g. "[8 May 2023] Alice: ...".',
     inputSchema: z.strictObject({
       ...memoryField,
-      query: nonBlankText.describe('What to look for, in words, e.g. "where does Alice work" or "Alice\'s hobbies".'),
-      ...cut,
+      query: nonBlankText.describe(
+        'What to look for, in words, time words included, e.g. "where does Alice work" or "what did Tom say about his knee last week".',
+      ),
+      validAt: instantOrStar
+        .optional()
+        .describe(
+          'The world time to search at, e.g. "2024-05-07T12:00:00Z". Omit to search the whole timeline ("*"): past items are found, ' +
+            'and the time words of the query, else the present, rank first.',
+        ),
+      recordedAt: cut.recordedAt,
       k: searchRequest.shape.k.describe('At most this many items of each kind, e.g. 5 (default 10).'),
       tokenBudget: searchRequest.shape.tokenBudget.describe('A cap on the total tokens of the items, e.g. 2000.'),
     }),

@@ -1,3 +1,4 @@
+import { buildOpenApiDocument } from '@memotrace/contracts';
 import { hashApiKey, parseApiKeys } from '@memotrace/http-kit';
 import { type TestService, startTestService } from './testing/test-service';
 
@@ -68,6 +69,16 @@ describe('GET /docs', () => {
       const doc = JSON.parse(text);
       expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/memories/{memoryId}/commands', '/v1/memories/{memoryId}/facts', '/docs']));
     }
+  });
+
+  it('serves the described document: servers, tags, and every operation with its examples', async () => {
+    const doc = (await (await get('/docs', 'application/json')).json()) as any;
+    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(doc.paths['/mcp'].post.requestBody.content['application/json'].example).toMatchObject({ jsonrpc: '2.0' });
+    // The relative server resolves against the page's address to this very service.
+    const base = new URL(doc.servers[0].url, `${svc.url}/docs`);
+    expect((await fetch(new URL('healthz', base))).status).toBe(200);
   });
 
   it('keeps /v1 behind the keys while the docs are open', async () => {

@@ -1,4 +1,4 @@
-import { ENTITIES_PAGE, entitiesResponse, errorResponse } from '@memotrace/contracts';
+import { PAGE, entitiesResponse, errorResponse } from '@memotrace/contracts';
 import { type TestService, startTestService } from './testing/test-service';
 
 /**
@@ -113,15 +113,7 @@ describe('GET /v1/memories/{memoryId}/entities', () => {
   });
 
   it('refuses bad parameters with 400, and an unknown memory with 404', async () => {
-    for (const query of [
-      'limit=0',
-      `limit=${ENTITIES_PAGE.max + 1}`,
-      'limit=two',
-      'match=fuzzy',
-      'name=%20%20',
-      'colour=red',
-      'recordedAt=yesterday',
-    ]) {
+    for (const query of ['limit=0', `limit=${PAGE.max + 1}`, 'limit=two', 'match=fuzzy', 'name=%20%20', 'colour=red', 'recordedAt=yesterday']) {
       const response = await t.get(`/v1/memories/${M}/entities?${query}`);
       expect([query, response.status, errorResponse.parse(response.body).error.code]).toEqual([query, 400, 'INVALID_REQUEST']);
     }

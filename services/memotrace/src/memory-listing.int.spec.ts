@@ -26,6 +26,8 @@ const READS: [string, 'GET' | 'POST', string, unknown?][] = [
   ['entities (replay)', 'GET', 'entities?consistency=replay'],
   ['events', 'GET', 'events?validAt=*'],
   ['events (replay)', 'GET', 'events?validAt=*&consistency=replay'],
+  ['mentions', 'GET', 'mentions?docId=session-1'],
+  ['mentions (replay)', 'GET', 'mentions?docId=session-1&consistency=replay'],
   ['changes', 'GET', `changes?from=${T0}`],
   ['export', 'GET', 'export'],
   ['verify', 'GET', 'verify'],

@@ -10,6 +10,7 @@ import {
   type MemoryState,
   type MentionView,
   type ValidAt,
+  documentMentionsAt,
   entityAt,
   entitiesAt,
   episodesAt,
@@ -17,6 +18,7 @@ import {
   factsAt,
   fold,
   isCanonicalInstant,
+  mentionAt,
   mentionsAt,
   validityBounds,
 } from '@memotrace/domain';
@@ -287,6 +289,22 @@ describe('the cut of every backend equals the domain\u2019s reference cut', () =
             counts[backend] += 3;
           }
           mismatches.same(where(`${backend} mentions`, recordedAt), await q.mentions(memoryId, recordedAt), reference.mentions(recordedAt));
+          // Each document's mentions in document order, and one mention by id (the rule is the mentions' own, so a sample will do).
+          const mentions = [...reference.at(LATER).mentions.values()];
+          for (const docId of [...new Set(mentions.map((m) => m.docId)), GHOST]) {
+            mismatches.same(
+              where(`${backend} document ${docId}`, recordedAt),
+              await q.documentMentions(memoryId, docId, recordedAt),
+              documentMentionsAt(state, docId),
+            );
+          }
+          for (const mentionId of [...sample(mentions, 2).map((m) => m.mentionId), GHOST]) {
+            mismatches.same(
+              where(`${backend} mention ${mentionId}`, recordedAt),
+              await q.mention(memoryId, mentionId, recordedAt),
+              mentionAt(state, mentionId),
+            );
+          }
           for (const entityId of [...reference.at(LATER).entities.keys(), GHOST]) {
             mismatches.same(
               where(`${backend} entity ${entityId}`, recordedAt),

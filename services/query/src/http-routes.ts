@@ -11,6 +11,9 @@ import {
   historyQuery,
   memoriesQuery,
   memoryParams,
+  mentionParams,
+  mentionQuery,
+  mentionsQuery,
   toJsonlLine,
   verifyQuery,
 } from '@memotrace/contracts';
@@ -21,6 +24,7 @@ import { MEMORY_STREAM_PREFIX, factTag, memoryIdOfStream, memoryStreamId, readMe
 import type { FastifyInstance } from 'fastify';
 import { type ConsistencyGate, unknownMemory } from './consistency';
 import { type RecallBackend, type SearchCorpora, registerSearchRoute } from './search';
+import { documentPage } from './document-page';
 import { verifyMemory } from './verify';
 
 export interface QueryRouteDeps {
@@ -32,7 +36,7 @@ export interface QueryRouteDeps {
 }
 
 /**
- * The read side of SPEC §4: time cuts, history, audit, entities, events, changes, search, export; and
+ * The read side of SPEC §4: time cuts, history, audit, entities, events, mentions, changes, search, export; and
  * the memory listing of §5.0. Every read of a memory without records is 404 UNKNOWN_MEMORY: the routes
  * that ask the gate get it from there, the others (audit, export) check only when they found nothing.
  */
@@ -109,6 +113,33 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
     const events = await (await gate.source(memoryId, q.consistency, q.minPosition)).events(memoryId, cut);
     return { cut, source: q.consistency, events };
+  });
+
+  // A document's mentions in document order (SPEC §5.1: a conversation's turns), a page at a time.
+  app.get('/v1/memories/:memoryId/mentions', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(mentionsQuery, request.query, 'query');
+    const at = now();
+    // Mentions have no valid time: validAt filters none of them, but is part of the cut the answer names.
+    const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
+    const mentions = await (await gate.source(memoryId, q.consistency, q.minPosition)).documentMentions(memoryId, q.docId, cut.recordedAt);
+    const page = documentPage(mentions, q.after, q.limit);
+    if (page === null) {
+      throw new HttpError(
+        'INVALID_REQUEST',
+        `after: no mention ${JSON.stringify(q.after)} in document ${JSON.stringify(q.docId)} at this record time`,
+        [{ path: 'after', message: 'names no mention of this document at this record time' }],
+      );
+    }
+    return { cut, source: q.consistency, docId: q.docId, ...page };
+  });
+
+  app.get('/v1/memories/:memoryId/mentions/:mentionId', async (request) => {
+    const { memoryId, mentionId } = parseInput(mentionParams, request.params, 'path');
+    const q = parseInput(mentionQuery, request.query, 'query');
+    const mention = await (await gate.source(memoryId, q.consistency, q.minPosition)).mention(memoryId, mentionId, q.recordedAt ?? now());
+    if (mention === null) throw new HttpError('UNKNOWN_MENTION', `unknown mention ${JSON.stringify(mentionId)} at this record time`);
+    return mention;
   });
 
   app.get('/v1/memories/:memoryId/changes', async (request) => {

@@ -7,6 +7,7 @@ import {
   type MemoryQueries,
   type MemoryState,
   changesBetween,
+  documentMentionsAt,
   entityAt,
   entitiesAt,
   episodesAt,
@@ -16,6 +17,7 @@ import {
   foldBefore,
   foldForReading,
   initialState,
+  mentionAt,
   mentionsAt,
 } from '@memotrace/domain';
 import type { LogStore } from '@memotrace/log-store';
@@ -72,6 +74,14 @@ export class ReplayMemoryQueries implements MemoryQueries {
 
   async mentions(memoryId: string, recordedAt: Instant) {
     return mentionsAt(await this.foldUntil(memoryId, recordedAt));
+  }
+
+  async documentMentions(memoryId: string, docId: string, recordedAt: Instant) {
+    return documentMentionsAt(await this.foldUntil(memoryId, recordedAt), docId);
+  }
+
+  async mention(memoryId: string, mentionId: string, recordedAt: Instant) {
+    return mentionAt(await this.foldUntil(memoryId, recordedAt), mentionId);
   }
 
   async changes(memoryId: string, from: Instant, to: Instant) {

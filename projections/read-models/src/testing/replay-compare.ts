@@ -5,6 +5,7 @@ import {
   type MemoryQueries,
   type ValidAt,
   changesBetween,
+  documentMentionsAt,
   entityAt,
   episodesAt,
   eventsAt,
@@ -13,6 +14,7 @@ import {
   fold,
   foldBefore,
   isCanonicalInstant,
+  mentionAt,
   mentionsAt,
   validityBounds,
 } from '@memotrace/domain';
@@ -74,6 +76,12 @@ export async function expectSameAsReplay(queries: MemoryQueries, memoryId: strin
       await same(`history(${factId}, ${r})`, queries.history(memoryId, factId, r), factHistory(state, factId));
     }
     await same(`mentions(${r})`, queries.mentions(memoryId, r), mentionsAt(state));
+    for (const docId of [...new Set([...full.mentions.values()].map((m) => m.docId)), 'no-such-doc']) {
+      await same(`documentMentions(${docId}, ${r})`, queries.documentMentions(memoryId, docId, r), documentMentionsAt(state, docId));
+    }
+    for (const mentionId of [...full.mentions.keys(), 'no-such-mention']) {
+      await same(`mention(${mentionId}, ${r})`, queries.mention(memoryId, mentionId, r), mentionAt(state, mentionId));
+    }
   }
   for (const [from, to] of plan.windows ?? []) {
     await same(`changes(${from}, ${to})`, queries.changes(memoryId, from, to), changesBetween(foldBefore(log, to), from, to));

@@ -12,7 +12,7 @@ import {
 } from '@memotrace/domain';
 import { analyze } from './analyze';
 import { CorpusVectors } from './corpus-vectors';
-import { NATURAL } from './expand';
+import { byDocumentOrder } from './expand';
 import type { ItemKind } from './items';
 import { itemKey } from './recall-backend';
 
@@ -220,14 +220,12 @@ export class MemoryCorpus {
     return this.evidenceRefs.sorted(key, this.versions);
   }
 
-  /** Turns of a document in natural id order (D1:9 before D1:10). */
+  /** Turns of a document in document order. */
   turnsOf(docId: string): readonly number[] {
     const turns = this.docTurns.get(docId);
     if (turns === undefined) return [];
     if (!turns.sorted) {
-      turns.refs
-        .sort((a, b) => compareIds(this.versions[a]!.id, this.versions[b]!.id))
-        .sort((a, b) => NATURAL.compare(this.versions[a]!.id, this.versions[b]!.id));
+      turns.refs.sort((a, b) => byDocumentOrder(this.versions[a]!, this.versions[b]!));
       turns.sorted = true;
     }
     return turns.refs;

@@ -1,3 +1,4 @@
+import { compareDocumentOrder } from '@memotrace/domain';
 import type { Candidate } from './items';
 import { itemKey } from './recall-backend';
 
@@ -23,8 +24,8 @@ export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 10, depth: 2, fanOut
 /**
  * The cut's items as a graph: evidence links both ways (event -> facts -> mentions,
  * episode -> events), entity links (facts and events naming the same entity), and
- * neighbouring turns (the previous and next mention of the same document, ids in
- * natural order). Only candidates of the cut are nodes, so expansion cannot leave it.
+ * neighbouring turns (the previous and next mention of the same document, in document
+ * order). Only candidates of the cut are nodes, so expansion cannot leave it.
  */
 export class ItemGraph {
   private readonly byKey = new Map<string, Candidate>();
@@ -61,7 +62,7 @@ export class ItemGraph {
     if (c.kind !== 'mention' || c.docId === undefined) return [];
     const turns = this.byDoc.get(c.docId)!;
     if (!this.sortedDocs.has(c.docId)) {
-      turns.sort((a, b) => NATURAL.compare(a.id, b.id));
+      turns.sort(byDocumentOrder);
       this.sortedDocs.add(c.docId);
     }
     const i = turns.indexOf(c);
@@ -69,8 +70,12 @@ export class ItemGraph {
   }
 }
 
-/** The order of a document's turns: ids in natural order (D1:9 before D1:10). */
-export const NATURAL = new Intl.Collator('en', { numeric: true });
+type Turn = { id: string; occurredAt?: string | null | undefined };
+
+/** The order of a document's turns, as the mentions read answers them. */
+export function byDocumentOrder(a: Turn, b: Turn): number {
+  return compareDocumentOrder({ occurredAt: a.occurredAt, mentionId: a.id }, { occurredAt: b.occurredAt, mentionId: b.id });
+}
 
 /**
  * Breadth-first from the `seeds` best-scored items: a reached item scores
@@ -101,11 +106,11 @@ export function expand(
   return out;
 }
 
-/** A mention before `of` in the same document (ids in natural order, as turns are ordered). */
+/** A mention before `of` in the same document. */
 function isEarlierTurn(graph: Pick<ItemGraph, 'candidate'>, key: string, of: string): boolean {
   const a = graph.candidate(key);
   const b = graph.candidate(of);
-  return a?.kind === 'mention' && b?.kind === 'mention' && a.docId !== undefined && a.docId === b.docId && NATURAL.compare(a.id, b.id) < 0;
+  return a?.kind === 'mention' && b?.kind === 'mention' && a.docId !== undefined && a.docId === b.docId && byDocumentOrder(a, b) < 0;
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -2,6 +2,7 @@ import { searchResponse } from '@memotrace/contracts';
 import fc from 'fast-check';
 import { MON, MONDAY, THU, WED, WED_NOON } from '../../../memotrace/src/testing/alice-joins-acme';
 import { type TestService, startTestService } from '../../../memotrace/src/testing/test-service';
+import { PORTO_TRIP } from './testing/porto-trip';
 
 /** SPEC §4 search through HTTP, on the whole service (projection read models). */
 const M = 'search-story';
@@ -161,41 +162,7 @@ describe('POST /v1/memories/{memoryId}/search', () => {
 
   it('"When did Maya go to Porto?" without a cut finds the trip and its fact, though both ended long ago', async () => {
     const memory = 'search-porto';
-    const may = '2023-05-08T10:00:00.000Z';
-    const written = await t.commands(memory, [
-      { op: 'UPSERT_ENTITY', entityId: 'maya', name: 'Maya', recordedAt: may },
-      { op: 'UPSERT_ENTITY', entityId: 'porto', name: 'Porto', recordedAt: may },
-      { op: 'UPSERT_ENTITY', entityId: 'lisbon', name: 'Lisbon', recordedAt: may },
-      {
-        op: 'RECORD_MENTION',
-        mentionId: 'said',
-        docId: 'chat',
-        speaker: 'Maya',
-        text: 'Back from Porto, what a trip!',
-        occurredAt: may,
-        recordedAt: may,
-      },
-      { op: 'UPSERT_EDGE', factId: 'maya-lisbon', src: 'maya', rel: 'lives_in', dst: 'lisbon', validFrom: '2021-01-01T00:00:00Z', recordedAt: may },
-      {
-        op: 'UPSERT_EDGE',
-        factId: 'maya-in-porto',
-        src: 'maya',
-        rel: 'stayed_in',
-        dst: 'porto',
-        validFrom: '2023-05-01T00:00:00Z',
-        validTo: '2023-05-07T00:00:00Z',
-        evidence: ['said'],
-        recordedAt: may,
-      },
-      {
-        op: 'UPSERT_EVENT',
-        eventId: 'porto-trip',
-        summary: 'Maya went to Porto',
-        includesFacts: ['maya-in-porto'],
-        timeSpan: { from: '2023-05-01T00:00:00Z', to: '2023-05-07T00:00:00Z' },
-        recordedAt: may,
-      },
-    ]);
+    const written = await t.commands(memory, [...PORTO_TRIP]);
     expect(written.status).toBe(200);
     const { status, body } = await search({ query: 'When did Maya go to Porto?', minPosition: written.body.position }, memory);
     expect(status).toBe(200);

@@ -1,4 +1,4 @@
-import { searchResponse } from '@memotrace/contracts';
+import { searchResponse, toDomainCommand, wireCommand } from '@memotrace/contracts';
 import fc from 'fast-check';
 import { type Command, type Cut, type Instant, type MemoryRecord, decideBatch, fold } from '@memotrace/domain';
 import { cl100k } from './cl100k';
@@ -9,6 +9,7 @@ import { ListCutItems, referenceCut } from './reference-cut';
 import { type SearchInput, resolveIntent, searchMemory as searchOver } from './search';
 import { itemInterval, overlaps } from './temporal-intent';
 import { LogSearchFeed } from './testing/log-feed';
+import { PORTO_SAID_AT, PORTO_TRIP } from './testing/porto-trip';
 import { ReplayMemoryQueries } from '../replay-queries';
 
 /**
@@ -318,51 +319,9 @@ describe.each(IMPLEMENTATIONS)('search ranking over %s', (_, cutOf) => {
 
   it('"When did Maya go to Porto?" over the whole timeline finds the trip and its fact, each text able to say when', async () => {
     const q = new StoryLog();
-    const may = '2023-05-08T10:00:00.000Z';
     q.apply(
-      [
-        { op: 'UPSERT_ENTITY', entityId: 'maya', name: 'Maya', recordedAt: may },
-        { op: 'UPSERT_ENTITY', entityId: 'porto', name: 'Porto', recordedAt: may },
-        { op: 'UPSERT_ENTITY', entityId: 'lisbon', name: 'Lisbon', recordedAt: may },
-        {
-          op: 'RECORD_MENTION',
-          mentionId: 'said',
-          docId: 'chat',
-          speaker: 'Maya',
-          text: 'Back from Porto, what a trip!',
-          occurredAt: may,
-          recordedAt: may,
-        },
-        {
-          op: 'UPSERT_EDGE',
-          factId: 'maya-lisbon',
-          src: 'maya',
-          rel: 'lives_in',
-          dst: 'lisbon',
-          validFrom: '2021-01-01T00:00:00.000Z',
-          recordedAt: may,
-        },
-        {
-          op: 'UPSERT_EDGE',
-          factId: 'maya-in-porto',
-          src: 'maya',
-          rel: 'stayed_in',
-          dst: 'porto',
-          validFrom: '2023-05-01T00:00:00.000Z',
-          validTo: '2023-05-07T00:00:00.000Z',
-          evidence: ['said'],
-          recordedAt: may,
-        },
-        {
-          op: 'UPSERT_EVENT',
-          eventId: 'porto-trip',
-          summary: 'Maya went to Porto',
-          includesFacts: ['maya-in-porto'],
-          timeSpan: { from: '2023-05-01T00:00:00.000Z', to: '2023-05-07T00:00:00.000Z' },
-          recordedAt: may,
-        },
-      ],
-      may,
+      PORTO_TRIP.map((c) => toDomainCommand(wireCommand.parse(c), () => 'unused') as CommandInput),
+      PORTO_SAID_AT,
     );
     const result = await search(q, { validAt: '*', recordedAt: LATER }, { query: 'When did Maya go to Porto?', k: 10 });
     const byId = new Map(result.items.map((i) => [i.id, i]));
