@@ -33,7 +33,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'memotrace-scale-'));
   chmodSync(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
   const profile = env['BENCH_SCALE_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env['BENCH_SCALE_CPU_PROF'])}`] : [];
-  const child = spawn(process.execPath, [...profile, ...nodeFlagsOfStart(), '--import', 'tsx', 'services/memotrace/src/main.ts'], {
+  const child = spawn(process.execPath, [...profile, ...nodeArgsOfStart()], {
     cwd: ROOT,
     env: {
       ...env,
@@ -80,10 +80,12 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   };
 }
 
-/** The node flags `npm start` passes (tsx forwards them to node), e.g. its heap limit. */
-function nodeFlagsOfStart(): string[] {
+/** What `npm start` passes to node (its heap limit, the TypeScript loader, the main file). */
+function nodeArgsOfStart(): string[] {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return scripts['start']!.split(/\s+/).filter((word) => word.startsWith('--'));
+  const [command, ...args] = scripts['start']!.split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start runs ${command}, not node: the bench cannot start it the same way`);
+  return args;
 }
 
 /** The embedded server's port is line 4 of postmaster.pid; user, password and database are the embedded defaults. */

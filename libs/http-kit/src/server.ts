@@ -12,6 +12,12 @@ import { ServiceMetrics } from './metrics';
 
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Probes and scrapes (health, readiness, metrics) come every few seconds from orchestrators and
+ * Prometheus: their requests are not logged at info level, only their warnings and errors.
+ */
+const PROBE = { logLevel: 'warn' } as const;
+
 export interface ReadinessCheck {
   name: string;
   check(): Promise<void>;
@@ -60,9 +66,16 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   app.addHook('preValidation', async (request) => {
     if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) throw invalidBody(`request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   });
+  // On close, the server waits for every connection to end: an answer to a request that was in
+  // flight when close began ends its connection, or a keep-alive client would hold the close up.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     // Server-side time of the request so far (routing, handler, serialization): benchmarks read it without network noise.
     void reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
+    if (closing) void reply.header('connection', 'close');
     // A refused request's unread body is drained before the answer; over the limit, it is 413
     // whatever else was wrong with it (a content type never read, no such route).
     if (reply.statusCode >= 400 && (await discardUnreadBody(request.raw)) > MAX_BODY_BYTES && reply.statusCode !== 413) {
@@ -79,16 +92,19 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
 
   if (options.access) registerAccessControl(app, options.access);
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', PROBE, async () => ({ status: 'ok' }));
+  app.get('/readyz', PROBE, async (request, reply) => {
     const failures: string[] = [];
     for (const probe of options.readiness ?? []) {
       await probe.check().catch((error: Error) => failures.push(`${probe.name}: ${error.message}`));
     }
-    if (failures.length > 0) return reply.status(503).send({ status: 'not ready', failures });
+    if (failures.length > 0) {
+      request.log.warn({ failures }, 'not ready');
+      return reply.status(503).send({ status: 'not ready', failures });
+    }
     return { status: 'ready' };
   });
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', PROBE, async (_request, reply) => {
     void reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();
   });

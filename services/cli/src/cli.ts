@@ -1,15 +1,15 @@
 import { MemoTraceClient, MemoTraceError } from '@memotrace/client';
-import type { WireCommandInput } from '@memotrace/contracts';
 import { hashApiKey, newApiKeyToken } from '@memotrace/http-kit';
 import { createMemoTraceMcpServer } from '@memotrace/mcp-service';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { REQUEST_LIMITS, parseCommandFile, planAtomicBatch, planBatches } from './command-file';
 import { createProgress } from './progress';
+import { type WriteTally, describeTally, writeBatches } from './write-batches';
+import { WriteFailure } from './write-failure';
 
 /** `memotrace`: the CLI for humans and scripts. */
-
-const BATCH = 1000;
 
 interface Globals {
   url: string;
@@ -21,23 +21,10 @@ function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : text + '\n');
 }
 
+const BATCH_LIMITS = `${REQUEST_LIMITS.commands} commands, ${REQUEST_LIMITS.bytes / (1024 * 1024)} MiB`;
+
 function readInput(file: string | undefined): string {
   return readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
-}
-
-/** Parses JSONL commands; a bad line is a one-line error naming the line. */
-export function parseCommandLines(text: string): WireCommandInput[] {
-  const commands: WireCommandInput[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '') return;
-    try {
-      commands.push(JSON.parse(line) as WireCommandInput);
-    } catch {
-      throw new Error(`line ${index + 1} is not valid JSON`);
-    }
-  });
-  return commands;
 }
 
 function table(rows: Record<string, unknown>[], columns: string[]): string {
@@ -65,15 +52,6 @@ export function commandLineEnds(jsonl: string): number[] {
   return ends;
 }
 
-/** A progress line on a TTY (stderr): done/total, rate and ETA. */
-export function progressLine(done: number, total: number, elapsedMs: number, width = 30): string {
-  const fraction = total === 0 ? 1 : done / total;
-  const filled = Math.round(fraction * width);
-  const rate = elapsedMs > 0 ? (done / elapsedMs) * 1000 : 0;
-  const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ETA ${eta}s`;
-}
-
 export function buildProgram(): Command {
   const program = new Command('memotrace')
     .description('MemoTrace command line: write, read, search, history, audit, export, import, rebuild, mcp')
@@ -93,32 +71,38 @@ export function buildProgram(): Command {
 
   program
     .command('write')
-    .description('apply JSONL commands from a file or stdin, in atomic batches of up to 1000')
+    .description(`apply JSONL commands from a file or stdin: every line is checked first, then sent in atomic batches of up to ${BATCH_LIMITS}`)
     .argument('[file]', 'JSONL file ("-" or absent: stdin)')
+    .option('--atomic', `all or nothing: the whole file as one batch, refused unless it fits one batch (${BATCH_LIMITS})`)
     .option('--json', 'print every command result as JSON')
-    .action(async (file: string | undefined, options: { json?: boolean }) => {
-      const commands = parseCommandLines(readInput(file));
+    .action(async (file: string | undefined, options: { atomic?: boolean; json?: boolean }) => {
+      const commands = parseCommandFile(readInput(file));
+      const batches = options.atomic ? planAtomicBatch(commands) : planBatches(commands);
       const m = memory();
-      const started = Date.now();
-      const tty = process.stderr.isTTY === true;
-      let applied = 0;
-      let position = 0;
-      for (let i = 0; i < commands.length; i += BATCH) {
-        const response = await m.commands(commands.slice(i, i + BATCH));
-        position = response.position;
-        applied += response.results.length;
-        if (options.json) for (const result of response.results) out(JSON.stringify(result));
-        if (tty) process.stderr.write(`\r${progressLine(applied, commands.length, Date.now() - started)}`);
+      const progress = createProgress({ label: 'write', unit: 'commands' });
+      let written: WriteTally | undefined;
+      try {
+        progress.update({ done: 0, total: commands.length });
+        await writeBatches(m, batches, (results, tally) => {
+          written = tally;
+          if (options.json) for (const result of results) out(JSON.stringify(result));
+          progress.update({ done: tally.commands, total: commands.length });
+        });
+      } catch (error) {
+        progress.stop();
+        // What was written before the failure, as a success would report it; stderr says the rest.
+        if (written && !options.json) out(describeTally(written));
+        throw error;
       }
-      if (tty) process.stderr.write('\n');
-      if (!options.json) out(`${applied} commands written, position ${position}`);
+      progress.stop();
+      if (!options.json) out(written ? describeTally(written) : 'no commands in the input: nothing written');
     });
 
   program
     .command('read')
     .description('facts at a cut')
-    .option('--valid-at <instant>', 'valid time (or *)')
-    .option('--recorded-at <instant>', 'record time')
+    .option('--valid-at <instant>', 'valid time, or * for any (default: now)')
+    .option('--recorded-at <instant>', 'record time: what the memory believed then (default: now)')
     .option('--src <id>')
     .option('--rel <id>')
     .option('--dst <id>')
@@ -142,8 +126,8 @@ export function buildProgram(): Command {
     .command('search')
     .description('ranked, auditable subgraph for a query')
     .argument('<query>')
-    .option('--valid-at <instant>')
-    .option('--recorded-at <instant>')
+    .option('--valid-at <instant>', "valid time (default: *, the whole timeline; the query's time words rank first)")
+    .option('--recorded-at <instant>', 'record time: what the memory believed then (default: now)')
     .option('-k <k>', 'items per kind', (v) => Number(v))
     .option('--token-budget <n>', 'total token cap', (v) => Number(v))
     .option('--json')
@@ -304,6 +288,10 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed it
+    if (error instanceof WriteFailure) {
+      process.stderr.write(`memotrace: ${error.message}\n`);
+      return error.exitCode;
+    }
     const message =
       error instanceof MemoTraceError
         ? `${error.status === 0 ? error.code : `${error.code} (HTTP ${error.status})`}: ${error.message}${detailsOf(error)}`

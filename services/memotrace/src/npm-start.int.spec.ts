@@ -21,7 +21,11 @@ async function startProcess(dataDir: string, port: number): Promise<ChildProcess
   delete env['OPENSEARCH_URL'];
   // What `npm start` runs, spawned directly so the test sees the service's own exit code.
   const [command, ...args] = startScript.split(' ');
-  const child = spawn(join(repo, 'node_modules/.bin', command!), args, { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command === 'node' ? process.execPath : join(repo, 'node_modules/.bin', command!), args, {
+    cwd: repo,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 60_000;
@@ -48,8 +52,8 @@ describe('npm start (embedded PostgreSQL)', () => {
   chmodSync(dataDir, 0o755);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('is what the start script runs (the service, its V8 heap capped)', () => {
-    expect(startScript).toBe('tsx --max-old-space-size=768 services/memotrace/src/main.ts');
+  it('is what the start script runs (the service in node itself, so Ctrl-C reaches it directly; its V8 heap capped)', () => {
+    expect(startScript).toBe('node --max-old-space-size=768 --import tsx services/memotrace/src/main.ts');
   });
 
   it('serves the API, and keeps the memory across a restart', async () => {

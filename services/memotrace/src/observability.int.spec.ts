@@ -37,6 +37,18 @@ describe('observability', () => {
     });
   });
 
+  it('does not log health probes and metrics scrapes at info level', async () => {
+    const before = lines.length;
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(service.url + path)).status).toBe(200);
+    expect((await fetch(`${service.url}/v1/memories`)).status).toBe(200);
+    const urls = lines
+      .slice(before)
+      .map((line) => JSON.parse(line) as { req?: { url?: string } })
+      .flatMap((r) => (r.req?.url ? [r.req.url] : []));
+    // The listing request is logged, so the log is live: the probes before it are absent.
+    expect(urls).toEqual(['/v1/memories']);
+  });
+
   it('exports command rate, errors by code, projection lag and latency histograms', async () => {
     const post = (body: unknown) =>
       fetch(`${service.url}/v1/memories/obs/commands`, {
