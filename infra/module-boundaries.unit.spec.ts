@@ -28,7 +28,8 @@ const constraints = (JSON.parse(readFileSync(join(__dirname, 'module-boundaries.
 function filesUnder(dir: string, pattern: RegExp): string[] {
   return readdirSync(dir).flatMap((entry) => {
     const path = join(dir, entry);
-    if (entry === 'node_modules' || entry.startsWith('.')) return [];
+    // dist/: the packages' build output (declarations included), not source
+    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) return [];
     return statSync(path).isDirectory() ? filesUnder(path, pattern) : pattern.test(entry) ? [path] : [];
   });
 }

@@ -1,0 +1,2 @@
+export { type ItemVersion, MemoTraceStore, type MemoTraceStoreOptions } from './store';
+export { ITEM_RELATION, ITEM_TYPE, itemEntityId, itemFactId } from './item-facts';
