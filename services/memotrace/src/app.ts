@@ -51,10 +51,12 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   await container.load(infraModule(config, database), commandModule, queryModule);
   container.bind(PROJECTION_PROGRESS).toConstantValue({ waitFor: (position, timeoutMs) => projector.waitForPosition(position, timeoutMs) });
   // Search vectors: a projector of its own; search falls back to BM25 while the model is unavailable.
+  // Queries embed their own text at the service's priority; the log's texts are embedded at idle priority.
   const embeddings = options.embeddings === undefined ? embeddingsFromEnv() : (options.embeddings ?? undefined);
+  const indexEmbeddings = options.embeddings === undefined ? embeddingsFromEnv(process.env, 'index') : embeddings;
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
-  const searchIndex = embeddings
-    ? await runSearchIndexProjector(database.store, database.pool, embeddings, (error) =>
+  const searchIndex = indexEmbeddings
+    ? await runSearchIndexProjector(database.store, database.pool, indexEmbeddings, (error) =>
         logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'),
       )
     : undefined;
@@ -64,7 +66,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     : undefined;
   if (openSearch) container.bind(OPENSEARCH_INDEX).toConstantValue(openSearch);
   const openSearchProjector = openSearch
-    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) =>
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, indexEmbeddings, (error) =>
         logger.warn({ err: error }, 'OpenSearch projection failed'),
       )
     : undefined;

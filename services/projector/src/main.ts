@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   }
   // OPENSEARCH_URL: also feed the OpenSearch index (whole log, own checkpoint row; replicas
   // running it too are safe: the checkpoint row is locked per batch and the projection is idempotent).
-  const embeddings = embeddingsFromEnv();
+  const embeddings = embeddingsFromEnv(process.env, 'index');
   const openSearch = config.openSearchUrl
     ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) })
     : undefined;

@@ -1,12 +1,15 @@
-// Worker thread of onnxEmbeddingProvider (plain JavaScript so it runs the same under tsx, jest
+// Worker of onnxEmbeddingProvider (a thread or an idle child process) (plain JavaScript so it runs the same under tsx, jest
 // and node; a module because the tokenizer library is ESM only). One ONNX Runtime session on
 // one thread, the service keeps the other cores.
 import { readFileSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { createRequire } from 'node:module';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
 
-const { onnx, tokenizer: tokenizerFile, maxTokens } = workerData;
+const { workerPort } = createRequire(import.meta.url)('./worker-port.js');
+const port = workerPort();
+
+const { onnx, tokenizer: tokenizerFile, maxTokens } = port.data;
 const tokenizer = new Tokenizer(JSON.parse(readFileSync(tokenizerFile, 'utf8')), {});
 const session = ort.InferenceSession.create(onnx, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
 
@@ -32,13 +35,13 @@ function cls(states) {
   return Array.from(states.data.subarray(0, states.dims[2]));
 }
 
-parentPort.on('message', async ({ id, texts }) => {
+port.on(async ({ id, texts }) => {
   try {
     const ready = await session;
     const vectors = [];
     for (const text of texts) vectors.push(cls((await ready.run(encode(text)))[ready.outputNames[0]]));
-    parentPort.postMessage({ id, vectors });
+    port.post({ id, vectors });
   } catch (error) {
-    parentPort.postMessage({ id, error: String((error && error.stack) || error) });
+    port.post({ id, error: String((error && error.stack) || error) });
   }
 });

@@ -1,10 +1,13 @@
-// Worker thread of useLiteProvider (plain JavaScript so it runs the same under tsx, jest and node).
+// Worker of useLiteProvider, a thread or an idle child process (plain JavaScript so it runs the
+// same under tsx, jest and node).
 // TensorFlow.js runs each batch synchronously, long enough to be felt: here it cannot stall the
 // service's event loop (commands, queries, signal handling).
 'use strict';
-const { parentPort } = require('node:worker_threads');
+const { workerPort } = require('./worker-port');
 
-// The weights come from the installed package; this thread never needs the network.
+const port = workerPort();
+
+// The weights come from the installed package; this worker never needs the network.
 globalThis.fetch = () => Promise.reject(new Error('the offline embeddings model does not use the network'));
 
 let model;
@@ -17,11 +20,11 @@ function load() {
   return model;
 }
 
-parentPort.on('message', async ({ id, texts }) => {
+port.on(async ({ id, texts }) => {
   try {
     const vectors = await (await load()).embed(texts);
-    parentPort.postMessage({ id, vectors });
+    port.post({ id, vectors });
   } catch (error) {
-    parentPort.postMessage({ id, error: String((error && error.stack) || error) });
+    port.post({ id, error: String((error && error.stack) || error) });
   }
 });
