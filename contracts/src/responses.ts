@@ -152,6 +152,11 @@ export const searchResponse = z.strictObject({
   cut,
   items: z.array(searchItem),
   tokens: z.number().int().nonnegative(),
+  /**
+   * Items of the cut whose text has no vector yet (the embedder works in the background): search
+   * never waits for one, and ranks these by BM25 alone. Absent when search runs without vectors.
+   */
+  unembedded: z.number().int().nonnegative().optional(),
 });
 
 export const healthResponse = z.object({ status: z.string() });

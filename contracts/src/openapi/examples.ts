@@ -199,6 +199,7 @@ export const searchResponse = {
     },
   ],
   tokens: 26,
+  unembedded: 0,
 };
 
 /** Two lines of an export: what `GET …/export` answers and `POST …/import` takes. */

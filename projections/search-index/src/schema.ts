@@ -34,4 +34,17 @@ export class SearchIndexSchema1763900000000 implements MigrationInterface {
   }
 }
 
-export const searchIndexMigrations: MigrationInterface[] = [new SearchIndexSchema1763900000000()];
+/** A search corpus reads the vectors of its memory's items as deltas, by log position (`vectorsSince`). */
+export class SearchIndexItemsByPosition1764200000000 implements MigrationInterface {
+  readonly name = 'SearchIndexItemsByPosition1764200000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('CREATE INDEX IF NOT EXISTS si_items_memory_position ON si_items (memory_id, position)');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP INDEX IF EXISTS si_items_memory_position');
+  }
+}
+
+export const searchIndexMigrations: MigrationInterface[] = [new SearchIndexSchema1763900000000(), new SearchIndexItemsByPosition1764200000000()];

@@ -2,10 +2,11 @@ import type { Projection, ProjectedRecord } from '@memotrace/projection';
 import type { PoolClient } from 'pg';
 import type { EmbeddingProvider } from './embeddings/port';
 import { factText, mentionText } from '@memotrace/domain';
+import { SEARCH_INDEX_PROJECTION } from './projection-name';
 import { textHash } from './text-hash';
 import { storeVectors, storedHashes } from './vector-store';
 
-export const SEARCH_INDEX_PROJECTION = 'search-index';
+export { SEARCH_INDEX_PROJECTION };
 
 export interface IndexedText {
   memoryId: string;
@@ -25,19 +26,23 @@ export interface IndexedText {
  * or merge changes the fact's text, and that fact is then found by BM25 only.
  */
 export function searchIndexProjection(provider: EmbeddingProvider): Projection & Required<Pick<Projection, 'prepare'>> {
+  // What `prepare` found for a batch, by its first record: `handle` of the same batch stores it as is.
+  const prepared = new WeakMap<ProjectedRecord, { count: number; embedded: Promise<Embedded> }>();
   return {
     name: SEARCH_INDEX_PROJECTION,
     version: 1,
     handles: ['opened', 'mention'],
-    // Embeds before the projector's transaction (the provider is cached: `handle` then finds the
-    // vectors in memory), so a long embedding never holds back the log's safe head.
+    // Embeds before the projector's transaction, so a long embedding never holds back the log's safe head.
     async prepare(records, db) {
-      await embedFresh(provider, await searchableTexts(records, db), db);
+      const embedded = searchableTexts(records, db).then((texts) => embedFresh(provider, texts, db));
+      prepared.set(records[0]!, { count: records.length, embedded });
+      await embedded;
     },
     async handle(records, tx) {
-      const texts = await searchableTexts(records, tx);
+      const ready = prepared.get(records[0]!);
+      const { texts, hashes, fresh, vectors } =
+        ready?.count === records.length ? await ready.embedded : await embedFresh(provider, await searchableTexts(records, tx), tx);
       if (texts.length === 0) return;
-      const { hashes, fresh, vectors } = await embedFresh(provider, texts, tx);
       for (let i = 0; i < fresh.length; i += 200) {
         await storeVectors(
           tx,
@@ -54,13 +59,21 @@ export function searchIndexProjection(provider: EmbeddingProvider): Projection &
   };
 }
 
+interface Embedded {
+  texts: IndexedText[];
+  hashes: string[];
+  /** The texts not stored yet, by hash, and their vectors. */
+  fresh: [string, string][];
+  vectors: Float32Array[];
+}
+
 /** The texts not stored yet for the provider's model, with their vectors. */
-async function embedFresh(provider: EmbeddingProvider, texts: readonly IndexedText[], db: Pick<PoolClient, 'query'>) {
+async function embedFresh(provider: EmbeddingProvider, texts: IndexedText[], db: Pick<PoolClient, 'query'>): Promise<Embedded> {
   const hashes = texts.map((t) => textHash(t.text));
   const stored = await storedHashes(db, provider.model, hashes);
   const fresh = [...new Map(texts.map((t, i) => [hashes[i]!, t.text] as const)).entries()].filter(([hash]) => !stored.has(hash));
   const vectors = await provider.embed(fresh.map(([, text]) => text));
-  return { hashes, fresh, vectors };
+  return { texts, hashes, fresh, vectors };
 }
 
 /** The texts a batch makes searchable, as the search renders them. */

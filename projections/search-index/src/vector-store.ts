@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { SEARCH_INDEX_PROJECTION } from './projection-name';
 
 type Queryable = Pick<Pool | PoolClient, 'query'>;
 
@@ -17,6 +18,56 @@ export async function storeVectors(db: Queryable, model: string, entries: readon
   const values = entries.map((_, i) => `($1, $${2 * i + 2}, $${2 * i + 3}::real[])`).join(', ');
   const params = entries.flatMap((e) => [e.hash, Array.from(e.vector)]);
   await db.query(`INSERT INTO si_vectors (model, text_hash, vector) VALUES ${values} ON CONFLICT (model, text_hash) DO NOTHING`, [model, ...params]);
+}
+
+/** Vectors of one memory's texts, by text hash, projected in `(after, through]`; `complete` when nothing later is stored yet. */
+export interface VectorPage {
+  vectors: Map<string, Float32Array>;
+  through: number;
+  complete: boolean;
+}
+
+/**
+ * The vectors the search projection stored for a memory's items after log position `after`,
+ * oldest first, at most about `limit`: what a search corpus lacks, read as a delta. Bounded by
+ * the projection's checkpoint, which commits with its rows, so nothing at or below `through`
+ * can still arrive. A page ends on a whole position (a record's items come together).
+ */
+export async function vectorsSince(db: Queryable, model: string, memoryId: string, after: number, limit: number): Promise<VectorPage> {
+  const { rows } = await db.query<{ text_hash: string; vector: Buffer; position: string; through: string }>(
+    `WITH c AS (SELECT position FROM rm_checkpoints WHERE projection = $4)
+     SELECT i.text_hash, array_send(v.vector) AS vector, i.position, c.position AS through
+       FROM c, si_items i JOIN si_vectors v ON v.model = $2 AND v.text_hash = i.text_hash
+      WHERE i.memory_id = $1 AND i.position > $3 AND i.position <= c.position
+      ORDER BY i.position LIMIT $5`,
+    [memoryId, model, after, SEARCH_INDEX_PROJECTION, limit + 1],
+  );
+  const checkpoint = await (rows.length > 0 ? Number(rows[0]!.through) : projectedThrough(db));
+  const complete = rows.length <= limit;
+  const last = complete ? checkpoint : Number(rows[rows.length - 1]!.position);
+  // A full page may hold part of its last position: that position is read again by the next page.
+  const kept = complete ? rows : rows.filter((row) => Number(row.position) < last);
+  if (kept.length === 0 && !complete) return vectorsSince(db, model, memoryId, after, limit * 2);
+  return {
+    vectors: new Map(kept.map((row) => [row.text_hash, floatsOfArraySend(row.vector)])),
+    through: complete ? checkpoint : last - 1,
+    complete,
+  };
+}
+
+async function projectedThrough(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ position: string }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [SEARCH_INDEX_PROJECTION]);
+  return Number(rows[0]?.position ?? 0);
+}
+
+/** A one-dimensional `real[]` in PostgreSQL's binary form (`array_send`): a 20-byte header, then length-prefixed big-endian floats. */
+function floatsOfArraySend(bytes: Buffer): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getInt32(0) !== 1) throw new Error(`a stored vector has ${view.getInt32(0)} dimensions, expected 1`);
+  const length = view.getInt32(12);
+  const out = new Float32Array(length);
+  for (let i = 0, at = 24; i < length; i++, at += 8) out[i] = view.getFloat32(at);
+  return out;
 }
 
 /**
@@ -58,6 +109,10 @@ export class VectorLookup {
       if (this.misses.size > 100_000) this.misses.clear();
     }
     return found;
+  }
+
+  since(model: string, memoryId: string, after: number, limit: number): Promise<VectorPage> {
+    return vectorsSince(this.db, model, memoryId, after, limit);
   }
 
   private remember(key: string, vector: Float32Array): void {

@@ -36,6 +36,7 @@ export const queryModule = new ContainerModule(({ bind }) => {
       // The search corpora keep their versions' vectors themselves (CorpusVectors): the lookup's
       // own cache only serves texts they do not hold (facts rendered at a cut), so it stays small.
       const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool), { maxEntries: 20_000 }), warn) : undefined;
+      vectors?.warm(); // the model loads while the service starts: the first searches rank by BM25 until it has
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
       const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
       const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), {

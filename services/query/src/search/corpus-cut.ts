@@ -16,7 +16,7 @@ import { analyze } from './analyze';
 import { BM25 } from './bm25';
 import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions } from './corpus';
 import type { CorpusVectors } from './corpus-vectors';
-import type { CutItems, NearestOptions, VectorStore } from './cut-items';
+import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
 import { innerProductError, innerProductTop } from './inner-product-top';
 import { type Candidate, type ItemKind, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
 import { type RecallHit, itemKey } from './recall-backend';
@@ -155,8 +155,8 @@ export class CorpusCut implements CutItems {
     return this.view.bm25(query, options);
   }
 
-  nearest(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
-    return this.view.nearest(store, query, options);
+  nearest(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<NearestResult> {
+    return this.view.nearest(store, query, options, this.memoryId);
   }
 
   neighbours(key: string, fanOut: number): string[] {
@@ -335,12 +335,15 @@ export class CutView {
   }
 
   /**
-   * Cosine kNN over the visible versions: vectors the corpus lacks are asked of the store in
-   * one call (a fact rendered at the cut by its text at the cut), then the versions that can
-   * be among the nearest (`ownVectorCandidates`) are scored exactly.
+   * Cosine kNN over the visible versions. A store that reads deltas (`since`) is caught up with
+   * first, and a version whose text has no vector yet is left to BM25 (counted as unembedded);
+   * of any other store the vectors the corpus lacks are asked in one call. A fact rendered at the
+   * cut is looked up by its text at the cut. Then the versions that can be among the nearest
+   * (`ownVectorCandidates`) are scored exactly.
    */
-  async nearest(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
+  async nearest(store: VectorStore, query: Float32Array, options: NearestOptions, memoryId: string): Promise<NearestResult> {
     const table = this.corpus.vectorsOf(store.model);
+    if (store.since !== undefined) await table.catchUp(store, memoryId);
     const { versions } = this.corpus;
     const size = this.visible.length;
     const atCut = new Map<number, string>();
@@ -349,16 +352,19 @@ export class CutView {
     for (let i = 0; i < size; i++) {
       if (!this.visible[i]) continue;
       if (this.renderedFlags?.[i]) atCut.set(i, textHash(this.rendered.get(i)!.text));
-      else if (table.has(i)) ownVectors += 1;
+      else if (table.has(i) || (store.since !== undefined && table.claim(i, versions[i]!.text, size))) ownVectors += 1;
       else lacking.push(i);
     }
-    const wanted = [...atCut.values(), ...lacking.map((i) => table.hash(i, versions[i]!.text))];
+    const asked = store.since === undefined ? lacking.map((i) => table.hash(i, versions[i]!.text)) : [];
+    const wanted = [...atCut.values(), ...asked];
     const found = wanted.length > 0 ? await store.vectors(wanted) : new Map<string, Float32Array>();
-    const fetched = lacking.map((i) => [i, found.get(table.hash(i, versions[i]!.text))] as const);
-    ownVectors += table.setAll(
+    const fetched = store.since === undefined ? lacking.map((i) => [i, found.get(table.hash(i, versions[i]!.text))] as const) : [];
+    const gained = table.setAll(
       fetched.filter((entry): entry is readonly [number, Float32Array] => entry[1] !== undefined),
       size,
     );
+    ownVectors += gained;
+    let unembedded = lacking.length - gained;
     const { scores, touched } = scratch.take(size);
     let hits = 0;
     const keep = (i: number, score: number): void => {
@@ -370,12 +376,11 @@ export class CutView {
       for (const [i, hash] of atCut) {
         const vector = found.get(hash);
         if (vector !== undefined) keep(i, dot(query, vector));
+        else unembedded += 1;
       }
       for (const [i, score] of this.ownVectorCandidates(table, query, options, ownVectors)) keep(i, score);
-      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!)).map((i) => ({
-        key: versions[i]!.key,
-        score: scores[i]!,
-      }));
+      const best = bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!));
+      return { hits: best.map((i) => ({ key: versions[i]!.key, score: scores[i]! })), unembedded };
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
     }

@@ -1,4 +1,5 @@
 import type { Cut } from '@memotrace/domain';
+import type { VectorPage } from '@memotrace/search-index';
 import type { Candidate } from './items';
 
 /** An item found by a recall, with its score. */
@@ -32,7 +33,7 @@ export interface CutItems {
    * `texts()` one by one (`nearestByTexts`), with the same answer: hits with cosine >=
    * `minCosine`, best first, ties in answer order (kind, then id), at most `limit`.
    */
-  nearest?(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]>;
+  nearest?(store: VectorStore, query: Float32Array, options: NearestOptions): Promise<NearestResult>;
   /** Neighbours by link kind (evidence, evidenced-by, neighbouring turns, same entity), each list capped at `fanOut`. */
   neighbours(key: string, fanOut: number): string[];
 }
@@ -41,6 +42,14 @@ export interface CutItems {
 export interface VectorStore {
   readonly model: string;
   vectors(hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** The vectors of a memory's texts stored after log position `after` (`vectorsSince`): a corpus keeps up by these deltas. */
+  since?(memoryId: string, after: number, limit: number): Promise<VectorPage>;
+}
+
+/** Vector hits, and how many visible items had no vector (ranked by BM25 alone). */
+export interface NearestResult {
+  hits: RecallHit[];
+  unembedded: number;
 }
 
 export interface NearestOptions {

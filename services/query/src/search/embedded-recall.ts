@@ -1,7 +1,7 @@
 import { memoize } from '@memotrace/domain';
 import { dot, textHash } from '@memotrace/search-index';
 import { compareItemKeys } from './corpus';
-import { BM25_HITS, type CutItems, type NearestOptions, type VectorStore } from './cut-items';
+import { BM25_HITS, type CutItems, type NearestOptions, type NearestResult, type VectorStore } from './cut-items';
 import type { RecallBackend, RecallHit } from './recall-backend';
 
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
@@ -40,24 +40,30 @@ export function embeddedRecall(source: VectorSource | undefined, options: Embedd
       const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };
       const queryVector = await source.queryVector(query);
-      if (queryVector === null) return { bm25, vector: [] };
+      if (queryVector === null) return { bm25, vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const nearest = { limit: options.vectorHits, minCosine: options.minCosine };
-      const vector = items.nearest ? await items.nearest(source, queryVector, nearest) : await nearestByTexts(items, source, queryVector, nearest);
-      return { bm25, vector, vectorFloor: source.cosineFloor ?? 0 };
+      const { hits, unembedded } = items.nearest
+        ? await items.nearest(source, queryVector, nearest)
+        : await nearestByTexts(items, source, queryVector, nearest);
+      return { bm25, vector: hits, vectorFloor: source.cosineFloor ?? 0, unembedded };
     },
   };
 }
 
 /** Cosine kNN by scoring every visible item's text's vector: what `CutItems.nearest` must equal. */
-export async function nearestByTexts(items: CutItems, store: VectorStore, query: Float32Array, options: NearestOptions): Promise<RecallHit[]> {
+export async function nearestByTexts(items: CutItems, store: VectorStore, query: Float32Array, options: NearestOptions): Promise<NearestResult> {
   const texts = [...items.texts()].map(({ key, text }) => ({ key, hash: hashOf(text) }));
   const vectors = await store.vectors(texts.map((t) => t.hash));
   const hits: RecallHit[] = [];
+  let unembedded = 0;
   for (const { key, hash } of texts) {
     const v = vectors.get(hash);
-    if (v === undefined) continue;
+    if (v === undefined) {
+      unembedded += 1;
+      continue;
+    }
     const score = dot(query, v);
     if (score >= options.minCosine) hits.push({ key, score });
   }
-  return hits.sort((a, b) => b.score - a.score || compareItemKeys(a.key, b.key)).slice(0, options.limit);
+  return { hits: hits.sort((a, b) => b.score - a.score || compareItemKeys(a.key, b.key)).slice(0, options.limit), unembedded };
 }

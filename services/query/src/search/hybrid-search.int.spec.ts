@@ -48,7 +48,7 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
     const response = await t.post(`/v1/memories/${M}/search`, body);
     expect(response.status).toBe(200);
     expect(searchResponse.safeParse(response.body).error).toBeUndefined();
-    return response.body as { items: { kind: string; id: string; tokens: number; recordedFrom: string }[]; tokens: number };
+    return response.body as { items: { kind: string; id: string; tokens: number; recordedFrom: string }[]; tokens: number; unembedded?: number };
   };
 
   beforeAll(async () => {
@@ -107,6 +107,7 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
 
   it('finds by meaning what shares no word with the query (vector recall)', async () => {
     const body = await search({ query: 'my car', recordedAt: THU, validAt: THU });
+    expect(body.unembedded).toBe(0);
     expect(
       body.items
         .map((i) => i.id)
@@ -138,9 +139,41 @@ describe('hybrid search (search-index projection + POST .../search)', () => {
     );
   });
 
+  it('never waits for the embedder: what has no vector yet is ranked by BM25 and counted', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const QUERY = 'automobile';
+    const logTexts = new Set(['I bought an automobile', 'the sedan is red']);
+    // The log's texts wait until released; the query's own vector (and the model's warm-up) come at once.
+    const slow = {
+      model: provider.model,
+      embed: async (texts: readonly string[]) => (logTexts.has(texts[0]!) ? released.then(() => provider.embed(texts)) : provider.embed(texts)),
+    };
+    const held = await startTestService({}, { embeddings: slow });
+    try {
+      const turns = [
+        { op: 'RECORD_MENTION', mentionId: 'm1', docId: 'd', text: 'I bought an automobile', recordedAt: MON },
+        { op: 'RECORD_MENTION', mentionId: 'm2', docId: 'e', text: 'the sedan is red', recordedAt: MON },
+      ];
+      expect((await held.commands(M, turns)).status).toBe(200);
+      const before = await held.post(`/v1/memories/${M}/search`, { query: QUERY, recordedAt: THU });
+      expect(before.status).toBe(200);
+      expect(before.body).toMatchObject({ unembedded: 2, items: [{ id: 'm1' }] });
+      expect(before.body.items).toHaveLength(1); // "sedan" shares no word with the query: only a vector finds it
+      release();
+      await waitForSearchIndex(held);
+      const after = await held.post(`/v1/memories/${M}/search`, { query: QUERY, recordedAt: THU });
+      expect(after.body.unembedded).toBe(0);
+      expect(after.body.items.map((i: { id: string }) => i.id).sort()).toEqual(['m1', 'm2']);
+    } finally {
+      release();
+      await held.stop();
+    }
+  });
+
   it('falls back to BM25 when the embeddings provider fails', async () => {
-    const broken = await startTestService({}, { embeddings: { model: 'broken', embed: () => Promise.reject(new Error('model cannot load')) } });
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const broken = await startTestService({}, { embeddings: { model: 'broken', embed: () => Promise.reject(new Error('model cannot load')) } });
     try {
       expect(
         (await broken.commands(M, [{ op: 'RECORD_MENTION', mentionId: 'm1', docId: 'd', text: 'I bought an automobile', recordedAt: MON }])).status,

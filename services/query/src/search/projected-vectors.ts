@@ -5,12 +5,19 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
 
 /**
  * Vectors of the search projection (by text hash) and the query's own vector,
- * embedded at search time (the provider caches it). If the model cannot be loaded
- * or the endpoint fails, search goes on with BM25 only: one warning, and no new
- * attempt for a minute.
+ * embedded at search time (the provider caches it). A search never waits for the model
+ * to load: until `warm` has had one vector back, searches go on with BM25 only. If the
+ * model cannot be loaded or the endpoint fails, search goes on with BM25 only: one
+ * warning, and no new attempt for a minute.
  */
-export function projectedVectors(provider: EmbeddingProvider, lookup: VectorLookup, warn: (message: string) => void): VectorSource {
+export function projectedVectors(
+  provider: EmbeddingProvider,
+  lookup: VectorLookup,
+  warn: (message: string) => void,
+): VectorSource & { warm(): void } {
   let failedAt = Number.NEGATIVE_INFINITY;
+  let ready = false;
+  let warming: Promise<void> | null = null;
   // A query being embedded (started by the route before the cut is ready): its search joins it.
   const inFlight = new Map<string, Promise<Float32Array | null>>();
   const embed = async (query: string): Promise<Float32Array | null> => {
@@ -24,10 +31,21 @@ export function projectedVectors(provider: EmbeddingProvider, lookup: VectorLook
       return null;
     }
   };
+  const warm = () => {
+    warming ??= embed(WARM_UP_TEXT).then((vector) => {
+      ready = vector !== null;
+      warming = null;
+    });
+  };
   return {
     model: provider.model,
     cosineFloor: provider.cosineFloor,
+    warm,
     queryVector(query) {
+      if (!ready) {
+        warm();
+        return Promise.resolve(null);
+      }
       let vector = inFlight.get(query);
       if (vector === undefined) {
         vector = embed(query).finally(() => inFlight.delete(query));
@@ -36,5 +54,9 @@ export function projectedVectors(provider: EmbeddingProvider, lookup: VectorLook
       return vector;
     },
     vectors: (hashes) => lookup.vectors(provider.model, hashes),
+    since: (memoryId, after, limit) => lookup.since(provider.model, memoryId, after, limit),
   };
 }
+
+/** What `warm` embeds to load the model. */
+const WARM_UP_TEXT = 'warm up';

@@ -18,6 +18,8 @@ export interface RecallResult {
   vector: RecallHit[];
   /** The vector model's cosine floor (default 0; see `EmbeddingProvider.cosineFloor`). */
   vectorFloor?: number;
+  /** Items of the cut that had no vector yet, so that only BM25 could find them (absent: no vectors are used). */
+  unembedded?: number;
 }
 
 export interface RecallBackend {

@@ -20,6 +20,8 @@ export interface SearchResult {
   cut: Cut;
   items: SearchItem[];
   tokens: number;
+  /** Items of the cut ranked by BM25 alone because their text has no vector yet; absent when search uses no vectors. */
+  unembedded?: number;
 }
 
 export interface SearchDeps {
@@ -53,7 +55,7 @@ export async function searchMemory(
     deps.ranking,
   );
   const packed = packRanked(ranked, { k: input.k, tokenBudget: input.tokenBudget }, counter);
-  return { cut, ...packed };
+  return recall.unembedded === undefined ? { cut, ...packed } : { cut, ...packed, unembedded: recall.unembedded };
 }
 
 const BM25_ONLY = embeddedRecall(undefined);
