@@ -51,23 +51,25 @@ type MergeHorizon = { through: Instant } | { before: Instant } | 'all';
 export class PostgresMemoryQueries implements MemoryQueries {
   constructor(private readonly pool: Pool) {}
 
-  facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]> {
+  /**
+   * One statement when the filter names entities that no merge known at r joins to another (the
+   * usual case): the merges come with the rows, from the same snapshot. Otherwise the filter
+   * needs the merge classes first, read with the rows in one snapshot.
+   */
+  async facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]> {
+    const alone = factsStatement(memoryId, cut, filter, (id) => [id]);
+    const { rows } = await this.pool.query<{ [K in keyof FactRow]: FactRow[K] | null } & { merges: MergeJson[] | null }>(
+      `SELECT m.merges, f.* FROM (${MERGES_JSON} WHERE memory_id = $1 AND ${recordPredicate('merge', '', '$2')}) m
+         LEFT JOIN LATERAL (${alone.sql}) f ON true`,
+      alone.params,
+    );
+    const forest = new MergeForest((rows[0]?.merges ?? []).map(mergeRowOfJson));
+    const named = [filter.src, filter.dst].filter((id): id is string => id !== undefined);
+    if (!named.some((id) => forest.classOf(id).length > 1)) return factViews(rows.filter((row) => row.fact_id !== null) as FactRow[], forest);
     return this.snapshot(async (q) => {
-      const forest = await loadForest(q, memoryId, { through: cut.recordedAt });
-      const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
-      const param = (value: unknown) => `$${params.push(value)}`;
-      const where = [
-        cutPredicate('fact', '', { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : param(pgInstant(cut.validAt)) }),
-      ];
-      if (filter.rel !== undefined) where.push(`rel = ${param(filter.rel)}`);
-      // A filter names an entity class at r: any member id matches (SPEC MERGE_ENTITY).
-      if (filter.src !== undefined) where.push(`src = ANY(${param(forest.classOf(filter.src))}::text[])`);
-      if (filter.dst !== undefined) {
-        where.push(`(dst_entity = ANY(${param(forest.classOf(filter.dst))}::text[]) OR dst_text = ${param(filter.dst)})`);
-      }
-      const { rows } = await q.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${where.join(' AND ')}`, params);
-      // In the cut the version is open as far as r knows: a later close is invisible (cut isolation).
-      return rows.map((row) => factViewOfRow(row, forest, null)).sort((a, b) => compareIds(a.factId, b.factId));
+      const merged = await loadForest(q, memoryId, { through: cut.recordedAt });
+      const statement = factsStatement(memoryId, cut, filter, (id) => merged.classOf(id));
+      return factViews((await q.query<FactRow>(statement.sql, statement.params)).rows, merged);
     });
   }
 
@@ -289,6 +291,34 @@ async function entityViews(q: Queryable, memoryId: string, forest: MergeForest, 
     });
   }
   return views;
+}
+
+/**
+ * The fact versions in the cut that match the filter; a filter names an entity class at r: any
+ * member id matches (SPEC MERGE_ENTITY).
+ */
+function factsStatement(memoryId: string, cut: Cut, filter: FactFilter, classOf: (id: string) => readonly string[]) {
+  const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = [cutPredicate('fact', '', { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : param(pgInstant(cut.validAt)) })];
+  if (filter.rel !== undefined) where.push(`rel = ${param(filter.rel)}`);
+  if (filter.src !== undefined) where.push(`src = ANY(${param(classOf(filter.src))}::text[])`);
+  if (filter.dst !== undefined) where.push(`(dst_entity = ANY(${param(classOf(filter.dst))}::text[]) OR dst_text = ${param(filter.dst)})`);
+  return { sql: `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${where.join(' AND ')}`, params };
+}
+
+/** In the cut a version is open as far as r knows: a later close is invisible (cut isolation). */
+function factViews(rows: readonly FactRow[], forest: MergeForest): FactView[] {
+  return rows.map((row) => factViewOfRow(row, forest, null)).sort((a, b) => compareIds(a.factId, b.factId));
+}
+
+/** A memory's merges as one JSON array (null when none), in log order, with the columns `loadForest` reads. */
+const MERGES_JSON = `SELECT json_agg(json_build_array(src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')}) ORDER BY seq) AS merges
+  FROM rm_entity_merges`;
+type MergeJson = [string, string, string, string, string | number];
+
+function mergeRowOfJson([srcId, dstId, srcRoot, dstRoot, recordedAt]: MergeJson): MergeRow {
+  return { srcId, dstId, srcRoot, dstRoot, recordedAt: instantOfEpochMs(recordedAt) };
 }
 
 async function loadForest(q: Queryable, memoryId: string, horizon: MergeHorizon): Promise<MergeForest> {
