@@ -19,7 +19,20 @@ export interface ServerUnderTest {
   peakRssBytes(): number;
   /** CPU time (user + system) the service process has used so far. */
   cpuSeconds(): number;
+  /**
+   * Stops the process and starts it again on the same data directory (or database) and port:
+   * a restart as an operator does it. `pid` and `databaseUrl` then name the new processes.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /**
+   * EMBEDDINGS of the child: a value, or null to leave it unset (the default model, as
+   * `npm start` runs). Default: BENCH_SCALE_EMBEDDINGS, else off.
+   */
+  embeddings?: string | null;
 }
 
 /**
@@ -27,57 +40,92 @@ export interface ServerUnderTest {
  * the child starts its own PostgreSQL there). With DATABASE_URL: a fresh database on
  * that server. BENCH_SCALE_CPU_PROF=dir adds `node --cpu-prof` to the child.
  */
-export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<ServerUnderTest> {
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: StartOptions = {}): Promise<ServerUnderTest> {
   const port = await freePort();
   const external = env['DATABASE_URL'] ? await createTestDatabase() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'memotrace-scale-'));
   chmodSync(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
   const profile = env['BENCH_SCALE_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env['BENCH_SCALE_CPU_PROF'])}`] : [];
-  const child = spawn(process.execPath, [...profile, ...nodeArgsOfStart()], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: env['BENCH_SCALE_LOG_LEVEL'] ?? 'warn',
-      MEMOTRACE_DATA_DIR: dataDir,
-      DATABASE_URL: external?.url ?? '',
-      // The embedding model competes with ingest for the 2 cores; search falls back to BM25 without it.
-      EMBEDDINGS: env['BENCH_SCALE_EMBEDDINGS'] ?? 'off',
-      MEMOTRACE_API_KEYS: '',
-      MEMOTRACE_API_KEYS_FILE: '',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const childEnv: NodeJS.ProcessEnv = {
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: env['BENCH_SCALE_LOG_LEVEL'] ?? 'warn',
+    MEMOTRACE_DATA_DIR: dataDir,
+    DATABASE_URL: external?.url ?? '',
+    // The embedding model competes with ingest for the 2 cores; search falls back to BM25 without it.
+    EMBEDDINGS: options.embeddings === undefined ? (env['BENCH_SCALE_EMBEDDINGS'] ?? 'off') : (options.embeddings ?? undefined),
+    MEMOTRACE_API_KEYS: '',
+    MEMOTRACE_API_KEYS_FILE: '',
+  };
+  if (childEnv['EMBEDDINGS'] === undefined) delete childEnv['EMBEDDINGS'];
   const url = `http://127.0.0.1:${port}`;
   const cleanup = () => {
     rmSync(dataDir, { recursive: true, force: true });
     return external?.drop();
   };
+  const launch = () => launchService([...profile, ...nodeArgsOfStart()], childEnv, url);
+  let running: RunningChild;
+  try {
+    running = await launch();
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  let databaseUrl = external?.url ?? embeddedUrl(dataDir);
+  const halt = async () => {
+    running.child.kill('SIGTERM');
+    const code = await running.exited;
+    if (code !== 0 && code !== null) throw new Error(`the service exited with code ${code}`);
+  };
+  return {
+    url,
+    get databaseUrl() {
+      return databaseUrl;
+    },
+    get pid() {
+      return running.child.pid!;
+    },
+    rssBytes: () => statusKb(running.child.pid!, 'VmRSS') * 1024,
+    peakRssBytes: () => statusKb(running.child.pid!, 'VmHWM') * 1024,
+    cpuSeconds: () => cpuSeconds(running.child.pid!),
+    async restart() {
+      try {
+        await halt();
+        running = await launch();
+      } catch (error) {
+        await cleanup();
+        throw error;
+      }
+      databaseUrl = external?.url ?? embeddedUrl(dataDir);
+    },
+    async stop() {
+      try {
+        await halt();
+      } finally {
+        await cleanup();
+      }
+    },
+  };
+}
+
+interface RunningChild {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** Spawns the service and waits until it is ready; a service that does not get ready is stopped. */
+async function launchService(args: string[], env: NodeJS.ProcessEnv, url: string): Promise<RunningChild> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   try {
     await waitReady(url, child);
   } catch (error) {
     child.kill('SIGTERM');
     await exited;
-    await cleanup();
     throw error;
   }
-  const databaseUrl = external?.url ?? embeddedUrl(dataDir);
-  return {
-    url,
-    databaseUrl,
-    pid: child.pid!,
-    rssBytes: () => statusKb(child.pid!, 'VmRSS') * 1024,
-    peakRssBytes: () => statusKb(child.pid!, 'VmHWM') * 1024,
-    cpuSeconds: () => cpuSeconds(child.pid!),
-    async stop() {
-      child.kill('SIGTERM');
-      const code = await exited;
-      await cleanup();
-      if (code !== 0 && code !== null) throw new Error(`the service exited with code ${code}`);
-    },
-  };
+  return { child, exited };
 }
 
 /** What `npm start` passes to node (its heap limit, the TypeScript loader, the main file). */
