@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename } from 'node:path';
+import { statusKb } from '../scale/server';
 
 /**
  * Memory of the service process and of the processes it started, read from /proc
@@ -139,17 +140,6 @@ function descendants(root: number): Array<{ pid: number; name: string }> {
     }
   }
   return out;
-}
-
-function statusKb(pid: number, field: string): number {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(`${field}:`));
-    return line ? Number(line.split(/\s+/)[1]) : 0;
-  } catch {
-    return 0;
-  }
 }
 
 function pssKb(pid: number): number {

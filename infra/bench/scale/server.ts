@@ -158,7 +158,8 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`the service did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
 }
 
-function statusKb(pid: number, field: string): number {
+/** A field of /proc/<pid>/status in kB (0 when the process is gone or this is not Linux). */
+export function statusKb(pid: number, field: string): number {
   try {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8')
       .split('\n')
