@@ -34,30 +34,30 @@ export interface VectorPage {
  * can still arrive. A page ends on a whole position (a record's items come together).
  */
 export async function vectorsSince(db: Queryable, model: string, memoryId: string, after: number, limit: number): Promise<VectorPage> {
-  const { rows } = await db.query<{ text_hash: string; vector: Buffer; position: string; through: string }>(
-    `WITH c AS (SELECT position FROM rm_checkpoints WHERE projection = $4)
-     SELECT i.text_hash, array_send(v.vector) AS vector, i.position, c.position AS through
-       FROM c, si_items i JOIN si_vectors v ON v.model = $2 AND v.text_hash = i.text_hash
-      WHERE i.memory_id = $1 AND i.position > $3 AND i.position <= c.position
-      ORDER BY i.position LIMIT $5`,
+  // One row at least (the checkpoint), also when nothing new is stored: the usual answer costs one statement.
+  const { rows } = await db.query<{ text_hash: string | null; vector: Buffer | null; position: string | null; through: string }>(
+    `SELECT d.text_hash, d.vector, d.position, c.position AS through
+       FROM rm_checkpoints c
+       LEFT JOIN LATERAL (
+         SELECT i.text_hash, array_send(v.vector) AS vector, i.position
+           FROM si_items i JOIN si_vectors v ON v.model = $2 AND v.text_hash = i.text_hash
+          WHERE i.memory_id = $1 AND i.position > $3 AND i.position <= c.position
+          ORDER BY i.position LIMIT $5) d ON true
+      WHERE c.projection = $4`,
     [memoryId, model, after, SEARCH_INDEX_PROJECTION, limit + 1],
   );
-  const checkpoint = await (rows.length > 0 ? Number(rows[0]!.through) : projectedThrough(db));
-  const complete = rows.length <= limit;
-  const last = complete ? checkpoint : Number(rows[rows.length - 1]!.position);
+  const checkpoint = Number(rows[0]?.through ?? 0);
+  const found = rows.filter((row): row is { text_hash: string; vector: Buffer; position: string; through: string } => row.text_hash !== null);
+  const complete = found.length <= limit;
+  const last = complete ? checkpoint : Number(found[found.length - 1]!.position);
   // A full page may hold part of its last position: that position is read again by the next page.
-  const kept = complete ? rows : rows.filter((row) => Number(row.position) < last);
+  const kept = complete ? found : found.filter((row) => Number(row.position) < last);
   if (kept.length === 0 && !complete) return vectorsSince(db, model, memoryId, after, limit * 2);
   return {
     vectors: new Map(kept.map((row) => [row.text_hash, floatsOfArraySend(row.vector)])),
     through: complete ? checkpoint : last - 1,
     complete,
   };
-}
-
-async function projectedThrough(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ position: string }>('SELECT position FROM rm_checkpoints WHERE projection = $1', [SEARCH_INDEX_PROJECTION]);
-  return Number(rows[0]?.position ?? 0);
 }
 
 /** A one-dimensional `real[]` in PostgreSQL's binary form (`array_send`): a 20-byte header, then length-prefixed big-endian floats. */
