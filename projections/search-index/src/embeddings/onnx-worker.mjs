@@ -1,6 +1,6 @@
-// Worker of onnxEmbeddingProvider (a thread or an idle child process) (plain JavaScript so it runs the same under tsx, jest
-// and node; a module because the tokenizer library is ESM only). One ONNX Runtime session on
-// one thread, the service keeps the other cores.
+// Worker of onnxEmbeddingProvider, a thread or an idle child process (plain JavaScript so it runs
+// the same under tsx, jest and node; a module because the tokenizer library is ESM only). One ONNX
+// Runtime session on one thread, the service keeps the other cores.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Tokenizer } from '@huggingface/tokenizers';

@@ -1,9 +1,7 @@
 // The channel of an embeddings script to the service, whichever host runs it: a worker thread
-// (parentPort, workerData) or an idle child process (the IPC channel, data in the environment).
+// (parentPort, workerData) or an idle child process (the IPC channel, data as its one argument).
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
-
-const WORKER_DATA_ENV = 'MEMOTRACE_EMBEDDINGS_WORKER_DATA';
 
 function workerPort() {
   if (parentPort) return { data: workerData, on: (listener) => parentPort.on('message', listener), post: (m) => parentPort.postMessage(m) };
@@ -11,7 +9,7 @@ function workerPort() {
   // The service is gone (even killed): nothing is left to embed for.
   process.on('disconnect', () => process.exit(0));
   return {
-    data: JSON.parse(process.env[WORKER_DATA_ENV] ?? 'null'),
+    data: JSON.parse(process.argv[2] ?? 'null'),
     on: (listener) => process.on('message', listener),
     post: (m) => process.send(m),
   };

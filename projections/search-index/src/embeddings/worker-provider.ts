@@ -24,9 +24,6 @@ export interface WorkerModel {
   host?: ModelHost;
 }
 
-/** Environment variable that carries `workerData` to a script run as a child process. */
-export const WORKER_DATA_ENV = 'MEMOTRACE_EMBEDDINGS_WORKER_DATA';
-
 /** Nice value of the `idle` host: the lowest priority Linux has. */
 const IDLE_NICE = 19;
 
@@ -54,10 +51,10 @@ function threadRunner(file: string, workerData: unknown): ModelRunner {
 
 function idleProcessRunner(file: string, workerData: unknown): ModelRunner {
   // Plain JavaScript scripts: no loader flags (the service's tsx, heap limit) are passed on.
-  const child = fork(file, [], {
+  // `workerData` (model file paths) goes as the one argument, which worker-port.js reads.
+  const child = fork(file, [JSON.stringify(workerData ?? null)], {
     execArgv: [],
     serialization: 'advanced',
-    env: { ...process.env, [WORKER_DATA_ENV]: JSON.stringify(workerData ?? null) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {
