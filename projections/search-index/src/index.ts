@@ -9,5 +9,6 @@ export { textHash } from './text-hash';
 export { relationPhrase, factText, mentionText } from '@memotrace/domain';
 export { searchIndexMigrations, SearchIndexSchema1763900000000, SEARCH_INDEX_TABLES } from './schema';
 export { VectorLookup, storeVectors, storedHashes, vectorsSince, type VectorPage } from './vector-store';
-export { searchIndexProjection, searchableTexts, SEARCH_INDEX_PROJECTION, type IndexedText } from './search-projection';
+export { searchIndexProjection, searchableTexts, type IndexedText } from './search-projection';
+export { SEARCH_INDEX_PROJECTION } from './projection-name';
 export { conceptEmbeddings } from './testing/concept-embeddings';

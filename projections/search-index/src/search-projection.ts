@@ -6,8 +6,6 @@ import { SEARCH_INDEX_PROJECTION } from './projection-name';
 import { textHash } from './text-hash';
 import { storeVectors, storedHashes } from './vector-store';
 
-export { SEARCH_INDEX_PROJECTION };
-
 export interface IndexedText {
   memoryId: string;
   kind: 'mention' | 'event' | 'episode' | 'fact';

@@ -343,7 +343,8 @@ export class CutView {
    */
   async nearest(store: VectorStore, query: Float32Array, options: NearestOptions, memoryId: string): Promise<NearestResult> {
     const table = this.corpus.vectorsOf(store.model);
-    if (store.since !== undefined) await table.catchUp(store, memoryId);
+    const readsDeltas = store.since !== undefined;
+    await table.catchUp(store, memoryId);
     const { versions } = this.corpus;
     const size = this.visible.length;
     const atCut = new Map<number, string>();
@@ -352,15 +353,17 @@ export class CutView {
     for (let i = 0; i < size; i++) {
       if (!this.visible[i]) continue;
       if (this.renderedFlags?.[i]) atCut.set(i, textHash(this.rendered.get(i)!.text));
-      else if (table.has(i) || (store.since !== undefined && table.claim(i, versions[i]!.text, size))) ownVectors += 1;
+      else if (table.has(i) || (readsDeltas && table.claim(i, versions[i]!.text, size))) ownVectors += 1;
       else lacking.push(i);
     }
-    const asked = store.since === undefined ? lacking.map((i) => table.hash(i, versions[i]!.text)) : [];
-    const wanted = [...atCut.values(), ...asked];
+    const asked = readsDeltas ? [] : lacking;
+    const wanted = [...atCut.values(), ...asked.map((i) => table.hash(i, versions[i]!.text))];
     const found = wanted.length > 0 ? await store.vectors(wanted) : new Map<string, Float32Array>();
-    const fetched = store.since === undefined ? lacking.map((i) => [i, found.get(table.hash(i, versions[i]!.text))] as const) : [];
     const gained = table.setAll(
-      fetched.filter((entry): entry is readonly [number, Float32Array] => entry[1] !== undefined),
+      asked.flatMap((i) => {
+        const vector = found.get(table.hash(i, versions[i]!.text));
+        return vector === undefined ? [] : [[i, vector] as const];
+      }),
       size,
     );
     ownVectors += gained;
