@@ -14,7 +14,7 @@ export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus
 export * from './cut';
 export * from './visibility';
 export { commandsOfLog } from './export';
-export type { MemoryQueries } from './read-port';
+export type { Checkpointed, MemoryQueries, ProjectedMemoryQueries } from './read-port';
 export type * from './search-feed';
 export * from './search-text';
 export { memoize } from './memoize';

@@ -24,4 +24,21 @@ export interface MemoryQueries {
   changes(memoryId: string, from: Instant, to: Instant): Promise<ChangeView[]>;
 }
 
+/** An answer of the read models and the checkpoint of the snapshot it was read in: it holds every log record up to `checkpoint`. */
+export interface Checkpointed<T> {
+  answer: T;
+  /** A log position (the read models' checkpoint), not a memory's position. */
+  checkpoint: number;
+}
+
+/**
+ * The read models' MemoryQueries, with reads that name the checkpoint of their snapshot: a caller that
+ * needs the read models at some log position can look it up while the read runs, and keep the answer
+ * when the checkpoint has reached it.
+ */
+export interface ProjectedMemoryQueries extends MemoryQueries {
+  /** `facts`, and the checkpoint of the snapshot its rows were read in. */
+  checkpointedFacts(memoryId: string, cut: Cut, filter: FactFilter): Promise<Checkpointed<FactView[]>>;
+}
+
 export type { ValidAt };

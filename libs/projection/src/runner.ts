@@ -37,11 +37,17 @@ export interface Projector {
  * with partitioned projectors the lowest partition checkpoint, so every memory is projected up to it.
  */
 export async function projectedPosition(pool: Pick<Pool, 'query'>, projection: string): Promise<number> {
-  const { rows } = await pool.query<{ position: string | number | null }>(
-    "SELECT min(position) AS position FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@'",
-    [projection],
-  );
-  return rows[0]?.position != null ? Number(rows[0].position) : 0;
+  const { rows } = await pool.query<{ position: string | number }>(`SELECT ${projectedPositionSql('$1')} AS position`, [projection]);
+  return Number(rows[0]!.position);
+}
+
+/**
+ * `projectedPosition` as a scalar SQL expression (a bigint), the projection's name in parameter `param`:
+ * a statement that reads it with rows of the read models sees both in one snapshot.
+ */
+export function projectedPositionSql(param: string): string {
+  const ofProjection = `projection = ${param} OR left(projection, length(${param}) + 1) = ${param} || '@'`;
+  return `(SELECT coalesce(min(position), 0) FROM rm_checkpoints WHERE ${ofProjection})`;
 }
 
 /**

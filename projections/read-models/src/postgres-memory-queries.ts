@@ -1,5 +1,6 @@
 import {
   type ChangeView,
+  type Checkpointed,
   type Cut,
   type EntityFilter,
   type EntityView,
@@ -8,8 +9,8 @@ import {
   type FactFilter,
   type FactView,
   type Instant,
-  type MemoryQueries,
   type MentionView,
+  type ProjectedMemoryQueries,
   compareChanges,
   compareDocumentOrder,
   compareIds,
@@ -17,10 +18,13 @@ import {
   normaliseName,
 } from '@memotrace/domain';
 import { inTransaction } from '@memotrace/postgres';
+import { projectedPosition, projectedPositionSql } from '@memotrace/projection';
 import type { Pool, PoolClient } from 'pg';
 import { cutPredicate, listedMembers, recordPredicate } from './cut-sql';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
 import { MergeForest, type MergeRow } from './merge-forest';
+import { namedStatement } from './named-statement';
+import { READ_MODELS_PROJECTION } from './read-models-projection';
 import {
   EVENT_COLUMNS,
   type EventRow,
@@ -48,28 +52,39 @@ type MergeHorizon = { through: Instant } | { before: Instant } | 'all';
  * more than one statement run in one REPEATABLE READ snapshot so the forest and
  * the rows agree while the projector commits.
  */
-export class PostgresMemoryQueries implements MemoryQueries {
+export class PostgresMemoryQueries implements ProjectedMemoryQueries {
   constructor(private readonly pool: Pool) {}
+
+  async facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]> {
+    return (await this.checkpointedFacts(memoryId, cut, filter)).answer;
+  }
 
   /**
    * One statement when the filter names entities that no merge known at r joins to another (the
-   * usual case): the merges come with the rows, from the same snapshot. Otherwise the filter
-   * needs the merge classes first, read with the rows in one snapshot.
+   * usual case): the merges and the checkpoint come with the rows, from the same snapshot. Otherwise
+   * the filter needs the merge classes first, read with the rows and the checkpoint in one snapshot.
    */
-  async facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]> {
+  async checkpointedFacts(memoryId: string, cut: Cut, filter: FactFilter): Promise<Checkpointed<FactView[]>> {
     const alone = factsStatement(memoryId, cut, filter, (id) => [id]);
-    const { rows } = await this.pool.query<{ [K in keyof FactRow]: FactRow[K] | null } & { merges: MergeJson[] | null }>(
-      `SELECT m.merges, f.* FROM (${MERGES_JSON} WHERE memory_id = $1 AND ${recordPredicate('merge', '', '$2')}) m
-         LEFT JOIN LATERAL (${alone.sql}) f ON true`,
-      alone.params,
+    const projection = `$${alone.params.push(READ_MODELS_PROJECTION)}`;
+    const { rows } = await this.pool.query<{ [K in keyof FactRow]: FactRow[K] | null } & { merges: MergeJson[] | null; checkpoint: string }>(
+      namedStatement(
+        `SELECT m.merges, ${projectedPositionSql(projection)} AS checkpoint, f.*
+           FROM (${MERGES_JSON} WHERE memory_id = $1 AND ${recordPredicate('merge', '', '$2')}) m
+           LEFT JOIN LATERAL (${alone.sql}) f ON true`,
+        alone.params,
+      ),
     );
     const forest = new MergeForest((rows[0]?.merges ?? []).map(mergeRowOfJson));
     const named = [filter.src, filter.dst].filter((id): id is string => id !== undefined);
-    if (!named.some((id) => forest.classOf(id).length > 1)) return factViews(rows.filter((row) => row.fact_id !== null) as FactRow[], forest);
+    if (!named.some((id) => forest.classOf(id).length > 1)) {
+      return { answer: factViews(rows.filter((row) => row.fact_id !== null) as FactRow[], forest), checkpoint: Number(rows[0]!.checkpoint) };
+    }
     return this.snapshot(async (q) => {
       const merged = await loadForest(q, memoryId, { through: cut.recordedAt });
       const statement = factsStatement(memoryId, cut, filter, (id) => merged.classOf(id));
-      return factViews((await q.query<FactRow>(statement.sql, statement.params)).rows, merged);
+      const answer = factViews((await q.query<FactRow>(namedStatement(statement.sql, statement.params))).rows, merged);
+      return { answer, checkpoint: await projectedPosition(q, READ_MODELS_PROJECTION) };
     });
   }
 
@@ -301,9 +316,12 @@ function factsStatement(memoryId: string, cut: Cut, filter: FactFilter, classOf:
   const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
   const param = (value: unknown) => `$${params.push(value)}`;
   const where = [cutPredicate('fact', '', { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : param(pgInstant(cut.validAt)) })];
+  // A class of one is compared by equality: a plan made for any id then costs what one made for this id does
+  // (for `= ANY($n)` PostgreSQL guesses an array of several ids), so the named statement keeps it.
+  const anyOf = (ids: readonly string[]) => (ids.length === 1 ? `= ${param(ids[0])}` : `= ANY(${param(ids)}::text[])`);
   if (filter.rel !== undefined) where.push(`rel = ${param(filter.rel)}`);
-  if (filter.src !== undefined) where.push(`src = ANY(${param(classOf(filter.src))}::text[])`);
-  if (filter.dst !== undefined) where.push(`(dst_entity = ANY(${param(classOf(filter.dst))}::text[]) OR dst_text = ${param(filter.dst)})`);
+  if (filter.src !== undefined) where.push(`src ${anyOf(classOf(filter.src))}`);
+  if (filter.dst !== undefined) where.push(`(dst_entity ${anyOf(classOf(filter.dst))} OR dst_text = ${param(filter.dst)})`);
   return { sql: `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${where.join(' AND ')}`, params };
 }
 

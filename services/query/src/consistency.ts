@@ -1,4 +1,4 @@
-import type { MemoryQueries } from '@memotrace/domain';
+import type { Checkpointed, MemoryQueries, ProjectedMemoryQueries } from '@memotrace/domain';
 import type { LogStore } from '@memotrace/log-store';
 import { HttpError } from '@memotrace/http-kit';
 import { memoryStreamId } from '@memotrace/memory-log';
@@ -15,13 +15,21 @@ export interface ConsistencyOptions {
   ownWritesWaitMs: number;
 }
 
+type Consistency = 'projection' | 'replay';
+
+/** One read as each source answers it: the read models also name the checkpoint of their snapshot. */
+export interface SourcedRead<T> {
+  replay(queries: MemoryQueries): Promise<T>;
+  projection(queries: ProjectedMemoryQueries): Promise<Checkpointed<T>>;
+}
+
 /**
  * Picks the answer source of a query: exact replay of the log, or the read models
  * once they have caught up with the requested position (SPEC `minPosition`).
  */
 export class ConsistencyGate {
   constructor(
-    private readonly projection: MemoryQueries,
+    private readonly projection: ProjectedMemoryQueries,
     private readonly replay: MemoryQueries,
     private readonly store: LogStore,
     private readonly progress: ProjectionProgress,
@@ -33,16 +41,44 @@ export class ConsistencyGate {
    * either source. It costs nothing extra: the record looked up is the one the read models wait for (the
    * memory's last, or the one at minPosition), read for either source so replay and projection agree.
    */
-  async source(memoryId: string, consistency: 'projection' | 'replay', minPosition?: number): Promise<MemoryQueries> {
-    // A position the memory never handed out is bad input, also for the log, which answers at once.
-    const logPosition = minPosition ? await this.logPositionOf(memoryId, minPosition) : await this.lastPositionOf(memoryId);
+  async source(memoryId: string, consistency: Consistency, minPosition?: number): Promise<MemoryQueries> {
+    const logPosition = await this.neededPosition(memoryId, minPosition);
     if (consistency === 'replay') return this.replay;
+    await this.projected(memoryId, logPosition, minPosition);
+    return this.projection;
+  }
+
+  /**
+   * `read` from the source `source` picks, by the same rules, in one round trip's time when the read models
+   * have caught up: the position lookup and the read models' read run at once, and the read's answer is
+   * kept when its snapshot's checkpoint has reached the position; else the read runs again once they have.
+   * The lookup decides first: an unknown memory or a bad position is the answer whatever the read found.
+   */
+  async read<T>(memoryId: string, consistency: Consistency, minPosition: number | undefined, read: SourcedRead<T>): Promise<T> {
+    if (consistency === 'replay') return read.replay(await this.source(memoryId, consistency, minPosition));
+    const early = read.projection(this.projection);
+    early.catch(() => undefined); // awaited below unless the lookup fails first, whose error is the answer
+    const logPosition = await this.neededPosition(memoryId, minPosition);
+    const { answer, checkpoint } = await early;
+    if (checkpoint >= logPosition) return answer;
+    await this.projected(memoryId, logPosition, minPosition);
+    return (await read.projection(this.projection)).answer;
+  }
+
+  /** The log position the read models must reach: the record at minPosition, else the memory's last (404 without one). */
+  private neededPosition(memoryId: string, minPosition: number | undefined): Promise<number> {
+    // A position the memory never handed out is bad input, also for the log, which answers at once.
+    return minPosition ? this.logPositionOf(memoryId, minPosition) : this.lastPositionOf(memoryId);
+  }
+
+  /** Waits for the read models to reach `logPosition`: a timeout is an error only for a read that asked for a minPosition. */
+  private async projected(memoryId: string, logPosition: number, minPosition: number | undefined): Promise<void> {
     if (!minPosition) {
       // The memory's own last record, not the log head: other memories' backlog does not delay this read.
       await this.progress.waitFor(logPosition, this.options.ownWritesWaitMs);
-      return this.projection;
+      return;
     }
-    if (await this.progress.waitFor(logPosition, this.options.minPositionTimeoutMs)) return this.projection;
+    if (await this.progress.waitFor(logPosition, this.options.minPositionTimeoutMs)) return;
     throw new HttpError(
       'TIMEOUT',
       `read models did not reach position ${minPosition} of memory ${memoryId} within ${this.options.minPositionTimeoutMs} ms`,

@@ -59,8 +59,11 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(factsQuery, request.query, 'query');
     const at = now();
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
-    const queries = await gate.source(memoryId, q.consistency, q.minPosition);
-    const facts = await queries.facts(memoryId, cut, { src: q.src, rel: q.rel, dst: q.dst });
+    const filter = { src: q.src, rel: q.rel, dst: q.dst };
+    const facts = await gate.read(memoryId, q.consistency, q.minPosition, {
+      replay: (queries) => queries.facts(memoryId, cut, filter),
+      projection: (queries) => queries.checkpointedFacts(memoryId, cut, filter),
+    });
     return { cut, source: q.consistency, facts };
   });
 

@@ -152,10 +152,12 @@ export class PostgresLogStore implements LogStore {
   }
 
   async streamPosition(streamId: string): Promise<number> {
-    const { rows } = await this.pool.query<{ position: number | string }>(
-      'SELECT position FROM mt_events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1',
-      [streamId],
-    );
+    // Named: every read of a memory asks it, and a plan made once per connection serves any stream.
+    const { rows } = await this.pool.query<{ position: number | string }>({
+      name: 'mt_stream_position',
+      text: 'SELECT position FROM mt_events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1',
+      values: [streamId],
+    });
     return rows[0] ? Number(rows[0].position) : 0;
   }
 
