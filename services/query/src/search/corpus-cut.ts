@@ -343,31 +343,25 @@ export class CutView {
    */
   async nearest(store: VectorStore, query: Float32Array, options: NearestOptions, memoryId: string): Promise<NearestResult> {
     const table = this.corpus.vectorsOf(store.model);
-    const readsDeltas = store.since !== undefined;
-    await table.catchUp(store, memoryId);
     const { versions } = this.corpus;
+    table.register(this.corpus.size, (i) => versions[i]!.text);
+    if (store.since !== undefined) await table.catchUp(store, memoryId);
+    else {
+      const waiting = table.waitingHashes();
+      if (waiting.length > 0) table.keepAll(await store.vectors(waiting));
+    }
     const size = this.visible.length;
     const atCut = new Map<number, string>();
-    const lacking: number[] = [];
     let ownVectors = 0;
+    let unembedded = 0;
     for (let i = 0; i < size; i++) {
       if (!this.visible[i]) continue;
       if (this.renderedFlags?.[i]) atCut.set(i, textHash(this.rendered.get(i)!.text));
-      else if (table.has(i) || (readsDeltas && table.claim(i, versions[i]!.text, size))) ownVectors += 1;
-      else lacking.push(i);
+      else if (table.rowOf(i) >= 0) ownVectors += 1;
+      else unembedded += 1;
     }
-    const asked = readsDeltas ? [] : lacking;
-    const wanted = [...atCut.values(), ...asked.map((i) => table.hash(i, versions[i]!.text))];
-    const found = wanted.length > 0 ? await store.vectors(wanted) : new Map<string, Float32Array>();
-    const gained = table.setAll(
-      asked.flatMap((i) => {
-        const vector = found.get(table.hash(i, versions[i]!.text));
-        return vector === undefined ? [] : [[i, vector] as const];
-      }),
-      size,
-    );
-    ownVectors += gained;
-    let unembedded = lacking.length - gained;
+    const asked = [...new Set(atCut.values())].filter((hash) => table.rowOfText(hash) === undefined);
+    const found = asked.length > 0 ? await store.vectors(asked) : new Map<string, Float32Array>();
     const { scores, touched } = scratch.take(size);
     let hits = 0;
     const keep = (i: number, score: number): void => {
@@ -377,7 +371,8 @@ export class CutView {
     };
     try {
       for (const [i, hash] of atCut) {
-        const vector = found.get(hash);
+        const row = table.rowOfText(hash);
+        const vector = row === undefined ? found.get(hash) : table.row(row);
         if (vector !== undefined) keep(i, dot(query, vector));
         else unembedded += 1;
       }
@@ -390,12 +385,9 @@ export class CutView {
   }
 
   /**
-   * The visible versions scored by their own vector that can be among the `limit` nearest,
-   * with their exact scores. When they are most of the corpus's rows, a SIMD scan of its
-   * matrix picks the rows it ranks first, widened until every row it left out provably scores
-   * (exactly) below the `limit`-th best visible one or below `minCosine`; when few are
-   * visible, all of them (a scan of them alone costs less than of every row), as for a query
-   * the matrix cannot take.
+   * The visible versions scored by their text's vector that can be among the `limit` nearest,
+   * with their exact cosine: every one when few are visible, else the versions of the text rows
+   * the SIMD scan ranks highest, widened until no row left out can beat the `limit`-th kept.
    */
   private *ownVectorCandidates(
     table: CorpusVectors,
@@ -403,17 +395,25 @@ export class CutView {
     { limit, minCosine }: NearestOptions,
     visible: number,
   ): Iterable<[number, number]> {
-    const own = (i: number) => this.visible[i] === 1 && !this.renderedFlags?.[i] && table.has(i);
+    const own = (i: number) => this.visible[i] === 1 && !this.renderedFlags?.[i];
     if (visible * 4 < table.rows || visible <= limit || query.length !== table.dimension) {
-      for (let i = 0; i < this.visible.length; i++) if (own(i)) yield [i, dot(query, table.vector(i)!)];
+      for (let i = 0; i < this.visible.length; i++) if (own(i) && table.rowOf(i) >= 0) yield [i, dot(query, table.vector(i)!)];
       return;
     }
     const error = innerProductError(table.dimension, table.maxNorm * Math.sqrt(dot(query, query)));
     let count = Math.ceil((limit * table.rows) / visible) * 2 + 64;
     for (;;) {
       const top = innerProductTop(table.matrix, table.rows, table.dimension, query, count);
-      const kept = Array.from(top.rows).filter(own);
-      const exact = new Float64Array(kept.map((i) => dot(query, table.vector(i)!)));
+      const kept: number[] = [];
+      const exact: number[] = [];
+      for (const row of top.rows) {
+        const score = dot(query, table.row(row));
+        for (const i of table.versionsOf(row)) {
+          if (!own(i)) continue;
+          kept.push(i);
+          exact.push(score);
+        }
+      }
       // No row left out scores above the last one taken, give or take the kernel's rounding.
       const ceiling = top.scores.length > 0 ? top.scores[top.scores.length - 1]! + error : -Infinity;
       if (top.rows.length >= table.rows || ceiling < minCosine || (exact.length >= limit && kthLargest(Float64Array.from(exact), limit) > ceiling)) {

@@ -6,28 +6,63 @@ export const INLINE_VECTOR_PAGE = 2_000;
 const BACKGROUND_VECTOR_PAGE = 5_000;
 
 /**
- * The vectors of one memory corpus's versions for one model, by version index, found once
- * in the vector store and copied into one contiguous matrix (row i = version i, zeros where
- * none is known), so that a kNN over a cut is one SIMD scan of it (`innerProductTop`) with
- * no per-search hashing or lookups.
+ * The vectors of one memory corpus for one model. Each distinct text's vector is kept once,
+ * as a row of one contiguous matrix (a fact's versions share their text, so the matrix has a
+ * row per text, not per version), so that a kNN over a cut is one SIMD scan of it
+ * (`innerProductTop`) whose rows are then read back as the versions that have that text.
+ *
+ * A version is hashed once, when the corpus first has it (`register`); one whose text has no
+ * vector yet waits under its hash, and takes its row when the vector arrives. A search thus
+ * only tests a version's row, never hashes or looks up per search.
  */
 export class CorpusVectors {
-  private readonly hashes: (string | undefined)[] = [];
   private data = new Float32Array(0);
-  private present = new Uint8Array(0);
-  /** The model's dimension: that of the first vector set; a vector of another is not comparable and not kept. */
+  /** The text row of each registered version, -1 while its text has none. */
+  private rowOfVersion = new Int32Array(0);
+  /** The versions with each row's text, in registration order. */
+  private readonly versionsOfRow: number[][] = [];
+  private readonly rowOfHash = new Map<string, number>();
+  /** Versions waiting for their text's vector, by text hash. */
+  private readonly waiting = new Map<string, number[]>();
+  /** Vectors read for texts no registered version has yet. */
+  private readonly unclaimed = new Map<string, Float32Array>();
+  /** Versions 0 .. registered - 1 are hashed and placed. */
+  private registered = 0;
+  /** The model's dimension: that of the first vector kept; a vector of another is not comparable and not kept. */
   dimension = 0;
-  /** One past the highest row set. */
+  /** Text rows held. */
   rows = 0;
   /** The largest norm of a row. */
   maxNorm = 0;
   /** The log position up to which the store's vectors of this memory have been read (`VectorStore.since`). */
   private readThrough = 0;
   private reading: Promise<void> | null = null;
-  /** A row holding each text's vector: a later version with the same text takes it from there. */
-  private readonly rowOfHash = new Map<string, number>();
-  /** Vectors read for texts no row has claimed yet. */
-  private readonly unclaimed = new Map<string, Float32Array>();
+
+  /**
+   * Places the versions the corpus gained since the last call (`texts(i)` is version i's own
+   * text): each takes its text's row, or waits for it.
+   */
+  register(size: number, texts: (i: number) => string): void {
+    if (size <= this.registered) return;
+    this.reserveVersions(size);
+    for (let i = this.registered; i < size; i++) {
+      const hash = textHash(texts(i));
+      const row = this.rowOfHash.get(hash);
+      if (row !== undefined) this.place(i, row);
+      else {
+        const vector = this.unclaimed.get(hash);
+        this.rowOfVersion[i] = -1;
+        const list = this.waiting.get(hash);
+        if (list === undefined) this.waiting.set(hash, [i]);
+        else list.push(i);
+        if (vector !== undefined) {
+          this.unclaimed.delete(hash);
+          this.keep(hash, vector);
+        }
+      }
+    }
+    this.registered = size;
+  }
 
   /**
    * Reads what the store projected for the memory since the last read: in line when it is a
@@ -38,7 +73,7 @@ export class CorpusVectors {
     if (store.since === undefined || this.reading !== null) return;
     const read = async (limit: number) => {
       const page = await store.since!(memoryId, this.readThrough, limit);
-      for (const [hash, vector] of page.vectors) if (!this.rowOfHash.has(hash)) this.unclaimed.set(hash, vector);
+      this.keepAll(page.vectors);
       this.readThrough = page.through;
       return page.complete;
     };
@@ -62,51 +97,43 @@ export class CorpusVectors {
     }
   }
 
-  /** Gives version `i` (text `text`) of a corpus of `size` versions the vector of its text if one is known; whether it has one. */
-  claim(i: number, text: string, size: number): boolean {
-    if (this.present[i] === 1) return true;
-    const hash = this.hash(i, text);
-    const row = this.rowOfHash.get(hash);
-    const vector = row === undefined ? this.unclaimed.get(hash) : this.vector(row);
-    if (vector === undefined) return false;
-    this.setAll([[i, vector]], size);
-    this.unclaimed.delete(hash);
-    return this.present[i] === 1;
+  /** Hashes of the texts whose versions wait for a vector (asked of a store that reads no deltas). */
+  waitingHashes(): string[] {
+    return [...this.waiting.keys()];
   }
 
-  /** The text hash of version `i`, whose own text is `text`. */
-  hash(i: number, text: string): string {
-    return (this.hashes[i] ??= textHash(text));
-  }
-
-  has(i: number): boolean {
-    return this.present[i] === 1;
-  }
-
-  vector(i: number): Float32Array | undefined {
-    return this.present[i] === 1 ? this.data.subarray(i * this.dimension, (i + 1) * this.dimension) : undefined;
-  }
-
-  /**
-   * Keeps the vectors of these versions of a corpus of `size` versions (the matrix grows to
-   * `size` rows at once, not by doubling: each copy would be external garbage the GC reacts
-   * to). Returns how many were kept.
-   */
-  setAll(entries: Iterable<readonly [number, Float32Array]>, size: number): number {
-    let kept = 0;
-    for (const [i, vector] of entries) {
-      if (this.dimension === 0) this.dimension = vector.length;
-      if (vector.length !== this.dimension) continue;
-      this.reserve(Math.max(size, i + 1));
-      this.data.set(vector, i * this.dimension);
-      this.present[i] = 1;
-      const hash = this.hashes[i];
-      if (hash !== undefined && !this.rowOfHash.has(hash)) this.rowOfHash.set(hash, i);
-      this.rows = Math.max(this.rows, i + 1);
-      this.maxNorm = Math.max(this.maxNorm, Math.sqrt(dot(vector, vector)));
-      kept += 1;
+  /** Keeps these vectors by text hash: waiting versions take them, others are kept until a version has the text. */
+  keepAll(vectors: Iterable<readonly [string, Float32Array]>): void {
+    for (const [hash, vector] of vectors) {
+      if (this.rowOfHash.has(hash)) continue;
+      if (this.waiting.has(hash)) this.keep(hash, vector);
+      else this.unclaimed.set(hash, vector);
     }
-    return kept;
+  }
+
+  /** The row of a text with a known vector, by its hash. */
+  rowOfText(hash: string): number | undefined {
+    return this.rowOfHash.get(hash);
+  }
+
+  /** The text row of version `i`, -1 when its text has no vector yet (or it is not registered). */
+  rowOf(i: number): number {
+    return i < this.registered ? this.rowOfVersion[i]! : -1;
+  }
+
+  /** The versions whose text is row `row`'s. */
+  versionsOf(row: number): readonly number[] {
+    return this.versionsOfRow[row] ?? [];
+  }
+
+  row(row: number): Float32Array {
+    return this.data.subarray(row * this.dimension, (row + 1) * this.dimension);
+  }
+
+  /** Version `i`'s vector, if its text has one. */
+  vector(i: number): Float32Array | undefined {
+    const row = this.rowOf(i);
+    return row < 0 ? undefined : this.row(row);
   }
 
   /** Rows `0 .. rows - 1`, row-major. */
@@ -114,14 +141,38 @@ export class CorpusVectors {
     return this.data.subarray(0, this.rows * this.dimension);
   }
 
-  private reserve(rows: number): void {
-    if (this.present.length >= rows) return;
-    const capacity = Math.max(rows, Math.ceil(1.25 * this.present.length));
-    const data = new Float32Array(capacity * this.dimension);
+  /** A new row for the text `hash`, taken by the versions waiting for it. */
+  private keep(hash: string, vector: Float32Array): void {
+    if (this.dimension === 0) this.dimension = vector.length;
+    if (vector.length !== this.dimension) return;
+    const row = this.rows;
+    this.reserveRows(row + 1);
+    this.data.set(vector, row * this.dimension);
+    this.rows = row + 1;
+    this.rowOfHash.set(hash, row);
+    this.versionsOfRow.push([]);
+    this.maxNorm = Math.max(this.maxNorm, Math.sqrt(dot(vector, vector)));
+    for (const i of this.waiting.get(hash) ?? []) this.place(i, row);
+    this.waiting.delete(hash);
+  }
+
+  private place(i: number, row: number): void {
+    this.rowOfVersion[i] = row;
+    this.versionsOfRow[row]!.push(i);
+  }
+
+  private reserveVersions(size: number): void {
+    if (this.rowOfVersion.length >= size) return;
+    const grown = new Int32Array(Math.max(size, Math.ceil(1.25 * this.rowOfVersion.length)));
+    grown.set(this.rowOfVersion);
+    this.rowOfVersion = grown;
+  }
+
+  /** Grows by a quarter at least: each copy is external garbage the GC reacts to. */
+  private reserveRows(rows: number): void {
+    if (this.data.length >= rows * this.dimension) return;
+    const data = new Float32Array(Math.max(rows, Math.ceil(1.25 * (this.data.length / this.dimension)), 1024) * this.dimension);
     data.set(this.data);
-    const present = new Uint8Array(capacity);
-    present.set(this.present);
     this.data = data;
-    this.present = present;
   }
 }

@@ -31,30 +31,47 @@ describe('CorpusVectors keeps up with the store by deltas', () => {
   it('reads a small delta in line: the search that asked has its vectors', async () => {
     const { texts, store } = storeOf(10);
     const table = new CorpusVectors();
+    table.register(texts.length, (i) => texts[i]!);
+    expect(table.rowOf(0)).toBe(-1);
     await table.catchUp(store, 'mem');
-    expect(texts.map((text, i) => table.claim(i, text, texts.length))).toEqual(texts.map(() => true));
+    expect(texts.map((_, i) => table.rowOf(i) >= 0)).toEqual(texts.map(() => true));
     expect(Array.from(table.vector(3)!)).toEqual([3, 1]);
   });
 
   it('reads a large delta in the background: the search goes on with what it has', async () => {
     const { texts, pages, store } = storeOf(INLINE_VECTOR_PAGE * 3);
     const table = new CorpusVectors();
+    table.register(texts.length, (i) => texts[i]!);
     await table.catchUp(store, 'mem');
+    const last = texts.length - 1;
     expect(pages[0]).toBe(INLINE_VECTOR_PAGE);
-    expect(table.claim(0, texts[0]!, texts.length)).toBe(true);
-    expect(table.claim(texts.length - 1, texts[texts.length - 1]!, texts.length)).toBe(false);
+    expect(table.rowOf(0)).toBeGreaterThanOrEqual(0);
+    expect(table.rowOf(last)).toBe(-1);
     await table.catchUp(store, 'mem'); // a read is running: this search does not start or wait for another
-    await settle(() => table.claim(texts.length - 1, texts[texts.length - 1]!, texts.length));
-    expect(table.claim(texts.length - 1, texts[texts.length - 1]!, texts.length)).toBe(true);
+    await settle(() => table.rowOf(last) >= 0);
+    expect(Array.from(table.vector(last)!)).toEqual([last, 1]);
     expect(pages.reduce((a, b) => a + b, 0)).toBe(texts.length);
   });
 
   it('gives a later version the vector of an earlier one with the same text', async () => {
     const { texts, store } = storeOf(1);
     const table = new CorpusVectors();
-    await table.catchUp(store, 'mem');
-    expect(table.claim(0, texts[0]!, texts.length)).toBe(true);
-    expect(table.claim(7, texts[0]!, 8)).toBe(true);
+    await table.catchUp(store, 'mem'); // read before any version has the text: kept until one does
+    table.register(1, () => texts[0]!);
+    table.register(8, (i) => (i === 7 ? texts[0]! : `other ${i}`));
+    expect(table.rows).toBe(1);
     expect(Array.from(table.vector(7)!)).toEqual([0, 1]);
+    expect(table.versionsOf(table.rowOf(0))).toEqual([0, 7]);
+    expect(table.rowOf(3)).toBe(-1);
+  });
+
+  it('asks a store without deltas only for the texts still waiting', async () => {
+    const table = new CorpusVectors();
+    table.register(3, (i) => ['a', 'b', 'a'][i]!);
+    expect(table.waitingHashes()).toEqual([textHash('a'), textHash('b')]);
+    table.keepAll([[textHash('a'), Float32Array.from([1, 0])]]);
+    expect(table.waitingHashes()).toEqual([textHash('b')]);
+    expect(table.rows).toBe(1);
+    expect([0, 1, 2].map((i) => table.rowOf(i))).toEqual([0, -1, 0]);
   });
 });
