@@ -53,8 +53,8 @@ async function main(): Promise<void> {
       docId: `D${Math.floor(i / 25)}`,
       speaker: `p${rng.int(200)}`,
       text: Array.from({ length: rng.between(6, 24) }, word).join(' '),
-      occurredAt: AT,
-      recordedFrom: AT,
+      occurredAt: Date.parse(AT),
+      recordedFrom: Date.parse(AT),
     }));
     corpus.apply({ facts: [], events: [], episodes: [], mentions, entities: [], merges: [] });
     const questions = Array.from({ length: QUERIES }, () => `what did ${word()} say about ${word()} and ${word()}?`);

@@ -8,27 +8,50 @@ import type { MentionView } from './views';
  * these in memory and cuts them per query; it asks only for what changed since
  * the last record time it saw, since record time is monotone per memory.
  */
+/**
+ * An instant as epoch milliseconds. The versions' times come as numbers: the corpus scans them
+ * as numbers, and makes an instant string only for a version an answer shows.
+ */
+export type EpochMs = number;
+
+/** A version's record interval, `to` null while open. */
+interface RecordedMs {
+  recordedFrom: EpochMs;
+  recordedTo: EpochMs | null;
+}
+
 /** With the read models' version number of the row (1, 2, ... per item, in record order). */
 interface Numbered {
   versionNo: number;
 }
 
 /** `src` and `dst` as stored on the fact (not resolved through merges). */
-export type FactVersionRow = Numbered &
-  Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'> &
-  Pick<FactVersion, 'validFrom' | 'validTo' | 'recordedFrom' | 'recordedTo' | 'evidence'>;
+export interface FactVersionRow extends Numbered, RecordedMs, Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'>, Pick<FactVersion, 'evidence'> {
+  validFrom: EpochMs;
+  validTo: EpochMs | null;
+}
 
-export type EventVersionRow = Numbered & EventVersion;
+export interface EventVersionRow extends Numbered, RecordedMs, Pick<EventVersion, 'eventId' | 'summary' | 'participants' | 'includesFacts'> {
+  timeSpan: { from: EpochMs; to: EpochMs | null };
+}
 
-export type EpisodeVersionRow = Numbered & EpisodeVersion;
+export interface EpisodeVersionRow extends Numbered, RecordedMs, Pick<EpisodeVersion, 'episodeId' | 'title' | 'events'> {
+  window: { from: EpochMs; to: EpochMs | null };
+}
 
+export interface MentionItemRow extends Pick<MentionView, 'mentionId' | 'docId' | 'text' | 'speaker'> {
+  occurredAt: EpochMs | null;
+  recordedFrom: EpochMs;
+}
+
+/** Names and merges keep their instants: they are few, and a cut reads them as they are. */
 export type EntityNameRow = Pick<EntityRecord, 'entityId' | 'name' | 'recordedFrom'>;
 
 export interface SearchDelta {
   facts: FactVersionRow[];
   events: EventVersionRow[];
   episodes: EpisodeVersionRow[];
-  mentions: MentionView[];
+  mentions: MentionItemRow[];
   entities: EntityNameRow[];
   /** In log order; `seq` orders them across deltas. */
   merges: (MergeRecord & { seq: number })[];

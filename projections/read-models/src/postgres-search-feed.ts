@@ -1,48 +1,178 @@
-import type { EpisodeVersionRow, EventVersionRow, FactVersionRow, Literal, Participant, SearchDelta, SearchFeed, Watermark } from '@memotrace/domain';
-import type { Pool } from 'pg';
-import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
-import { MENTION_COLUMNS, type MentionRow, mentionViewOfRow, targetOfRow } from './view-rows';
+import type {
+  EntityNameRow,
+  EpisodeVersionRow,
+  EventVersionRow,
+  FactVersionRow,
+  Literal,
+  MentionItemRow,
+  MergeRecord,
+  Participant,
+  SearchDelta,
+  SearchFeed,
+  Watermark,
+} from '@memotrace/domain';
+import type { Pool, PoolClient } from 'pg';
+import { epochMs, instantOfEpochMs, pgInstant } from './instants';
+import { targetOfRow } from './view-rows';
 
-type Range = { from: string; to: string | null; recorded_from: string; recorded_to: string | null };
-type FactRow = Range & {
-  fact_id: string;
-  version_no: number;
-  src: string;
-  rel: string;
-  dst_entity: string | null;
-  dst_literal: Literal | null;
-  evidence: string[];
-};
-type EventRow = Range & { event_id: string; version_no: number; summary: string; participants: Participant[]; includes_facts: string[] };
-type EpisodeRow = Range & { episode_id: string; version_no: number; title: string; events: string[] };
-type EntityRow = { entity_id: string; name: string; recorded_from: string };
-type MergeRow = { seq: string; src_id: string; dst_id: string; src_root: string; dst_root: string; recorded_at: string };
-type Rows = { facts: FactRow[]; events: EventRow[]; episodes: EpisodeRow[]; mentions: MentionRow[]; entities: EntityRow[]; merges: MergeRow[] };
+/**
+ * Rows come as one JSON value of columns (`[[a1, a2, ...], [b1, b2, ...], ...]`, in row order):
+ * one string for the driver to parse instead of a field per row and column, and epoch ms as
+ * JSON numbers.
+ */
+type Columns = unknown[][];
 
-const times = (from: string, to: string) =>
-  `${epochMs(from)} AS "from", ${epochMs(to)} AS "to", ${epochMs('recorded_from')} AS recorded_from, ${epochMs('recorded_to')} AS recorded_to`;
+/** A table as search reads it: its columns (SQL expressions), how they make rows, and its key (the order of a full read's pages). */
+interface Table<Row> {
+  table: string;
+  key: readonly string[];
+  columns: readonly string[];
+  rows: (columns: Columns) => Row[];
+}
 
-/** What search reads of each table, and its key (the order of a full read's pages). */
+const times = (from: string, to: string) => [epochMs(from), epochMs(to), epochMs('recorded_from'), epochMs('recorded_to')];
+
 const TABLES = {
   facts: {
     table: 'rm_fact_versions',
     key: ['fact_id', 'version_no'],
-    columns: `fact_id, version_no, src, rel, dst_entity, dst_literal, evidence, ${times('valid_from', 'valid_to')}`,
-  },
+    columns: ['fact_id', 'version_no', 'src', 'rel', 'dst_entity', 'dst_literal', 'evidence', ...times('valid_from', 'valid_to')],
+    rows: (columns) => {
+      const [ids, versionNos, srcs, rels, dstEntities, dstLiterals, evidence, validFrom, validTo, recordedFrom, recordedTo] = columns as [
+        string[],
+        number[],
+        string[],
+        string[],
+        (string | null)[],
+        (Literal | null)[],
+        string[][],
+        number[],
+        (number | null)[],
+        number[],
+        (number | null)[],
+      ];
+      return ids.map((factId, i) => ({
+        factId,
+        versionNo: versionNos[i]!,
+        src: srcs[i]!,
+        rel: rels[i]!,
+        dst: targetOfRow(dstEntities[i] ?? null, dstLiterals[i] ?? null),
+        validFrom: validFrom[i]!,
+        validTo: validTo[i] ?? null,
+        recordedFrom: recordedFrom[i]!,
+        recordedTo: recordedTo[i] ?? null,
+        evidence: evidence[i]!,
+      }));
+    },
+  } satisfies Table<FactVersionRow>,
   events: {
     table: 'rm_event_versions',
     key: ['event_id', 'version_no'],
-    columns: `event_id, version_no, summary, participants, includes_facts, ${times('span_from', 'span_to')}`,
-  },
+    columns: ['event_id', 'version_no', 'summary', 'participants', 'includes_facts', ...times('span_from', 'span_to')],
+    rows: (columns) => {
+      const [ids, versionNos, summaries, participants, includesFacts, from, to, recordedFrom, recordedTo] = columns as [
+        string[],
+        number[],
+        string[],
+        Participant[][],
+        string[][],
+        number[],
+        (number | null)[],
+        number[],
+        (number | null)[],
+      ];
+      return ids.map((eventId, i) => ({
+        eventId,
+        versionNo: versionNos[i]!,
+        summary: summaries[i]!,
+        participants: participants[i]!,
+        includesFacts: includesFacts[i]!,
+        timeSpan: { from: from[i]!, to: to[i] ?? null },
+        recordedFrom: recordedFrom[i]!,
+        recordedTo: recordedTo[i] ?? null,
+      }));
+    },
+  } satisfies Table<EventVersionRow>,
   episodes: {
     table: 'rm_episode_versions',
     key: ['episode_id', 'version_no'],
-    columns: `episode_id, version_no, title, events, ${times('window_from', 'window_to')}`,
+    columns: ['episode_id', 'version_no', 'title', 'events', ...times('window_from', 'window_to')],
+    rows: (columns) => {
+      const [ids, versionNos, titles, events, from, to, recordedFrom, recordedTo] = columns as [
+        string[],
+        number[],
+        string[],
+        string[][],
+        number[],
+        (number | null)[],
+        number[],
+        (number | null)[],
+      ];
+      return ids.map((episodeId, i) => ({
+        episodeId,
+        versionNo: versionNos[i]!,
+        title: titles[i]!,
+        window: { from: from[i]!, to: to[i] ?? null },
+        events: events[i]!,
+        recordedFrom: recordedFrom[i]!,
+        recordedTo: recordedTo[i] ?? null,
+      }));
+    },
+  } satisfies Table<EpisodeVersionRow>,
+  mentions: {
+    table: 'rm_mentions',
+    key: ['mention_id'],
+    columns: ['mention_id', 'doc_id', 'text', 'speaker', epochMs('occurred_at'), epochMs('recorded_from')],
+    rows: (columns) => {
+      const [ids, docIds, texts, speakers, occurredAt, recordedFrom] = columns as [
+        string[],
+        string[],
+        string[],
+        (string | null)[],
+        (number | null)[],
+        number[],
+      ];
+      return ids.map((mentionId, i) => ({
+        mentionId,
+        docId: docIds[i]!,
+        text: texts[i]!,
+        speaker: speakers[i] ?? null,
+        occurredAt: occurredAt[i] ?? null,
+        recordedFrom: recordedFrom[i]!,
+      }));
+    },
+  } satisfies Table<MentionItemRow>,
+};
+
+const ENTITIES = {
+  columns: ['entity_id', 'name', epochMs('recorded_from')],
+  rows: (columns) => {
+    const [ids, names, recordedFrom] = columns as [string[], string[], number[]];
+    return ids.map((entityId, i) => ({ entityId, name: names[i]!, recordedFrom: instantOfEpochMs(recordedFrom[i]!) }));
   },
-  mentions: { table: 'rm_mentions', key: ['mention_id'], columns: MENTION_COLUMNS },
-} as const;
-const ENTITY_COLUMNS = `entity_id, name, ${epochMs('recorded_from')} AS recorded_from`;
-const MERGE_COLUMNS = `seq, src_id, dst_id, src_root, dst_root, ${epochMs('recorded_at')} AS recorded_at`;
+} satisfies Pick<Table<EntityNameRow>, 'columns' | 'rows'>;
+
+const MERGES = {
+  columns: ['seq', 'src_id', 'dst_id', 'src_root', 'dst_root', epochMs('recorded_at')],
+  rows: (columns) => {
+    const [seqs, srcIds, dstIds, srcRoots, dstRoots, recordedAt] = columns as [number[], string[], string[], string[], string[], number[]];
+    return seqs.map((seq, i) => ({
+      seq,
+      srcId: srcIds[i]!,
+      dstId: dstIds[i]!,
+      srcRoot: srcRoots[i]!,
+      dstRoot: dstRoots[i]!,
+      recordedAt: instantOfEpochMs(recordedAt[i]!),
+    }));
+  },
+} satisfies Pick<Table<MergeRecord & { seq: number }>, 'columns' | 'rows'>;
+
+/** `SELECT` of the columns, named c0, c1, ... for `columnsOf`, `FROM` the rest. */
+const select = (columns: readonly string[], rest: string) => `SELECT ${columns.map((column, i) => `${column} AS c${i}`).join(', ')} FROM ${rest}`;
+
+/** One JSON value of the columns of the rows a `select` of them returns, in its order. */
+const columnsOf = (columns: readonly string[], rows: string) =>
+  `(SELECT json_build_array(${columns.map((_, i) => `coalesce(json_agg(c${i}), '[]')`).join(', ')}) FROM (${rows}) r)`;
 
 /**
  * The search corpus's feed from the read models. A delta (rows with a record time
@@ -64,32 +194,57 @@ export class PostgresSearchFeed implements SearchFeed {
 
   async *allItems(memoryId: string): AsyncIterable<SearchDelta> {
     const client = await this.pool.connect();
+    let reading: Promise<unknown> | null = null;
+    let done = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // Names and merges first: facts are rendered with the names.
-      const entities = await client.query<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM rm_entities WHERE memory_id = $1`, [memoryId]);
-      const merges = await client.query<MergeRow>(`SELECT ${MERGE_COLUMNS} FROM rm_entity_merges WHERE memory_id = $1 ORDER BY seq`, [memoryId]);
-      yield deltaOf({ ...NONE, entities: entities.rows, merges: merges.rows });
-      for (const [name, { table, key, columns }] of Object.entries(TABLES) as [keyof typeof TABLES, (typeof TABLES)[keyof typeof TABLES]][]) {
-        let after: unknown[] | null = null;
+      const {
+        rows: [first],
+      } = await client.query<{ entities: Columns; merges: Columns }>(
+        `SELECT ${columnsOf(ENTITIES.columns, select(ENTITIES.columns, 'rm_entities WHERE memory_id = $1'))} AS entities,
+          ${columnsOf(MERGES.columns, select(MERGES.columns, 'rm_entity_merges WHERE memory_id = $1 ORDER BY seq'))} AS merges`,
+        [memoryId],
+      );
+      yield { ...NONE, entities: ENTITIES.rows(first!.entities), merges: MERGES.rows(first!.merges) };
+      for (const name of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
+        const table: Table<unknown> = TABLES[name];
+        let next = (reading = this.page(client, memoryId, table, null));
         for (;;) {
-          const params: unknown[] = [memoryId, ...(after ?? [])];
-          const from: string =
-            after === null ? 'memory_id = $1' : `(memory_id, ${key.join(', ')}) > ($1, ${key.map((_, i) => `$${i + 2}`).join(', ')})`;
-          const { rows }: { rows: Record<string, unknown>[] } = await client.query<Record<string, unknown>>(
-            `SELECT ${columns} FROM ${table} WHERE ${from} AND memory_id = $1 ORDER BY memory_id, ${key.join(', ')} LIMIT ${this.pageSize}`,
-            params,
-          );
-          if (rows.length > 0) yield deltaOf({ ...NONE, [name]: rows });
-          if (rows.length < this.pageSize) break;
-          const last: Record<string, unknown> = rows[rows.length - 1]!;
-          after = key.map((k): unknown => last[k]);
+          const columns = await next;
+          const size = columns[0]!.length;
+          const full = size === this.pageSize;
+          if (full) {
+            // The next page is read while the corpus takes this one; a failure is thrown where it is awaited.
+            const last = table.key.map((k) => columns[table.columns.indexOf(k)]![size - 1]);
+            next = reading = this.page(client, memoryId, table, last);
+            next.catch(() => undefined);
+          }
+          if (size > 0) yield { ...NONE, [name]: table.rows(columns) };
+          if (!full) break;
         }
       }
       await client.query('COMMIT');
+      done = true;
     } finally {
+      // Stopped early (the consumer failed): the page in flight is awaited and the snapshot
+      // ended, so the connection goes back to the pool idle.
+      if (!done) {
+        await reading?.catch(() => undefined);
+        await client.query('ROLLBACK').catch(() => undefined);
+      }
       client.release();
     }
+  }
+
+  /** One page of a full read: the rows after the key `after` in key order. */
+  private async page(client: PoolClient, memoryId: string, { table, key, columns }: Table<unknown>, after: unknown[] | null): Promise<Columns> {
+    const from = after === null ? 'memory_id = $1' : `(memory_id, ${key.join(', ')}) > ($1, ${key.map((_, i) => `$${i + 2}`).join(', ')})`;
+    const rows = select(columns, `${table} WHERE ${from} AND memory_id = $1 ORDER BY memory_id, ${key.join(', ')} LIMIT ${this.pageSize}`);
+    const {
+      rows: [page],
+    } = await client.query<{ page: Columns }>(`SELECT ${columnsOf(columns, rows)} AS page`, [memoryId, ...(after ?? [])]);
+    return page!.page;
   }
 
   async itemsSince(memoryId: string, since: Watermark): Promise<SearchDelta> {
@@ -118,73 +273,37 @@ export class PostgresSearchFeed implements SearchFeed {
     const newer = (column: string) => `(${column} > $2::timestamptz OR (SELECT changed FROM since))`;
     const recorded = (column: string) => `memory_id = $1 AND ${column} >= $2::timestamptz AND ${newer(column)}`;
     // Opened or closed since: two range scans, one per record-time column.
-    const versions = ({ table, columns }: { table: string; columns: string }) => {
+    const versions = ({ table, columns }: Table<unknown>) => {
       const since = (column: string) => (table === TABLES.facts.table ? `${factsAt(column, '>=')} AND ${newer(column)}` : recorded(column));
-      return `SELECT ${columns} FROM ${table} WHERE ${since('recorded_from')} UNION SELECT ${columns} FROM ${table} WHERE ${since('recorded_to')}`;
+      return columnsOf(
+        columns,
+        `${select(columns, `${table} WHERE ${since('recorded_from')}`)} UNION ${select(columns, `${table} WHERE ${since('recorded_to')}`)}`,
+      );
     };
-    const rows = (select: string) => `(SELECT coalesce(json_agg(r), '[]') FROM (${select}) r)`;
     const {
       rows: [found],
-    } = await this.pool.query<Rows>({
+    } = await this.pool.query<Record<keyof SearchDelta, Columns>>({
       // One statement: one snapshot, one round trip; named: planned once per connection.
       name: 'memotrace-search-feed-since',
       text: `WITH since AS MATERIALIZED (SELECT ${changed} AS changed)
        SELECT
-         ${rows(versions(TABLES.facts))} AS facts,
-         ${rows(versions(TABLES.events))} AS events,
-         ${rows(versions(TABLES.episodes))} AS episodes,
-         ${rows(`SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE ${recorded('recorded_from')}`)} AS mentions,
-         ${rows(`SELECT ${ENTITY_COLUMNS} FROM rm_entities WHERE ${recorded('recorded_from')}`)} AS entities,
-         ${rows(`SELECT ${MERGE_COLUMNS} FROM rm_entity_merges WHERE ${recorded('recorded_at')} ORDER BY seq`)} AS merges`,
+         ${versions(TABLES.facts)} AS facts,
+         ${versions(TABLES.events)} AS events,
+         ${versions(TABLES.episodes)} AS episodes,
+         ${columnsOf(TABLES.mentions.columns, select(TABLES.mentions.columns, `rm_mentions WHERE ${recorded('recorded_from')}`))} AS mentions,
+         ${columnsOf(ENTITIES.columns, select(ENTITIES.columns, `rm_entities WHERE ${recorded('recorded_from')}`))} AS entities,
+         ${columnsOf(MERGES.columns, select(MERGES.columns, `rm_entity_merges WHERE ${recorded('recorded_at')} ORDER BY seq`))} AS merges`,
       values: [memoryId, pgInstant(since.at), since.seen],
     });
-    return deltaOf(found!);
+    return {
+      facts: TABLES.facts.rows(found!.facts),
+      events: TABLES.events.rows(found!.events),
+      episodes: TABLES.episodes.rows(found!.episodes),
+      mentions: TABLES.mentions.rows(found!.mentions),
+      entities: ENTITIES.rows(found!.entities),
+      merges: MERGES.rows(found!.merges),
+    };
   }
 }
 
-const NONE: Rows = { facts: [], events: [], episodes: [], mentions: [], entities: [], merges: [] };
-
-function deltaOf({ facts, events, episodes, mentions, entities, merges }: Rows): SearchDelta {
-  const recordInterval = (row: Range) => ({ recordedFrom: instantOfEpochMs(row.recorded_from), recordedTo: instantOrNullOfEpochMs(row.recorded_to) });
-  const interval = (row: Range) => ({ from: instantOfEpochMs(row.from), to: instantOrNullOfEpochMs(row.to) });
-  return {
-    facts: facts.map((row): FactVersionRow => ({
-      factId: row.fact_id,
-      versionNo: row.version_no,
-      src: row.src,
-      rel: row.rel,
-      dst: targetOfRow(row.dst_entity, row.dst_literal),
-      validFrom: instantOfEpochMs(row.from),
-      validTo: instantOrNullOfEpochMs(row.to),
-      ...recordInterval(row),
-      evidence: row.evidence,
-    })),
-    events: events.map((row): EventVersionRow => ({
-      eventId: row.event_id,
-      versionNo: row.version_no,
-      summary: row.summary,
-      participants: row.participants,
-      includesFacts: row.includes_facts,
-      timeSpan: interval(row),
-      ...recordInterval(row),
-    })),
-    episodes: episodes.map((row): EpisodeVersionRow => ({
-      episodeId: row.episode_id,
-      versionNo: row.version_no,
-      title: row.title,
-      window: interval(row),
-      events: row.events,
-      ...recordInterval(row),
-    })),
-    mentions: mentions.map(mentionViewOfRow),
-    entities: entities.map((row) => ({ entityId: row.entity_id, name: row.name, recordedFrom: instantOfEpochMs(row.recorded_from) })),
-    merges: merges.map((row) => ({
-      seq: Number(row.seq),
-      srcId: row.src_id,
-      dstId: row.dst_id,
-      srcRoot: row.src_root,
-      dstRoot: row.dst_root,
-      recordedAt: instantOfEpochMs(row.recorded_at),
-    })),
-  };
-}
+const NONE: SearchDelta = { facts: [], events: [], episodes: [], mentions: [], entities: [], merges: [] };

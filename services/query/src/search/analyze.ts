@@ -22,6 +22,34 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 );
 
 export function analyze(text: string): string[] {
+  return analyzeAscii(text) ?? analyzeUnicode(text);
+}
+
+/**
+ * `analyze` of a text of ASCII characters only, without the Unicode machinery (most texts
+ * are): NFKC leaves ASCII as it is, and its letters and digits are A-Z, a-z and 0-9. Null for
+ * any other text.
+ */
+function analyzeAscii(text: string): string[] | null {
+  const terms: string[] = [];
+  let lower: string | null = null;
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (c > 127) return null;
+    const letter = (c | 32) >= 97 && (c | 32) <= 122;
+    if (letter || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      push(terms, (lower ??= text.toLowerCase()).slice(start, i));
+      start = -1;
+    }
+  }
+  return terms;
+}
+
+/** The analyzer for any text (exported for the test that the ASCII one agrees with it). */
+export function analyzeUnicode(text: string): string[] {
   const terms: string[] = [];
   for (const [word] of text.normalize('NFKC').toLowerCase().matchAll(WORD)) {
     if (IDEOGRAPHIC.test(word)) {
@@ -32,11 +60,17 @@ export function analyze(text: string): string[] {
 }
 
 function push(terms: string[], word: string): void {
-  if (!STOPWORDS.has(word)) terms.push(stem(word));
+  const term = word.length <= MAX_STEMMED_LENGTH ? termOfWord(word) : termOf(word);
+  if (term !== null) terms.push(term);
 }
 
-/** Memoized: a vocabulary is small next to the words analysed, and Porter2 costs far more than a lookup. */
-const stemEnglish = memoize(porter2, 100_000);
+/** A word's term: null for a function word, else its stem. */
+function termOf(word: string): string | null {
+  return STOPWORDS.has(word) ? null : stem(word);
+}
+
+/** Memoized for words that may be English ones: a vocabulary is small next to the words analysed, and Porter2 costs far more than a lookup. */
+const termOfWord = memoize(termOf, 100_000);
 
 /**
  * Longest word stemmed. Porter2's suffix rules rescan the word and take time quadratic in its
@@ -47,5 +81,5 @@ export const MAX_STEMMED_LENGTH = 64;
 
 /** Porter2 for plain ASCII words; anything else (accented, other scripts, digits, overlong runs) is kept as is. */
 export function stem(word: string): string {
-  return word.length <= MAX_STEMMED_LENGTH && /^[a-z]+$/.test(word) ? stemEnglish(word) : word;
+  return word.length <= MAX_STEMMED_LENGTH && /^[a-z]+$/.test(word) ? porter2(word) : word;
 }

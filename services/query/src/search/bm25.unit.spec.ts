@@ -1,4 +1,5 @@
-import { MAX_STEMMED_LENGTH, analyze, stem } from './analyze';
+import fc from 'fast-check';
+import { MAX_STEMMED_LENGTH, analyze, analyzeUnicode, stem } from './analyze';
 import { BM25, bm25Scores } from './bm25';
 
 describe('analyze', () => {
@@ -31,6 +32,24 @@ describe('analyze', () => {
     expect(stem(`a${longest}`)).toBe(`a${longest}`);
     // A 64 KiB run of letters (valid item text) is one term, as it is.
     expect(analyze(`hello ${'y'.repeat(65_000)} worlds`)).toEqual(['hello', 'y'.repeat(65_000), 'world']);
+  });
+
+  it('analyses an ASCII text without the Unicode machinery, to the same terms', () => {
+    const word = fc.constantFrom(
+      'Where',
+      'DOES',
+      'the',
+      'Alice',
+      'works_at',
+      'researching',
+      'r2d2s',
+      '2024',
+      'y'.repeat(MAX_STEMMED_LENGTH + 1),
+      'café',
+      '東京',
+    );
+    const text = fc.array(fc.oneof(word, fc.string({ unit: 'binary-ascii', maxLength: 12 })), { maxLength: 8 }).map((parts) => parts.join(' '));
+    fc.assert(fc.property(text, (t) => expect(analyze(t)).toEqual(analyzeUnicode(t))));
   });
 
   it('gives no terms for punctuation or function words alone', () => {

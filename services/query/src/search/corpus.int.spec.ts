@@ -2,6 +2,7 @@ import type { Cut, MemoryQueries, ValidAt } from '@memotrace/domain';
 import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresLogStore } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
+import { createPool } from '@memotrace/postgres';
 import { PostgresMemoryQueries, PostgresSearchFeed } from '@memotrace/read-models';
 import { type Projector } from '@memotrace/projection';
 import fc from 'fast-check';
@@ -68,4 +69,21 @@ describe('the search corpus fed by the read models', () => {
       { numRuns: 12 },
     );
   }, 600_000);
+
+  it('gives its connection back out of its snapshot when the consumer stops a full read (a page in flight)', async () => {
+    const memoryId = 'corpus-stopped';
+    const { position } = await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, runHistory([], { memoryId }).log), {
+      expectedRevision: 'no_stream',
+    });
+    expect(await projector.waitForPosition(position, 30_000)).toBe(true);
+    // One connection: the next query runs on the one the read used.
+    const pool = createPool(log.db.url, { max: 1 });
+    try {
+      for await (const chunk of new PostgresSearchFeed(pool, 1).allItems(memoryId)) if (chunk.facts.length > 0) break;
+      const { rows } = await pool.query<{ transaction_isolation: string }>('SHOW transaction_isolation');
+      expect(rows[0]!.transaction_isolation).toBe('read committed');
+    } finally {
+      await pool.end();
+    }
+  });
 });

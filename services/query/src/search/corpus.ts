@@ -1,20 +1,24 @@
+import * as domain from '@memotrace/domain';
 import {
   type EdgeTarget,
   type EntityNameRow,
+  type EpochMs,
+  type FactVersionRow,
   type Instant,
   type MergeRecord,
   type Participant,
   type SearchDelta,
   type Watermark,
   compareIds,
-  factText,
-  mentionText,
 } from '@memotrace/domain';
 import { analyze } from './analyze';
 import { CorpusVectors } from './corpus-vectors';
 import { byDocumentOrder } from './expand';
 import type { ItemKind } from './items';
 import { itemKey } from './recall-backend';
+
+/** Read once: a function imported from a package that re-exports it is a getter call per use under tsx. */
+const { factText, instantFromMillis, mentionText } = domain;
 
 /**
  * Every version of every search item of one memory, kept in process and fed by
@@ -71,27 +75,163 @@ export interface Postings {
 }
 
 const NO_END = Number.POSITIVE_INFINITY;
-const ms = (instant: Instant | null | undefined, open: number) => (instant === null || instant === undefined ? open : Date.parse(instant));
+
+/** A version's times as instants (validity, time span or window: not for mentions). */
+interface Instants {
+  recordedFrom: Instant;
+  validFrom?: Instant;
+  validTo?: Instant | null;
+}
+
+/**
+ * A version as the corpus keeps it: its record and valid times live in the corpus's columns and
+ * become instants when an answer first reads one (it shows a few versions; the corpus holds them all).
+ * One class per kind, each with its own fields only.
+ */
+abstract class StoredVersion implements ItemVersion {
+  private instants: Instants | undefined = undefined;
+
+  constructor(
+    private readonly corpus: MemoryCorpus,
+    private readonly index: number,
+    readonly kind: ItemKind,
+    readonly id: string,
+    readonly key: string,
+    readonly text: string,
+  ) {}
+
+  get recordedFrom(): Instant {
+    return this.shown().recordedFrom;
+  }
+
+  protected shown(): Instants {
+    if (this.instants === undefined) {
+      const { recFrom, validFrom, validTo } = this.corpus;
+      const i = this.index;
+      const to = validTo[i]!;
+      this.instants =
+        this.kind === 'mention'
+          ? { recordedFrom: instantFromMillis(recFrom[i]!) }
+          : {
+              recordedFrom: instantFromMillis(recFrom[i]!),
+              validFrom: instantFromMillis(validFrom[i]!),
+              validTo: to === NO_END ? null : instantFromMillis(to),
+            };
+    }
+    return this.instants;
+  }
+}
+
+/** A fact, event or episode version: its validity, time span or window is the corpus's valid-time columns. */
+abstract class ValidVersion extends StoredVersion {
+  get validFrom(): Instant {
+    return this.shown().validFrom!;
+  }
+
+  get validTo(): Instant | null {
+    return this.shown().validTo ?? null;
+  }
+}
+
+class StoredFact extends ValidVersion {
+  constructor(
+    corpus: MemoryCorpus,
+    index: number,
+    id: string,
+    key: string,
+    text: string,
+    readonly fact: FactPart,
+  ) {
+    super(corpus, index, 'fact', id, key, text);
+  }
+}
+
+class StoredEvent extends ValidVersion {
+  constructor(
+    corpus: MemoryCorpus,
+    index: number,
+    id: string,
+    key: string,
+    text: string,
+    readonly participants: Participant[],
+    readonly includesFacts: string[],
+  ) {
+    super(corpus, index, 'event', id, key, text);
+  }
+}
+
+class StoredEpisode extends ValidVersion {
+  constructor(
+    corpus: MemoryCorpus,
+    index: number,
+    id: string,
+    key: string,
+    text: string,
+    readonly episodeEvents: string[],
+  ) {
+    super(corpus, index, 'episode', id, key, text);
+  }
+}
+
+/** A mention keeps its instant: document order compares it. */
+class StoredMention extends StoredVersion {
+  constructor(
+    corpus: MemoryCorpus,
+    index: number,
+    id: string,
+    key: string,
+    text: string,
+    readonly occurredAt: Instant | null,
+    readonly docId: string,
+    readonly speaker: string | null,
+    readonly mentionText: string,
+  ) {
+    super(corpus, index, 'mention', id, key, text);
+  }
+}
+
+/** A text as the index takes it: the postings of its distinct terms, each one's frequency, and its number of terms. */
+interface Analysis {
+  postings: Postings[];
+  frequencies: number[];
+  length: number;
+}
+
+/** Whether the row has these parts (src, rel, dst, evidence). */
+function sameFact(part: FactPart, row: FactVersionRow): boolean {
+  if (part.src !== row.src || part.rel !== row.rel || !sameIds(part.evidence, row.evidence)) return false;
+  const a = part.dst;
+  const b = row.dst;
+  return typeof a === 'string' || typeof b === 'string' ? a === b : a.literal === b.literal && a.datatype === b.datatype;
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** Lists of version indices by key, kept in compareVersions order: sorted again only when read after an append. */
 class RefLists {
-  private readonly lists = new Map<string, number[]>();
-  private readonly unsorted = new Set<string>();
+  private readonly lists = new Map<string, { refs: number[]; sorted: boolean }>();
 
   add(key: string, index: number): void {
     const list = this.lists.get(key);
-    if (list === undefined) this.lists.set(key, [index]);
+    if (list === undefined) this.lists.set(key, { refs: [index], sorted: true });
     else {
-      list.push(index);
-      this.unsorted.add(key);
+      list.refs.push(index);
+      list.sorted = false;
     }
   }
 
   sorted(key: string, versions: readonly ItemVersion[]): readonly number[] {
     const list = this.lists.get(key);
     if (list === undefined) return [];
-    if (this.unsorted.delete(key)) list.sort((a, b) => compareVersions(versions[a]!, versions[b]!) || a - b);
-    return list;
+    if (!list.sorted) {
+      list.refs.sort((a, b) => compareVersions(versions[a]!, versions[b]!) || a - b);
+      list.sorted = true;
+    }
+    return list.refs;
   }
 }
 
@@ -115,8 +255,10 @@ export class MemoryCorpus {
   readonly merges: (MergeRecord & { seq: number })[] = [];
   /** Seqs of `merges`, to skip a merge a delta brings again. */
   private readonly mergeSeqs = new Set<number>();
-  /** The latest record time seen, and how many record times (row opened, closed, recorded) are at it: the next delta starts there. */
-  watermark: Watermark | null = null;
+  /** The latest record time seen (epoch ms), and how many record times (row opened, closed, recorded) are at it. */
+  private latest = Number.NEGATIVE_INFINITY;
+  private seenAtLatest = 0;
+  private mark: Watermark | null = null;
   /** The latest finite validity boundary (a version's validFrom or validTo), epoch ms. */
   validityBound = Number.NEGATIVE_INFINITY;
   /** Counts the deltas applied: a cut's view is only valid for the generation it was made of. */
@@ -125,6 +267,11 @@ export class MemoryCorpus {
   private readonly evidenceRefs = new RefLists();
   private readonly docTurns = new Map<string, { refs: number[]; sorted: boolean }>();
   private readonly vectorTables = new Map<string, CorpusVectors>();
+  /** The text analysed last, and its analysis: the postings it names stay the same (they only grow). */
+  private lastText: string | null = null;
+  private lastAnalysis: Analysis | null = null;
+  /** Versions from this index on were rendered with the names the corpus has now (names are only added). */
+  private namedFrom = 0;
 
   get size(): number {
     return this.versions.length;
@@ -137,71 +284,91 @@ export class MemoryCorpus {
     return table;
   }
 
+  /** The latest record time seen, and how many record times (row opened, closed, recorded) are at it: the next delta starts there. */
+  get watermark(): Watermark | null {
+    if (this.latest === Number.NEGATIVE_INFINITY) return null;
+    return (this.mark ??= { at: instantFromMillis(this.latest), seen: this.seenAtLatest });
+  }
+
   apply(delta: SearchDelta): void {
     this.generation += 1;
     for (const entity of delta.entities) {
       if (this.entities.has(entity.entityId)) continue;
       this.entities.set(entity.entityId, entity);
-      this.see(entity.recordedFrom);
+      this.namedFrom = this.size;
+      this.see(Date.parse(entity.recordedFrom));
     }
     for (const merge of delta.merges) {
       if (this.mergeSeqs.has(merge.seq)) continue;
       this.mergeSeqs.add(merge.seq);
       this.merges.push(merge);
-      this.see(merge.recordedAt);
+      this.see(Date.parse(merge.recordedAt));
     }
     this.merges.sort((a, b) => a.seq - b.seq);
     const nameOf = (id: string) => this.entities.get(id)?.name ?? id;
     for (const f of delta.facts) {
-      const fact = { src: f.src, rel: f.rel, dst: f.dst, evidence: f.evidence };
-      this.upsert(f.versionNo, f.recordedTo, {
-        kind: 'fact',
-        id: f.factId,
-        key: '',
-        recordedFrom: f.recordedFrom,
-        validFrom: f.validFrom,
-        validTo: f.validTo,
-        text: factText(fact, nameOf),
-        fact,
-      });
+      const key = this.keyOf('fact', f.factId);
+      const list = this.byItem.get(key);
+      if (list !== undefined && this.known(list, f.versionNo, f.recordedTo)) continue;
+      // Versions of one fact mostly differ in their times only: a version takes the parts of the
+      // fact's latest one when they are the same, and its text too when rendered with the same names.
+      const latest = list === undefined ? -1 : list[list.length - 1]!;
+      const previous = latest < 0 ? undefined : this.versions[latest]!;
+      const fact: FactPart =
+        previous?.fact !== undefined && sameFact(previous.fact, f) ? previous.fact : { src: f.src, rel: f.rel, dst: f.dst, evidence: f.evidence };
+      const text = previous !== undefined && fact === previous.fact && latest >= this.namedFrom ? previous.text : factText(fact, nameOf);
+      this.append(
+        new StoredFact(this, this.size, previous?.id ?? f.factId, key, text, fact),
+        list,
+        f.versionNo,
+        f.recordedFrom,
+        f.recordedTo,
+        f.validFrom,
+        f.validTo,
+      );
     }
     for (const e of delta.events) {
-      this.upsert(e.versionNo, e.recordedTo, {
-        kind: 'event',
-        id: e.eventId,
-        key: '',
-        recordedFrom: e.recordedFrom,
-        validFrom: e.timeSpan.from,
-        validTo: e.timeSpan.to,
-        text: e.summary,
-        participants: e.participants,
-        includesFacts: e.includesFacts,
-      });
+      const key = this.keyOf('event', e.eventId);
+      const list = this.byItem.get(key);
+      if (list !== undefined && this.known(list, e.versionNo, e.recordedTo)) continue;
+      this.append(
+        new StoredEvent(this, this.size, e.eventId, key, e.summary, e.participants, e.includesFacts),
+        list,
+        e.versionNo,
+        e.recordedFrom,
+        e.recordedTo,
+        e.timeSpan.from,
+        e.timeSpan.to,
+      );
     }
     for (const e of delta.episodes) {
-      this.upsert(e.versionNo, e.recordedTo, {
-        kind: 'episode',
-        id: e.episodeId,
-        key: '',
-        recordedFrom: e.recordedFrom,
-        validFrom: e.window.from,
-        validTo: e.window.to,
-        text: e.title,
-        episodeEvents: e.events,
-      });
+      const key = this.keyOf('episode', e.episodeId);
+      const list = this.byItem.get(key);
+      if (list !== undefined && this.known(list, e.versionNo, e.recordedTo)) continue;
+      this.append(
+        new StoredEpisode(this, this.size, e.episodeId, key, e.title, e.events),
+        list,
+        e.versionNo,
+        e.recordedFrom,
+        e.recordedTo,
+        e.window.from,
+        e.window.to,
+      );
     }
     for (const m of delta.mentions) {
-      this.upsert(0, null, {
-        kind: 'mention',
-        id: m.mentionId,
-        key: '',
-        recordedFrom: m.recordedFrom,
-        occurredAt: m.occurredAt,
-        text: mentionText(m),
-        docId: m.docId,
-        speaker: m.speaker,
-        mentionText: m.text,
-      });
+      const key = this.keyOf('mention', m.mentionId);
+      const list = this.byItem.get(key);
+      if (list !== undefined && this.known(list, 0, null)) continue;
+      const occurredAt = m.occurredAt === null ? null : instantFromMillis(m.occurredAt);
+      this.append(
+        new StoredMention(this, this.size, m.mentionId, key, mentionText(m), occurredAt, m.docId, m.speaker, m.text),
+        list,
+        0,
+        m.recordedFrom,
+        null,
+        null,
+        null,
+      );
     }
   }
 
@@ -231,59 +398,71 @@ export class MemoryCorpus {
     return turns.refs;
   }
 
-  private upsert(versionNo: number, recordedTo: Instant | null, version: ItemVersion): void {
-    version.key = itemKey(version);
-    const list = this.byItem.get(version.key);
-    const known = list?.find((i) => this.versionNos[i] === versionNo);
-    if (known !== undefined) {
-      // Only a close can change a stored version.
+  /** The item's key: the last version's when it is of the same item (a full read brings an item's versions one after another). */
+  private keyOf(kind: ItemKind, id: string): string {
+    const last = this.versions[this.versions.length - 1];
+    return last !== undefined && last.id === id && last.kind === kind ? last.key : itemKey({ kind, id });
+  }
+
+  /** Whether the item's `list` holds this version already; if so, a close is all a delta can bring of it. */
+  private known(list: readonly number[], versionNo: number, recordedTo: EpochMs | null): boolean {
+    for (let k = 0; k < list.length; k++) {
+      const known = list[k]!;
+      if (this.versionNos[known] !== versionNo) continue;
       if (recordedTo !== null && this.recTo[known] === NO_END) {
-        this.recTo[known] = Date.parse(recordedTo);
+        this.recTo[known] = recordedTo;
         this.see(recordedTo);
       }
-      return;
+      return true;
     }
-    this.see(version.recordedFrom);
-    this.see(recordedTo);
+    return false;
+  }
+
+  /** Appends a version new to the corpus (made at index `size`) to its item's `list`; an open end is null. */
+  private append(
+    version: StoredVersion,
+    list: number[] | undefined,
+    versionNo: number,
+    recordedFrom: EpochMs,
+    recordedTo: EpochMs | null,
+    validFrom: EpochMs | null,
+    validTo: EpochMs | null,
+  ): void {
+    this.see(recordedFrom);
+    if (recordedTo !== null) this.see(recordedTo);
     const index = this.versions.length;
     this.grow(index + 1);
     this.versions.push(version);
-    this.recFrom[index] = Date.parse(version.recordedFrom);
-    this.recTo[index] = ms(recordedTo, NO_END);
-    this.validFrom[index] = ms(version.validFrom, Number.NEGATIVE_INFINITY);
-    this.validTo[index] = ms(version.validTo, NO_END);
+    this.recFrom[index] = recordedFrom;
+    this.recTo[index] = recordedTo ?? NO_END;
+    this.validFrom[index] = validFrom ?? Number.NEGATIVE_INFINITY;
+    const to = (this.validTo[index] = validTo ?? NO_END);
     // validFrom is finite or -infinity, validTo finite or +infinity (open).
-    const to = this.validTo[index]!;
     this.validityBound = Math.max(this.validityBound, this.validFrom[index]!, to === NO_END ? Number.NEGATIVE_INFINITY : to);
     this.kinds[index] = KIND_RANK[version.kind];
     this.versionNos[index] = versionNo;
-    if (list) list.push(index);
-    else this.byItem.set(version.key, [index]);
+    if (list === undefined) this.byItem.set(version.key, [index]);
+    // A push to a one-element array reserves room for many more: most items have a version or two.
+    else if (list.length === 1) this.byItem.set(version.key, [list[0]!, index]);
+    else list.push(index);
     this.index(index, version);
   }
 
   private index(index: number, version: ItemVersion): void {
-    const terms = analyze(version.text);
-    this.lengths[index] = terms.length;
-    const frequencies = SCRATCH;
-    frequencies.clear();
-    for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-    for (const [term, frequency] of frequencies) {
-      let postings = this.postings.get(term);
-      if (postings === undefined) this.postings.set(term, (postings = { versions: [], frequencies: [] }));
-      postings.versions.push(index);
-      postings.frequencies.push(frequency);
-    }
-    const entities: string[] = [];
+    this.addText(index, version.text);
     if (version.fact) {
-      entities.push(version.fact.src);
-      if (typeof version.fact.dst === 'string' && version.fact.dst !== version.fact.src) entities.push(version.fact.dst);
+      const { src, dst } = version.fact;
+      this.byEntityRefs.add(src, index);
+      if (typeof dst === 'string' && dst !== src) this.byEntityRefs.add(dst, index);
       this.addEvidence(index, 'mention', version.fact.evidence);
     }
-    for (const p of version.participants ?? []) if (!entities.includes(p.entityId)) entities.push(p.entityId);
+    if (version.participants) {
+      const entities: string[] = [];
+      for (const p of version.participants) if (!entities.includes(p.entityId)) entities.push(p.entityId);
+      for (const entity of entities) this.byEntityRefs.add(entity, index);
+    }
     this.addEvidence(index, 'fact', version.includesFacts);
     this.addEvidence(index, 'event', version.episodeEvents);
-    for (const entity of entities) this.byEntityRefs.add(entity, index);
     if (version.docId !== undefined) {
       const turns = this.docTurns.get(version.docId);
       if (turns) {
@@ -293,16 +472,54 @@ export class MemoryCorpus {
     }
   }
 
+  /**
+   * Adds the version's terms to the postings, counted there (a term seen before in this text
+   * has this version last). A text the same as the last one added is not analysed again: an
+   * item's versions come one after another, mostly with the same text.
+   */
+  private addText(index: number, text: string): void {
+    const last = this.lastAnalysis;
+    if (last !== null && text === this.lastText) {
+      for (let t = 0; t < last.postings.length; t++) {
+        last.postings[t]!.versions.push(index);
+        last.postings[t]!.frequencies.push(last.frequencies[t]!);
+      }
+      this.lengths[index] = last.length;
+      return;
+    }
+    const terms = analyze(text);
+    const analysis: Analysis = { postings: [], frequencies: [], length: terms.length };
+    for (const term of terms) {
+      let postings = this.postings.get(term);
+      if (postings === undefined) this.postings.set(term, (postings = { versions: [], frequencies: [] }));
+      const n = postings.versions.length;
+      if (n > 0 && postings.versions[n - 1] === index) postings.frequencies[n - 1]! += 1;
+      else {
+        postings.versions.push(index);
+        postings.frequencies.push(1);
+        analysis.postings.push(postings);
+      }
+    }
+    for (const postings of analysis.postings) analysis.frequencies.push(postings.frequencies[postings.frequencies.length - 1]!);
+    this.lengths[index] = terms.length;
+    this.lastText = text;
+    this.lastAnalysis = analysis;
+  }
+
   /** Each distinct id a version cites as evidence points back at it. */
   private addEvidence(index: number, kind: ItemKind, ids: readonly string[] | undefined): void {
-    for (const id of new Set(ids)) this.evidenceRefs.add(itemKey({ kind, id }), index);
+    if (ids === undefined || ids.length === 0) return;
+    for (const id of ids.length === 1 ? ids : new Set(ids)) this.evidenceRefs.add(itemKey({ kind, id }), index);
   }
 
   /** Counts a record time of a row new to the corpus (each row's opening, closing, recording once). */
-  private see(instant: Instant | null | undefined): void {
-    if (instant === null || instant === undefined) return;
-    if (this.watermark === null || instant > this.watermark.at) this.watermark = { at: instant, seen: 1 };
-    else if (instant === this.watermark.at) this.watermark.seen += 1;
+  private see(ms: EpochMs): void {
+    if (ms > this.latest) {
+      this.latest = ms;
+      this.seenAtLatest = 1;
+    } else if (ms === this.latest) this.seenAtLatest += 1;
+    else return;
+    this.mark = null;
   }
 
   private grow(size: number): void {
@@ -322,6 +539,3 @@ export class MemoryCorpus {
     this.versionNos = grown(this.versionNos, (n) => new Int32Array(n));
   }
 }
-
-/** Term frequencies of the text being indexed (one at a time: indexing is synchronous). */
-const SCRATCH = new Map<string, number>();

@@ -36,11 +36,22 @@ export class LogSearchFeed implements SearchFeed {
     const unchangedAt = since !== null && times.filter((t) => t === since.at).length === since.seen;
     const after = (instant: Instant | null) => instant !== null && (since === null || instant > since.at || (instant === since.at && !unchangedAt));
     const changed = (v: { recordedFrom: Instant; recordedTo: Instant | null }) => after(v.recordedFrom) || after(v.recordedTo);
+    const msOrNull = (instant: Instant | null) => (instant === null ? null : Date.parse(instant));
+    const recorded = (v: { recordedFrom: Instant; recordedTo: Instant | null }) => ({
+      recordedFrom: Date.parse(v.recordedFrom),
+      recordedTo: msOrNull(v.recordedTo),
+    });
     return {
-      facts: facts.filter(changed),
-      events: events.filter(changed),
-      episodes: episodes.filter(changed),
-      mentions: [...state.mentions.values()].filter((m) => after(m.recordedFrom)),
+      facts: facts.filter(changed).map((v) => ({ ...v, ...recorded(v), validFrom: Date.parse(v.validFrom), validTo: msOrNull(v.validTo) })),
+      events: events
+        .filter(changed)
+        .map((v) => ({ ...v, ...recorded(v), timeSpan: { from: Date.parse(v.timeSpan.from), to: msOrNull(v.timeSpan.to) } })),
+      episodes: episodes
+        .filter(changed)
+        .map((v) => ({ ...v, ...recorded(v), window: { from: Date.parse(v.window.from), to: msOrNull(v.window.to) } })),
+      mentions: [...state.mentions.values()]
+        .filter((m) => after(m.recordedFrom))
+        .map((m) => ({ ...m, occurredAt: msOrNull(m.occurredAt), recordedFrom: Date.parse(m.recordedFrom) })),
       entities: [...state.entities.values()]
         .filter((e) => after(e.recordedFrom))
         .map((e) => ({ entityId: e.entityId, name: e.name, recordedFrom: e.recordedFrom })),
