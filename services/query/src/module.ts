@@ -6,7 +6,7 @@ import { ConsistencyGate, type ProjectionProgress } from './consistency';
 import type { QueryRouteDeps } from './http-routes';
 import { MemoryLogCache, ReplayMemoryQueries } from './replay-queries';
 import type { OpenSearchItemIndex } from '@memotrace/search-opensearch';
-import { SearchCorpora, embeddedRecall, openSearchRecall, projectedVectors } from './search';
+import { SearchCorpora, embeddedRecall, openSearchRecall, projectedVectors, warmSearch } from './search';
 
 export const PROJECTION_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.projectionProgress');
 /** Optional: the embeddings provider (composition root); without it search is BM25 only. */
@@ -37,6 +37,7 @@ export const queryModule = new ContainerModule(({ bind }) => {
       // own cache only serves texts they do not hold (facts rendered at a cut), so it stays small.
       const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool), { maxEntries: 20_000 }), warn) : undefined;
       vectors?.warm(); // the model loads while the service starts: the first searches rank by BM25 until it has
+      setImmediate(warmSearch);
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
       const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
       const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), {

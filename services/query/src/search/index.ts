@@ -1,5 +1,5 @@
 export * from './search-route';
-export { searchMemory, type SearchInput, type SearchResult } from './search';
+export { searchMemory, warmSearch, type SearchInput, type SearchResult } from './search';
 export { SearchCorpora, type CorporaOptions, DEFAULT_CORPORA } from './corpora';
 export type { CutItems } from './cut-items';
 export { type RecallBackend, type RecallRequest, type RecallResult, type RecallHit, itemKey } from './recall-backend';

@@ -78,3 +78,12 @@ export function resolveIntent(intent: TemporalIntent | null, items: CutItems): T
   if (anchor === null) return null;
   return intent.relation === 'before' ? { from: Number.NEGATIVE_INFINITY, to: anchor.from + 1 } : { from: anchor.from, to: Number.POSITIVE_INFINITY };
 }
+
+/**
+ * Builds what every search needs once per process (the token counter's rank table, the time
+ * expression parser's first parse), so the first search after a start does not pay for it.
+ */
+export function warmSearch(): void {
+  cl100k().count('warm');
+  parseTemporalIntent('last Saturday', new Date(0));
+}
