@@ -211,9 +211,11 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** Lists of version indices by key, kept in compareVersions order: sorted again only when read after an append. */
+/** Lists of version indices by key, kept in one order: sorted again only when read after an append. */
 class RefLists {
   private readonly lists = new Map<string, { refs: number[]; sorted: boolean }>();
+
+  constructor(private readonly order: (a: number, b: number) => number) {}
 
   add(key: string, index: number): void {
     const list = this.lists.get(key);
@@ -224,11 +226,11 @@ class RefLists {
     }
   }
 
-  sorted(key: string, versions: readonly ItemVersion[]): readonly number[] {
+  sorted(key: string): readonly number[] {
     const list = this.lists.get(key);
     if (list === undefined) return [];
     if (!list.sorted) {
-      list.refs.sort((a, b) => compareVersions(versions[a]!, versions[b]!) || a - b);
+      list.refs.sort(this.order);
       list.sorted = true;
     }
     return list.refs;
@@ -263,9 +265,10 @@ export class MemoryCorpus {
   validityBound = Number.NEGATIVE_INFINITY;
   /** Counts the deltas applied: a cut's view is only valid for the generation it was made of. */
   generation = 0;
-  private readonly byEntityRefs = new RefLists();
-  private readonly evidenceRefs = new RefLists();
-  private readonly docTurns = new Map<string, { refs: number[]; sorted: boolean }>();
+  private readonly answerOrder = (a: number, b: number) => compareVersions(this.versions[a]!, this.versions[b]!) || a - b;
+  private readonly byEntityRefs = new RefLists(this.answerOrder);
+  private readonly evidenceRefs = new RefLists(this.answerOrder);
+  private readonly docTurns = new RefLists((a, b) => byDocumentOrder(this.versions[a]!, this.versions[b]!));
   private readonly vectorTables = new Map<string, CorpusVectors>();
   /** The text analysed last, and its analysis: the postings it names stay the same (they only grow). */
   private lastText: string | null = null;
@@ -379,23 +382,17 @@ export class MemoryCorpus {
 
   /** Facts and events naming the entity (as stored), in answer order. */
   namingEntity(entityId: string): readonly number[] {
-    return this.byEntityRefs.sorted(entityId, this.versions);
+    return this.byEntityRefs.sorted(entityId);
   }
 
   /** Versions whose evidence names the item `key` (fact evidence, event includesFacts, episode events), in answer order. */
   evidencing(key: string): readonly number[] {
-    return this.evidenceRefs.sorted(key, this.versions);
+    return this.evidenceRefs.sorted(key);
   }
 
   /** Turns of a document in document order. */
   turnsOf(docId: string): readonly number[] {
-    const turns = this.docTurns.get(docId);
-    if (turns === undefined) return [];
-    if (!turns.sorted) {
-      turns.refs.sort((a, b) => byDocumentOrder(this.versions[a]!, this.versions[b]!));
-      turns.sorted = true;
-    }
-    return turns.refs;
+    return this.docTurns.sorted(docId);
   }
 
   /** The item's key: the last version's when it is of the same item (a full read brings an item's versions one after another). */
@@ -463,13 +460,7 @@ export class MemoryCorpus {
     }
     this.addEvidence(index, 'fact', version.includesFacts);
     this.addEvidence(index, 'event', version.episodeEvents);
-    if (version.docId !== undefined) {
-      const turns = this.docTurns.get(version.docId);
-      if (turns) {
-        turns.refs.push(index);
-        turns.sorted = false;
-      } else this.docTurns.set(version.docId, { refs: [index], sorted: true });
-    }
+    if (version.docId !== undefined) this.docTurns.add(version.docId, index);
   }
 
   /**
