@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
   NOT_READY: 503,
+  /** A memory whose search index is larger than the process keeps in memory (SEARCH_CACHE_VERSIONS). */
+  SEARCH_TOO_LARGE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -25,6 +25,7 @@ describe('error codes', () => {
       PAYLOAD_TOO_LARGE: 413,
       INTERNAL: 500,
       NOT_READY: 503,
+      SEARCH_TOO_LARGE: 503,
     };
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(expected).sort());
     for (const code of ERROR_CODES) expect(httpStatusOf(code)).toBe(expected[code]);

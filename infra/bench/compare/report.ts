@@ -21,7 +21,7 @@ export interface Headline {
 }
 
 export function headline(f: ConfigFigures): Headline {
-  const searchMs = f.searches.map((s) => s.clientMs);
+  const searchMs = f.searches.map((s) => s.clientMs).filter((x) => Number.isFinite(x));
   return {
     versionsPerSecond: f.versions / f.ingest.projectedSeconds,
     commandsPerSecond: f.ingest.commands / f.ingest.projectedSeconds,
@@ -75,7 +75,7 @@ export function embeddingCostTable(all: readonly ConfigFigures[]): string[] {
 /** Everything else each configuration measured, in sentences. */
 export function detailLines(f: ConfigFigures): string[] {
   const h = headline(f);
-  const search = f.searches.map((s) => s.clientMs);
+  const search = f.searches.map((s) => s.clientMs).filter((x) => Number.isFinite(x));
   const server = f.searches.map((s) => s.serverMs).filter((x) => Number.isFinite(x));
   const unembedded = [f.firstSearch, ...f.searches, f.firstSearchAfterRestart].map((s) => s.unembedded);
   const lines = [
@@ -103,6 +103,9 @@ export function detailLines(f: ConfigFigures): string[] {
           50,
         )}, after the restart ${unembedded.at(-1) ?? '—'}`,
   ];
+  const refused = [f.firstSearch, ...f.searches, f.firstSearchAfterRestart].filter((s) => s.refused !== null);
+  if (refused.length > 0)
+    lines.push(`  search refused ${refused.length} times (${[...new Set(refused.map((s) => s.refused))].join(', ')}): n/a above`);
   if (f.embeddingBacklog.length > 0)
     lines.push(`  search index behind the memory's last event: ${f.embeddingBacklog.map((b) => `${n0(b.events)} events at ${b.at}`).join(', ')}`);
   lines.push(

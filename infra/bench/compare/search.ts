@@ -12,15 +12,19 @@ export interface SearchTiming {
    * (a field `unembedded`); undefined when the answer has no such field.
    */
   unembedded: number | undefined;
+  /** The error code of a search the service refused (503: a memory larger than its search cache), else null; its times are NaN. */
+  refused: string | null;
 }
 
 /** One `POST /v1/memories/{id}/search` (k = 10), timed on the client. */
 export async function searchOnce(url: string, memoryId: string, query: string): Promise<SearchTiming> {
-  const { body, clientMs, serverMs } = await request<{ items: unknown[]; unembedded?: unknown }>(
+  const { body, clientMs, serverMs, status } = await request<{ items: unknown[]; unembedded?: unknown; error?: { code: string } }>(
     `${url}/v1/memories/${encodeURIComponent(memoryId)}/search`,
     { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 10 }) },
+    [200, 503],
   );
-  return { clientMs, serverMs, items: body.items.length, unembedded: unembeddedOf(body.unembedded) };
+  if (status === 503) return { clientMs: Number.NaN, serverMs: Number.NaN, items: 0, unembedded: undefined, refused: body.error?.code ?? 'HTTP 503' };
+  return { clientMs, serverMs, items: body.items.length, unembedded: unembeddedOf(body.unembedded), refused: null };
 }
 
 /** A count, or the sum of a per-kind object of counts, whatever shape the field takes. */

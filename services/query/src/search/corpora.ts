@@ -1,11 +1,24 @@
 import type { Cut, SearchFeed } from '@memotrace/domain';
+import { HttpError } from '@memotrace/http-kit';
 import { DEFAULT_SEARCH_CACHE_VERSIONS } from '@memotrace/runtime';
 import { MemoryCorpus } from './corpus';
 import { CorpusCut, CutView } from './corpus-cut';
 
 export interface CorporaOptions {
-  /** Most item versions kept over all memories; the least recently searched memories go first. */
+  /**
+   * Most item versions kept over all memories; the least recently searched memories go first.
+   * A memory with more than this alone is not loaded: its search answers 503 SEARCH_TOO_LARGE.
+   */
   maxVersions: number;
+}
+
+interface CorpusEntry {
+  corpus: MemoryCorpus;
+  refreshed: Promise<void>;
+  mark: number | null;
+  view: CutView | null;
+  /** Versions read when a full load passed the bound; the memory is not loaded again by this process. */
+  tooLarge: number | null;
 }
 
 export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: DEFAULT_SEARCH_CACHE_VERSIONS };
@@ -18,7 +31,7 @@ export const DEFAULT_CORPORA: CorporaOptions = { maxVersions: DEFAULT_SEARCH_CAC
  * one at a time. A corpus is a cache: losing it costs one full read.
  */
 export class SearchCorpora {
-  private readonly corpora = new Map<string, { corpus: MemoryCorpus; refreshed: Promise<void>; mark: number | null; view: CutView | null }>();
+  private readonly corpora = new Map<string, CorpusEntry>();
 
   constructor(
     private readonly feed: SearchFeed,
@@ -28,9 +41,10 @@ export class SearchCorpora {
   async cut(memoryId: string, cut: Cut): Promise<CorpusCut> {
     let entry = this.corpora.get(memoryId);
     if (entry) this.corpora.delete(memoryId);
-    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve(), mark: null, view: null };
+    else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve(), mark: null, view: null, tooLarge: null };
     this.corpora.set(memoryId, entry);
     const current = entry;
+    if (current.tooLarge !== null) throw this.tooLarge(memoryId, current.tooLarge);
     const refreshed = entry.refreshed.then(async () => {
       // Marked before the read: a change committed during it moves the mark, so it is read next time.
       const mark = await this.feed.changeMark(memoryId);
@@ -39,7 +53,14 @@ export class SearchCorpora {
       if (corpus.watermark !== null) corpus.apply(await this.feed.itemsSince(memoryId, corpus.watermark));
       else {
         try {
-          for await (const chunk of this.feed.allItems(memoryId)) corpus.apply(chunk);
+          for await (const chunk of this.feed.allItems(memoryId)) {
+            corpus.apply(chunk);
+            // The heap holds a bounded number of versions: a larger memory stops here instead of exhausting it.
+            if (corpus.size > this.options.maxVersions) {
+              current.tooLarge = corpus.size;
+              throw this.tooLarge(memoryId, corpus.size);
+            }
+          }
         } catch (error) {
           // A partly read memory must not be completed by deltas (they start at its watermark): start over next time.
           current.corpus = new MemoryCorpus();
@@ -54,6 +75,14 @@ export class SearchCorpora {
     // Searches of the memory "now" see the same items until it changes: they share the view.
     if (current.view === null || !current.view.shows(current.corpus, cut)) current.view = new CutView(current.corpus, cut);
     return new CorpusCut(current.view, memoryId, cut);
+  }
+
+  private tooLarge(memoryId: string, versions: number): HttpError {
+    return new HttpError(
+      'SEARCH_TOO_LARGE',
+      `memory ${JSON.stringify(memoryId)} has at least ${versions.toLocaleString('en')} search item versions, more than this process keeps ` +
+        `(SEARCH_CACHE_VERSIONS=${this.options.maxVersions}): raise SEARCH_CACHE_VERSIONS and the heap with it, or search through OpenSearch`,
+    );
   }
 
   /** Versions held over all memories. */

@@ -1,4 +1,4 @@
-import type { Cut, MemoryQueries, ValidAt } from '@memotrace/domain';
+import { type Command, type Cut, type MemoryQueries, type ValidAt, decideBatch, initialState } from '@memotrace/domain';
 import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresLogStore } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
@@ -85,5 +85,34 @@ describe('the search corpus fed by the read models', () => {
     } finally {
       await pool.end();
     }
+  });
+  it('refuses to load a memory with more item versions than it keeps, and keeps serving the others', async () => {
+    const large = 'corpus-large';
+    const commands: Command[] = [
+      { op: 'UPSERT_ENTITY', commandId: 'c-e', entityId: 'ada', name: 'Ada' },
+      ...Array.from({ length: 6 }, (_, i): Command => ({
+        op: 'RECORD_MENTION',
+        commandId: `c-m${i}`,
+        mentionId: `m${i}`,
+        docId: 'd',
+        text: `Ada said thing ${i}`,
+      })),
+    ];
+    const { records } = decideBatch(large, initialState(), commands, '2024-05-06T00:00:00.000Z');
+    const { position } = await store.append(memoryStreamId(large), toNewRecords(large, records), { expectedRevision: 'no_stream' });
+    expect(await projector.waitForPosition(position, 30_000)).toBe(true);
+    const cut: Cut = { validAt: '*', recordedAt: '2100-01-01T00:00:00.000Z' };
+    const sized = new SearchCorpora(new PostgresSearchFeed(log.db.pool));
+    await sized.cut(large, cut);
+    const versions = sized.versions;
+    expect(versions).toBeGreaterThan(2);
+    // Pages of one row: the load stops at the first page past the bound, not at the end of the memory.
+    const bounded = new SearchCorpora(new PostgresSearchFeed(log.db.pool, 1), { maxVersions: versions - 1 });
+    await expect(bounded.cut(large, cut)).rejects.toMatchObject({ code: 'SEARCH_TOO_LARGE', status: 503 });
+    await expect(bounded.cut(large, cut)).rejects.toMatchObject({ code: 'SEARCH_TOO_LARGE' });
+    expect(bounded.versions).toBe(0);
+    const fits = new SearchCorpora(new PostgresSearchFeed(log.db.pool, 1), { maxVersions: versions });
+    await fits.cut(large, cut);
+    expect(fits.versions).toBe(versions);
   });
 });
