@@ -1,0 +1,36 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { KEY_BYTES } from './subject-key-store';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * Envelope encryption of a subject key under the master key: AES-256-GCM with a random IV,
+ * bound by AAD to its memory and ref so a wrapped key copied to another row does not unwrap.
+ * Layout: iv (12) | tag (16) | ciphertext (32).
+ */
+export function wrapKey(masterKey: Buffer, memoryId: string, refString: string, key: Buffer): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', masterKey, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(wrapAad(memoryId, refString));
+  const ciphertext = Buffer.concat([cipher.update(key), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+}
+
+export function unwrapKey(masterKey: Buffer, memoryId: string, refString: string, wrapped: Buffer): Buffer {
+  const failure = () =>
+    new Error(`subject key ${refString} of memory ${memoryId} does not unwrap: wrong master key (MEMOTRACE_MASTER_KEY) or a damaged key row`);
+  if (wrapped.length !== IV_BYTES + TAG_BYTES + KEY_BYTES) throw failure();
+  const decipher = createDecipheriv('aes-256-gcm', masterKey, wrapped.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+  decipher.setAAD(wrapAad(memoryId, refString));
+  decipher.setAuthTag(wrapped.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  try {
+    return Buffer.concat([decipher.update(wrapped.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+  } catch {
+    throw failure();
+  }
+}
+
+function wrapAad(memoryId: string, refString: string): Buffer {
+  return Buffer.from(`${memoryId}\n${refString}`, 'utf8');
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { unwrapKey, wrapKey } from './key-wrap';
+import { KEY_BYTES, type KeyRef, type SubjectKeyStore, type SubjectKind, checkKeyRef, keyRefString } from './subject-key-store';
+
+// Inserts the refs' fresh keys, except where the key exists (a concurrent creator's key wins) or the
+// subject has a tombstone at this generation or a later one: an erased generation never comes back.
+// Rows go in key order: two creators inserting overlapping batches in different orders would deadlock.
+const INSERT_KEYS = `
+  INSERT INTO mt_subject_keys (memory_id, subject_kind, subject_id, generation, wrapped)
+  SELECT $1, r.kind, r.id, r.generation, r.wrapped
+  FROM unnest($2::text[], $3::text[], $4::integer[], $5::bytea[]) AS r(kind, id, generation, wrapped)
+  WHERE NOT EXISTS (
+    SELECT 1 FROM mt_subject_keys d
+    WHERE d.memory_id = $1 AND d.subject_kind = r.kind AND d.subject_id = r.id AND d.generation >= r.generation AND d.wrapped IS NULL
+  )
+  ORDER BY r.kind, r.id, r.generation
+  ON CONFLICT DO NOTHING`;
+
+// A key is withheld when a later generation of its subject is destroyed: destroy covers every
+// generation up to its tombstone, including a key row that a racing create slipped in below it.
+const SELECT_KEYS = `
+  SELECT k.subject_kind, k.subject_id, k.generation, k.wrapped
+  FROM unnest($2::text[], $3::text[], $4::integer[]) AS r(kind, id, generation)
+  JOIN mt_subject_keys k ON k.memory_id = $1 AND k.subject_kind = r.kind AND k.subject_id = r.id AND k.generation = r.generation
+  WHERE NOT EXISTS (
+    SELECT 1 FROM mt_subject_keys d
+    WHERE d.memory_id = $1 AND d.subject_kind = r.kind AND d.subject_id = r.id AND d.generation > r.generation AND d.wrapped IS NULL
+  )`;
+
+// The earlier generations and the tombstone are disjoint rows: one statement must not modify a row twice.
+// coalesce keeps the time of the first destruction on a repeat.
+const DESTROY = `
+  WITH earlier AS (
+    UPDATE mt_subject_keys SET wrapped = NULL, destroyed_at = now()
+    WHERE memory_id = $1 AND subject_kind = $2 AND subject_id = $3 AND generation < $4 AND destroyed_at IS NULL
+  )
+  INSERT INTO mt_subject_keys (memory_id, subject_kind, subject_id, generation, wrapped, destroyed_at)
+  VALUES ($1, $2, $3, $4, NULL, now())
+  ON CONFLICT (memory_id, subject_kind, subject_id, generation)
+  DO UPDATE SET wrapped = NULL, destroyed_at = coalesce(mt_subject_keys.destroyed_at, excluded.destroyed_at)`;
+
+interface KeyRow {
+  subject_kind: SubjectKind;
+  subject_id: string;
+  generation: number;
+  wrapped: Buffer | null;
+}
+
+/** Subject keys in PostgreSQL (table mt_subject_keys, see subjectKeyMigrations), each wrapped under the master key. */
+export class PostgresSubjectKeyStore implements SubjectKeyStore {
+  constructor(
+    private readonly pool: Pick<pg.Pool, 'query'>,
+    private readonly masterKey: Buffer,
+  ) {
+    if (masterKey.length !== KEY_BYTES)
+      throw new RangeError(`PostgresSubjectKeyStore: the master key is ${KEY_BYTES} bytes, got ${masterKey.length}`);
+  }
+
+  async keys(memoryId: string, refs: readonly KeyRef[], options: { create: boolean }): Promise<Map<string, Buffer | null>> {
+    const unique = new Map<string, KeyRef>();
+    for (const ref of refs) {
+      checkKeyRef(ref);
+      unique.set(keyRefString(ref), ref);
+    }
+    const found = new Map<string, Buffer | null>();
+    if (unique.size === 0) return found;
+    const kinds: string[] = [];
+    const ids: string[] = [];
+    const generations: number[] = [];
+    for (const ref of unique.values()) {
+      kinds.push(ref.kind);
+      ids.push(ref.id);
+      generations.push(ref.generation);
+    }
+
+    if (options.create) {
+      const material = randomBytes(KEY_BYTES * unique.size);
+      let offset = 0;
+      const wrapped: Buffer[] = [];
+      for (const refString of unique.keys()) {
+        wrapped.push(wrapKey(this.masterKey, memoryId, refString, material.subarray(offset, offset + KEY_BYTES)));
+        offset += KEY_BYTES;
+      }
+      material.fill(0);
+      await this.pool.query(INSERT_KEYS, [memoryId, kinds, ids, generations, wrapped]);
+    }
+
+    const { rows } = await this.pool.query<KeyRow>(SELECT_KEYS, [memoryId, kinds, ids, generations]);
+    for (const refString of unique.keys()) found.set(refString, null);
+    for (const row of rows) {
+      const refString = keyRefString({ kind: row.subject_kind, id: row.subject_id, generation: row.generation });
+      found.set(refString, row.wrapped === null ? null : unwrapKey(this.masterKey, memoryId, refString, row.wrapped));
+    }
+    return found;
+  }
+
+  async destroy(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): Promise<void> {
+    checkKeyRef({ ...subject, generation: throughGeneration });
+    await this.pool.query(DESTROY, [memoryId, subject.kind, subject.id, throughGeneration]);
+  }
+
+  async dropMemory(memoryId: string): Promise<void> {
+    await this.pool.query('DELETE FROM mt_subject_keys WHERE memory_id = $1', [memoryId]);
+  }
+}
