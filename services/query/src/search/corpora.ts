@@ -44,8 +44,9 @@ export class SearchCorpora {
     else entry = { corpus: new MemoryCorpus(), refreshed: Promise.resolve(), mark: null, view: null, tooLarge: null };
     this.corpora.set(memoryId, entry);
     const current = entry;
-    if (current.tooLarge !== null) throw this.tooLarge(memoryId, current.tooLarge);
     const refreshed = entry.refreshed.then(async () => {
+      // Checked in the refresh chain: a search queued behind the load that passed the bound must not read the memory again.
+      if (current.tooLarge !== null) throw this.tooLarge(memoryId, current.tooLarge);
       // Marked before the read: a change committed during it moves the mark, so it is read next time.
       const mark = await this.feed.changeMark(memoryId);
       if (mark === current.mark) return;

@@ -107,9 +107,15 @@ describe('the search corpus fed by the read models', () => {
     const versions = sized.versions;
     expect(versions).toBeGreaterThan(2);
     // Pages of one row: the load stops at the first page past the bound, not at the end of the memory.
-    const bounded = new SearchCorpora(new PostgresSearchFeed(log.db.pool, 1), { maxVersions: versions - 1 });
-    await expect(bounded.cut(large, cut)).rejects.toMatchObject({ code: 'SEARCH_TOO_LARGE', status: 503 });
+    const feed = new PostgresSearchFeed(log.db.pool, 1);
+    const allItems = jest.spyOn(feed, 'allItems');
+    const bounded = new SearchCorpora(feed, { maxVersions: versions - 1 });
+    // Two searches at once: the second waits for the first's load and is refused without reading the memory again.
+    const searches = [bounded.cut(large, cut), bounded.cut(large, cut)];
+    await expect(searches[0]).rejects.toMatchObject({ code: 'SEARCH_TOO_LARGE', status: 503 });
+    await expect(searches[1]).rejects.toMatchObject({ code: 'SEARCH_TOO_LARGE' });
     await expect(bounded.cut(large, cut)).rejects.toMatchObject({ code: 'SEARCH_TOO_LARGE' });
+    expect(allItems).toHaveBeenCalledTimes(1);
     expect(bounded.versions).toBe(0);
     const fits = new SearchCorpora(new PostgresSearchFeed(log.db.pool, 1), { maxVersions: versions });
     await fits.cut(large, cut);
