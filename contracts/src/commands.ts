@@ -108,6 +108,15 @@ export const recordMention = command('RECORD_MENTION', {
   occurredAt: instant.optional(),
 });
 
+/** What an ERASE names (SPEC §5.2): exactly one of an entity, a fact, a mention or a document (its mentions). */
+export const erasureSubject = z.union(
+  [z.strictObject({ entityId: id }), z.strictObject({ factId: id }), z.strictObject({ mentionId: id }), z.strictObject({ docId: id })],
+  { error: 'must name exactly one of entityId, factId, mentionId, docId' },
+);
+
+/** The one op that changes the past: the subject's content is gone at every record time. The reason is required: the audit keeps it. */
+export const erase = command('ERASE', { subject: erasureSubject, reason: text });
+
 export const wireCommand = z.discriminatedUnion('op', [
   upsertEntity,
   mergeEntity,
@@ -119,6 +128,7 @@ export const wireCommand = z.discriminatedUnion('op', [
   link,
   upsertEpisode,
   recordMention,
+  erase,
 ]);
 
 export const MAX_BATCH = MAX_LIST_ITEMS;

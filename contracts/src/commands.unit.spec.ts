@@ -16,6 +16,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   LINK: { op: 'LINK', kind: 'causal', from: 'e1', to: 'e2' },
   UPSERT_EPISODE: { op: 'UPSERT_EPISODE', title: 'Onboarding', window: { from: T0, to: T1 }, events: ['e1'] },
   RECORD_MENTION: { op: 'RECORD_MENTION', docId: 'conv-26:s1', text: 'I joined Acme today', speaker: 'Alice' },
+  ERASE: { op: 'ERASE', subject: { entityId: 'person-1' }, reason: 'the user asked to be forgotten' },
 };
 
 /** The required string field of each op that holds an id, for id-validation cases. */
@@ -38,6 +39,7 @@ const TEXT_FIELD: Record<string, string> = {
   UPSERT_EVENT: 'summary',
   UPSERT_EPISODE: 'title',
   RECORD_MENTION: 'text',
+  ERASE: 'reason',
   LINK: 'qualifier',
   UPSERT_EDGE: 'source',
   ARCHIVE_EDGE: 'reason',
@@ -73,7 +75,13 @@ describe('DSL commands', () => {
     });
 
     it('rejects bad ids (empty, too long, control chars, lone surrogate, non-string)', () => {
-      const field = ID_FIELD[op]!;
+      // ERASE names its id inside `subject` (see its own tests).
+      const field = ID_FIELD[op] ?? 'subject.entityId';
+      if (!ID_FIELD[op]) {
+        for (const bad of ['', 'x'.repeat(129), 'a\u0000', 7])
+          expect(one({ ...valid, subject: { entityId: bad } })[0]?.path).toBe(`commands.0.subject`);
+        return;
+      }
       for (const bad of ['', 'x'.repeat(129), 'a\u0000', 'a\nb', 'a\u009f', '\ud800', 7]) {
         expect(one({ ...valid, [field]: bad })).toEqual([{ path: `commands.0.${field}`, message: expect.any(String) }]);
       }
@@ -117,6 +125,19 @@ describe('DSL commands', () => {
       expect(one({ op: 'UPSERT_ENTITY', name: 'A', aliases: ['ok', ''] })[0]?.path).toBe('commands.0.aliases.1');
       expect(one({ op: 'UPSERT_ENTITY', name: 'A', types: Array(1001).fill('t') })[0]?.path).toBe('commands.0.types');
       expect(wireCommand.safeParse({ op: 'UPSERT_ENTITY', name: 'A', types: Array(1000).fill('t') }).success).toBe(true);
+    });
+  });
+
+  describe('ERASE', () => {
+    it('names exactly one subject, and needs a reason', () => {
+      for (const subject of [{ entityId: 'a' }, { factId: 'f' }, { mentionId: 'm' }, { docId: 'd' }]) {
+        expect(wireCommand.safeParse({ op: 'ERASE', subject, reason: 'asked' }).success).toBe(true);
+      }
+      const subjectError = [{ path: 'commands.0.subject', message: 'must name exactly one of entityId, factId, mentionId, docId' }];
+      expect(one({ op: 'ERASE', subject: { entityId: 'a', factId: 'f' }, reason: 'r' })).toEqual(subjectError);
+      expect(one({ op: 'ERASE', subject: {}, reason: 'r' })).toEqual(subjectError);
+      expect(one({ op: 'ERASE', subject: { eventId: 'e' }, reason: 'r' })).toEqual(subjectError);
+      expect(one({ op: 'ERASE', subject: { entityId: 'a' } })[0]?.path).toBe('commands.0.reason');
     });
   });
 

@@ -171,6 +171,13 @@ export const memorySummary = z.strictObject({
 /** `GET /v1/memories`: the memories the caller may read, sorted by memoryId. */
 export const memoriesResponse = z.strictObject({ memories: z.array(memorySummary) });
 
+/** `DELETE /v1/memories/{memoryId}` (SPEC §5.2): the memory is gone; its id names an empty memory. */
+export const memoryDeletedResponse = z.strictObject({
+  memoryId: z.string(),
+  deleted: z.literal(true),
+  records: z.number().int().positive().meta({ description: 'how many log records went with the memory' }),
+});
+
 export type CommandResult = z.output<typeof commandResult>;
 export type CommandsResponse = z.output<typeof commandsResponse>;
 export type FactVersion = z.output<typeof factVersion>;
@@ -192,3 +199,4 @@ export type SearchResponse = z.output<typeof searchResponse>;
 export type HealthResponse = z.output<typeof healthResponse>;
 export type MemorySummary = z.output<typeof memorySummary>;
 export type MemoriesResponse = z.output<typeof memoriesResponse>;
+export type MemoryDeletedResponse = z.output<typeof memoryDeletedResponse>;

@@ -67,6 +67,7 @@ export const responseSchemas: Record<string, z.ZodType> = {
   HealthResponse: res.healthResponse,
   MemorySummary: res.memorySummary,
   MemoriesResponse: res.memoriesResponse,
+  MemoryDeletedResponse: res.memoryDeletedResponse,
   ImportResponse: importResponse,
   ErrorResponse: errorResponse,
   VerifyResponse: admin.verifyResponse,

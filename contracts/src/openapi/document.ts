@@ -51,6 +51,13 @@ function buildPaths(): Obj {
         responses: responses('MemoriesResponse', [400]),
       },
     },
+    [m]: {
+      delete: {
+        operationId: 'deleteMemory',
+        parameters: memory(),
+        responses: responses('MemoryDeletedResponse', [400, 404]),
+      },
+    },
     [`${m}/commands`]: {
       post: {
         operationId: 'postCommands',
@@ -282,8 +289,9 @@ const DESCRIPTION = [
     'request time. Record time only moves forward in a memory, so an answer at a past record time never changes.',
   '',
   '**Access.** When the operator configures API keys, every `/v1` request and `/mcp` needs `Authorization: Bearer <key>`; a key is ' +
-    'scoped to memories and to `read` or `write` (GET and search read; everything else writes): 401 without a valid key, 403 outside ' +
-    'its scope. Without keys the service listens on loopback only. `/healthz`, `/readyz`, `/metrics` and `/docs` are open.',
+    'scoped to memories and to `read`, `write` or `admin` (each granting the ones before it: GET and search read; everything else ' +
+    'writes; `ERASE` commands and `DELETE /v1/memories/{memoryId}` need admin): 401 without a valid key, 403 outside its scope. ' +
+    'Without keys the service listens on loopback only. `/healthz`, `/readyz`, `/metrics` and `/docs` are open.',
   '',
   'Errors are `{"error": {"code", "message", "details"?}}`; bad input is 400 INVALID_REQUEST with one detail per field and writes nothing.',
 ].join('\n');

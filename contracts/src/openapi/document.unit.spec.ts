@@ -16,6 +16,7 @@ const SPEC_PATHS: [string, string][] = [
   ['post', '/v1/memories/{memoryId}/search'],
   ['get', '/v1/memories/{memoryId}/export'],
   ['post', '/v1/memories/{memoryId}/import'],
+  ['delete', '/v1/memories/{memoryId}'], // SPEC §5.2
   ['get', '/healthz'],
   ['get', '/readyz'],
   ['get', '/metrics'],
@@ -110,7 +111,7 @@ describe('OpenAPI document', () => {
 
   it('generates component schemas from zod: strict commands, one per op, every $ref resolvable', () => {
     const schemas = doc.components.schemas as Obj;
-    expect(schemas.Command.oneOf).toHaveLength(10);
+    expect(schemas.Command.oneOf).toHaveLength(11);
     const edge = schemas.UpsertEdgeCommand;
     expect(edge.additionalProperties).toBe(false);
     expect([...edge.required].sort()).toEqual(['dst', 'op', 'rel', 'src']);

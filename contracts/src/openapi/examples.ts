@@ -220,6 +220,8 @@ export const exportJsonl =
 
 export const importResponse = { position: 9, imported: 9 };
 
+export const memoryDeleted = { memoryId: 'demo', deleted: true, records: 9 };
+
 export const verifyResponse = {
   memoryId: 'demo',
   recordedAt: NOW,

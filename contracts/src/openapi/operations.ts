@@ -25,7 +25,10 @@ export const TAGS = [
   { name: 'search', description: 'Ranked, auditable retrieval within a cut and a token budget.' },
   { name: 'audit', description: 'Who changed what, when and why: the log records behind a fact, and the versions opened or closed in a period.' },
   { name: 'transfer', description: "Export a memory's log as JSONL and import it into an empty memory." },
-  { name: 'operations', description: 'Health, metrics, this document, verification of the read models, and their blue/green rebuild.' },
+  {
+    name: 'operations',
+    description: 'Health, metrics, this document, verification of the read models, their blue/green rebuild, and deleting a memory.',
+  },
   { name: 'mcp', description: 'The Model Context Protocol endpoint: the memory as tools for agents.' },
 ] as const;
 
@@ -88,7 +91,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Decides 1..1000 commands against the memory and appends them in one atomic write: all accepted or nothing written. A command ' +
       'resent with a known `commandId` is `duplicate` with its original result; one that would change nothing is `unchanged`. ' +
       "`recordedAt` is the client's (never earlier than the memory's latest: 409 RECORD_TIME_REGRESSION) or the server clock. " +
-      "The answer's `position` is a consistency token: pass it as `minPosition` to read your writes. The first write creates the memory.",
+      "The answer's `position` is a consistency token: pass it as `minPosition` to read your writes. The first write creates the memory. " +
+      'A batch with an `ERASE` needs an admin key when keys are configured (403 otherwise, and nothing of the batch is written).',
     tags: ['commands'],
     request: { schema: cmd.commandsRequest, example: ex.commandsRequest },
     response: { schema: res.commandsResponse, example: ex.commandsResponse },
@@ -217,6 +221,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tags: ['operations'],
     request: { schema: admin.rebuildRequest, example: ex.rebuildRequest },
     response: { schema: admin.rebuildStatus, example: ex.rebuildStarted, status: '202' },
+  },
+  deleteMemory: {
+    summary: 'Delete a memory entirely',
+    description:
+      'Removes the memory: its log, its read-model rows, its search-index items and the vectors only they used, its OpenSearch ' +
+      'documents and its content keys, and what every process holds of it in its caches. Afterwards the id names an empty memory: ' +
+      'reads are 404 UNKNOWN_MEMORY, and a write starts it again at position 1. It cannot be undone. Needs an admin key of the ' +
+      'memory when keys are configured; 404 UNKNOWN_MEMORY when the memory has no log.',
+    tags: ['operations'],
+    response: { schema: res.memoryDeletedResponse, example: ex.memoryDeleted },
   },
   getRebuild: {
     summary: 'The state of the running or last rebuild',

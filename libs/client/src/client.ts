@@ -103,6 +103,15 @@ export class MemoTraceClient {
     return { started: status === 202, status: body as RebuildStatus };
   }
 
+  /**
+   * Deletes a memory entirely (`DELETE /v1/memories/{memoryId}`, an admin key): its log, read models,
+   * search index and keys; its id then names an empty memory. 404 UNKNOWN_MEMORY when it has no log.
+   * Not retried: a second attempt after an unknown outcome would find nothing to delete.
+   */
+  deleteMemory(memoryId: string): Promise<MemoryDeletedResponse> {
+    return this.request('DELETE', `/v1/memories/${seg(memoryId)}`, { retry: false });
+  }
+
   /** The running or last rebuild: state, progress (events done, rate, ETA), result or error. */
   rebuildStatus(): Promise<RebuildStatus> {
     return this.request('GET', '/v1/admin/rebuild');
@@ -197,6 +206,16 @@ function countingStream(bytes: Buffer, onProgress: (sent: number, total: number)
   });
 }
 
+/** `DELETE /v1/memories/{memoryId}`: how many log records went with the memory. */
+export interface MemoryDeletedResponse {
+  memoryId: string;
+  deleted: true;
+  records: number;
+}
+
+/** What an erasure names: exactly one of an entity, a fact, a mention, or a document (all its mentions). */
+export type ErasureSubject = { entityId: string } | { factId: string } | { mentionId: string } | { docId: string };
+
 /** `GET /v1/admin/rebuild` (services/projector/src/rebuild-job.ts). */
 export interface RebuildStatus {
   state: 'idle' | 'running' | 'done' | 'failed';
@@ -236,6 +255,18 @@ export class MemoryClient {
   commands(commands: WireCommandInput[]): Promise<CommandsResponse> {
     const withIds = commands.map((c) => (c.commandId === undefined ? { ...c, commandId: `cli-${randomUUID()}` } : c));
     return this.client.request('POST', `${this.path}/commands`, { body: JSON.stringify({ commands: withIds }) });
+  }
+
+  /**
+   * Erases the subject's content at every record time (ERASE, SPEC §5.2; an admin key when keys are
+   * configured): names, aliases, types, literals, sources, summaries, mention texts and speakers become
+   * null, ids and structure stay. `reason` is kept in the audit. Retried like any command (same commandId).
+   */
+  erase(subject: ErasureSubject, reason: string, options: { commandId?: string; recordedAt?: string } = {}): Promise<CommandsResponse> {
+    // Through unknown: the contract's inferred ERASE input type has `reason` as undefined
+    // (its envelope's optional reason and the required one intersect).
+    const command = { op: 'ERASE', subject, reason, ...options } as unknown as WireCommandInput;
+    return this.commands([command]);
   }
 
   facts(filter: FactsFilter = {}): Promise<FactsResponse> {

@@ -1,4 +1,5 @@
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
+import type { ErasedItems, ErasureSubject } from './erasure-subject';
 import type { Instant } from './time';
 
 /**
@@ -14,7 +15,8 @@ import type { Instant } from './time';
 export interface FactContent {
   src: string;
   rel: string;
-  dst: EdgeTarget;
+  /** Null when its literal is erased. */
+  dst: EdgeTarget | null;
   validFrom: Instant;
   validTo: Instant | null;
   confidence: number | null;
@@ -24,7 +26,8 @@ export interface FactContent {
 
 /** An L2 event's content. */
 export interface EventContent {
-  summary: string;
+  /** Null when erased. */
+  summary: string | null;
   participants: Participant[];
   includesFacts: string[];
   timeSpan: { from: Instant; to: Instant | null };
@@ -66,11 +69,12 @@ export interface ValidityCorrected {
   validTo: Instant | null;
 }
 
-/** A new entity with its name; a second registration of the same id changes nothing. */
+/** A new entity with its name; a second registration of the same id changes nothing, unless the entity was erased: then it names it again. */
 export interface EntityAdded {
   change: 'entity';
   entityId: string;
-  name: string;
+  /** Null when erased. */
+  name: string | null;
   aliases: string[];
   types: string[];
 }
@@ -113,17 +117,47 @@ export interface MentionAdded {
   change: 'mention';
   mentionId: string;
   docId: string;
-  text: string;
+  /** Null when erased. */
+  text: string | null;
   speaker: string | null;
   occurredAt: Instant | null;
 }
 
+/**
+ * The content of these items is erased in every version they have so far (names, aliases and
+ * types; literal and source; summary; text and speaker): ids, times and structure stay.
+ */
+export interface ContentErased extends ErasedItems {
+  change: 'erased';
+  subject: ErasureSubject;
+}
+
 export type Change =
-  VersionOpened | VersionClosed | ValidityCorrected | EntityAdded | EntityLabelled | MergeRecorded | RelationDeclared | LinkRecorded | MentionAdded;
+  | VersionOpened
+  | VersionClosed
+  | ValidityCorrected
+  | EntityAdded
+  | EntityLabelled
+  | MergeRecorded
+  | RelationDeclared
+  | LinkRecorded
+  | MentionAdded
+  | ContentErased;
 
 export type ChangeType = Change['change'];
 
-export const CHANGE_TYPES: readonly ChangeType[] = ['opened', 'closed', 'corrected', 'entity', 'labels', 'merge', 'relation', 'link', 'mention'];
+export const CHANGE_TYPES: readonly ChangeType[] = [
+  'opened',
+  'closed',
+  'corrected',
+  'entity',
+  'labels',
+  'merge',
+  'relation',
+  'link',
+  'mention',
+  'erased',
+];
 
 /** The versioned item a change touches, if any: what a projection must load before applying it. */
 export function versionedItemOf(change: Change): { kind: VersionedKind; id: string } | null {

@@ -27,6 +27,7 @@ export type UpsertEvent = CommandOf<'UPSERT_EVENT'>;
 export type Link = CommandOf<'LINK'>;
 export type UpsertEpisode = CommandOf<'UPSERT_EPISODE'>;
 export type RecordMention = CommandOf<'RECORD_MENTION'>;
+export type Erase = CommandOf<'ERASE'>;
 
 /** The fields every command has: `commandId`, and optional `recordedAt`, `actor`, `reason`. */
 export type CommandEnvelope = Pick<Command, 'commandId' | 'recordedAt' | 'actor' | 'reason'>;

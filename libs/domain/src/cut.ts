@@ -150,7 +150,7 @@ export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter
   const cut = new StateCut(state, validAt);
   for (const fact of state.facts.values()) {
     const version = lastOf(fact.versions);
-    if (!version || !cut.shows('fact', version) || !matches(state, fact, filter)) continue;
+    if (!version || !cut.shows('fact', version) || !matches(state, fact, version, filter)) continue;
     views.push(factView(state.classes, fact, version));
   }
   return views.sort((a, b) => compareIds(a.factId, b.factId));
@@ -163,11 +163,13 @@ export function factHistory(state: MemoryState, factId: string): FactView[] | nu
 
 /** Answers name entities by their canonical id at the cut (SPEC MERGE_ENTITY). */
 export function factView(classes: MergeClasses, fact: Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'>, version: FactVersion): FactView {
-  return {
+  // An erased version's literal stays erased when a later assertion names the fact's literal again.
+  const dst = fact.dst === null || (version.erased && typeof fact.dst !== 'string') ? null : targetView(canonicalTarget(classes, fact.dst));
+  const view: FactView = {
     factId: fact.factId,
     src: classes.canonical(fact.src),
     rel: fact.rel,
-    dst: targetView(canonicalTarget(classes, fact.dst)),
+    dst,
     validFrom: version.validFrom,
     validTo: version.validTo,
     recordedFrom: version.recordedFrom,
@@ -176,6 +178,8 @@ export function factView(classes: MergeClasses, fact: Pick<FactRecord, 'factId' 
     evidence: [...version.evidence],
     source: version.source,
   };
+  if (version.erased) view.erased = true;
+  return view;
 }
 
 /** Answers list fields in one order, whatever order the log's storage kept. */
@@ -183,19 +187,22 @@ function targetView(target: EdgeTarget): EdgeTarget {
   return typeof target === 'string' ? target : { literal: target.literal, datatype: target.datatype };
 }
 
-export function matchesFilter(classes: MergeClasses, fact: { src: string; rel: string; dst: EdgeTarget }, filter: FactFilter): boolean {
+export function matchesFilter(classes: MergeClasses, fact: { src: string; rel: string; dst: EdgeTarget | null }, filter: FactFilter): boolean {
   if (filter.rel !== undefined && fact.rel !== filter.rel) return false;
   if (filter.src !== undefined && classes.canonical(fact.src) !== classes.canonical(filter.src)) return false;
   if (filter.dst !== undefined) {
     const dst = fact.dst;
-    const hit = typeof dst === 'string' ? classes.canonical(dst) === classes.canonical(filter.dst) : String(dst.literal) === filter.dst;
+    // An erased literal matches no filter.
+    const hit =
+      dst === null ? false : typeof dst === 'string' ? classes.canonical(dst) === classes.canonical(filter.dst) : String(dst.literal) === filter.dst;
     if (!hit) return false;
   }
   return true;
 }
 
-function matches(state: MemoryState, fact: FactRecord, filter: FactFilter): boolean {
-  return matchesFilter(state.classes, fact, filter);
+function matches(state: MemoryState, fact: FactRecord, version: FactVersion, filter: FactFilter): boolean {
+  const dst = version.erased && typeof fact.dst !== 'string' ? null : fact.dst;
+  return matchesFilter(state.classes, { src: fact.src, rel: fact.rel, dst }, filter);
 }
 
 export function entityAt(state: MemoryState, entityId: string): EntityView | null {
@@ -212,18 +219,22 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
     .classOf(root)
     .map(shown)
     .filter((e) => e !== undefined);
-  const names = new Set<string>([entity.name]);
+  // An erased name is left out of the lists.
+  const names = new Set<string>();
+  if (entity.name !== null) names.add(entity.name);
   const aliases = new Set<string>();
   const types = new Set<string>();
   for (const member of members) {
-    names.add(member.name);
-    if (member.entityId !== root) aliases.add(member.name);
+    if (member.name !== null) {
+      names.add(member.name);
+      if (member.entityId !== root) aliases.add(member.name);
+    }
     member.aliases.forEach((a) => aliases.add(a.value));
     member.types.forEach((t) => types.add(t.value));
   }
-  aliases.delete(entity.name);
+  if (entity.name !== null) aliases.delete(entity.name);
   const inClass = new Set(members.map((m) => m.entityId));
-  return {
+  const view: EntityView = {
     entityId: root,
     name: entity.name,
     names: [...names],
@@ -234,6 +245,8 @@ export function entityAt(state: MemoryState, entityId: string): EntityView | nul
       .map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
     recordedFrom: entity.recordedFrom,
   };
+  if (entity.erased) view.erased = true;
+  return view;
 }
 
 /**
@@ -276,14 +289,16 @@ export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
   for (const versions of state.events.values()) {
     const current = lastOf(versions);
     if (!current || !cut.shows('event', current)) continue;
-    views.push({
+    const view: EventView = {
       eventId: current.eventId,
       summary: current.summary,
       timeSpan: { from: current.timeSpan.from, to: current.timeSpan.to },
       participants: current.participants.map((p) => ({ entityId: state.classes.canonical(p.entityId), role: p.role })),
       includesFacts: cut.listed('event', current.includesFacts),
       recordedFrom: current.recordedFrom,
-    });
+    };
+    if (current.erased) view.erased = true;
+    views.push(view);
   }
   return views.sort((a, b) => compareIds(a.eventId, b.eventId));
 }
@@ -331,7 +346,16 @@ export function mentionAt(state: MemoryState, mentionId: string): MentionView | 
 }
 
 function mentionView(m: MentionRecord): MentionView {
-  return { mentionId: m.mentionId, docId: m.docId, text: m.text, speaker: m.speaker, occurredAt: m.occurredAt, recordedFrom: m.recordedFrom };
+  const view: MentionView = {
+    mentionId: m.mentionId,
+    docId: m.docId,
+    text: m.text,
+    speaker: m.speaker,
+    occurredAt: m.occurredAt,
+    recordedFrom: m.recordedFrom,
+  };
+  if (m.erased) view.erased = true;
+  return view;
 }
 
 /** Versions opened or closed with record time in `[from, to)`, in record-time order. */

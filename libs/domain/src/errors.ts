@@ -4,6 +4,7 @@ export type DomainErrorCode =
   | 'UNKNOWN_ENTITY'
   | 'UNKNOWN_FACT'
   | 'UNKNOWN_EVENT'
+  | 'UNKNOWN_MENTION'
   | 'FACT_NOT_OPEN'
   | 'FACT_CONFLICT'
   | 'INVALID_INTERVAL'

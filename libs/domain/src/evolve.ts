@@ -1,4 +1,5 @@
-import type { Change, VersionOpened, VersionedKind } from './changes';
+import type { Change, ContentErased, VersionOpened, VersionedKind } from './changes';
+import { erasureKey } from './erasure';
 import type { LogRecord, MemoryRecord } from './records';
 import { changeOf, idsOf } from './record-types';
 import {
@@ -24,10 +25,15 @@ export function evolve(state: MemoryState, record: MemoryRecord): MemoryState {
   return state;
 }
 
-/** Folds records in log order, up to and including record time `until` (a record-time cut). */
+/**
+ * Folds records in log order, up to and including record time `until` (a record-time cut).
+ * Erasures recorded after the cut still apply: an erasure changes the past (SPEC §5.2).
+ */
 export function fold(records: Iterable<MemoryRecord>, until?: Instant, state: MemoryState = initialState()): MemoryState {
-  for (const record of records) {
-    if (until !== undefined && record.meta.recordedAt > until) break;
+  const rest = records[Symbol.iterator]();
+  for (let next = rest.next(); !next.done; next = rest.next()) {
+    const record = next.value;
+    if (until !== undefined && record.meta.recordedAt > until) return applyLaterErasures(state, record, rest);
     evolve(state, record);
   }
   return state;
@@ -38,9 +44,11 @@ export function fold(records: Iterable<MemoryRecord>, until?: Instant, state: Me
  * deciders read (idempotent retries), and which cost a map entry per command.
  */
 export function foldForReading(records: Iterable<MemoryRecord>, until?: Instant, state: MemoryState = initialState()): MemoryState {
-  for (const record of records) {
+  const rest = records[Symbol.iterator]();
+  for (let next = rest.next(); !next.done; next = rest.next()) {
+    const record = next.value;
     const at = record.meta.recordedAt;
-    if (until !== undefined && at > until) break;
+    if (until !== undefined && at > until) return applyLaterErasures(state, record, rest);
     applyRecord(state, record, at);
     state.latestRecordedAt = at;
     state.eventCount += 1;
@@ -48,12 +56,24 @@ export function foldForReading(records: Iterable<MemoryRecord>, until?: Instant,
   return state;
 }
 
-/** Folds the records recorded strictly before `before`. */
+/** Folds the records recorded strictly before `before`, and the erasures recorded from then on. */
 export function foldBefore(records: Iterable<MemoryRecord>, before: Instant): MemoryState {
   const state = initialState();
-  for (const record of records) {
-    if (record.meta.recordedAt >= before) break;
+  const rest = records[Symbol.iterator]();
+  for (let next = rest.next(); !next.done; next = rest.next()) {
+    const record = next.value;
+    if (record.meta.recordedAt >= before) return applyLaterErasures(state, record, rest);
     evolve(state, record);
+  }
+  return state;
+}
+
+/** The erasures among `first` and the records after it, applied to a state folded up to a cut before them. */
+function applyLaterErasures(state: MemoryState, first: MemoryRecord, rest: Iterator<MemoryRecord>): MemoryState {
+  for (let next: IteratorResult<MemoryRecord> = { done: false, value: first }; !next.done; next = rest.next()) {
+    if (next.value.type !== 'SubjectErased') continue;
+    const change = changeOf(next.value);
+    if (change !== null) applyChange(state, change, next.value.meta.recordedAt);
   }
   return state;
 }
@@ -67,8 +87,17 @@ function applyRecord(state: MemoryState, record: LogRecord, at: Instant): void {
 export function applyChange(state: MemoryState, change: Change, at: Instant): void {
   switch (change.change) {
     case 'entity': {
-      if (state.entities.has(change.entityId)) return;
       const { entityId, name, aliases, types } = change;
+      const known = state.entities.get(entityId);
+      if (known) {
+        // A registration of an erased entity names it again: new content. Otherwise it changes nothing.
+        if (known.name !== null || name === null) return;
+        known.name = name;
+        aliases.forEach((value) => known.aliases.push({ value, recordedFrom: at }));
+        types.forEach((value) => known.types.push({ value, recordedFrom: at }));
+        delete known.erased;
+        return;
+      }
       state.entities.set(entityId, {
         entityId,
         name,
@@ -120,8 +149,50 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
       state.mentions.set(mentionId, { mentionId, docId, text, speaker, occurredAt, recordedFrom: at });
       return;
     }
+    case 'erased':
+      eraseContent(state, change);
+      state.erasures.set(erasureKey(change.subject), (state.erasures.get(erasureKey(change.subject)) ?? 0) + 1);
+      return;
     default:
       return change satisfies never;
+  }
+}
+
+/**
+ * Removes the listed items' content from every version they have (the state's objects are its
+ * own, never the log records'). Reading folds also apply erasures recorded after their cut
+ * (`applyLaterErasures`): an erasure changes the past.
+ */
+function eraseContent(state: MemoryState, erased: ContentErased): void {
+  for (const id of erased.entities) {
+    const entity = state.entities.get(id);
+    if (!entity) continue;
+    entity.name = null;
+    entity.aliases = [];
+    entity.types = [];
+    entity.erased = true;
+  }
+  for (const id of erased.facts) {
+    const fact = state.facts.get(id);
+    if (!fact) continue;
+    if (fact.dst !== null && typeof fact.dst !== 'string') fact.dst = null;
+    for (const version of fact.versions) {
+      version.source = null;
+      version.erased = true;
+    }
+  }
+  for (const id of erased.events) {
+    for (const version of state.events.get(id) ?? []) {
+      version.summary = null;
+      version.erased = true;
+    }
+  }
+  for (const id of erased.mentions) {
+    const mention = state.mentions.get(id);
+    if (!mention) continue;
+    mention.text = null;
+    mention.speaker = null;
+    mention.erased = true;
   }
 }
 
@@ -135,6 +206,9 @@ function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant)
         fact = { factId: opened.id, src, rel, dst, versions: [] };
         state.facts.set(opened.id, fact);
         indexSubject(state, fact);
+      } else if (fact.dst === null) {
+        // Its literal was erased: this assertion names it again, as new content.
+        fact.dst = dst;
       }
       closeOpen(fact.versions, at);
       fact.versions.push({ validFrom, validTo, confidence, evidence: evidence.slice(), source, recordedFrom: at, recordedTo: null });

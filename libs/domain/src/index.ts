@@ -18,3 +18,5 @@ export type { Checkpointed, MemoryQueries, ProjectedMemoryQueries } from './read
 export type * from './search-feed';
 export * from './search-text';
 export { memoize } from './memoize';
+export { erasedItemsOf, erasureKey, erasureSubjectOf, subjectField, type ErasedItems, type ErasureSubject, type ErasureSubjectKind } from './erasure';
+export { splitBatch, splitContent, withContent, type Content, type ContentSubject, type SplitBatchRecord, type SplitRecord } from './content';

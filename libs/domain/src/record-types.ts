@@ -1,5 +1,6 @@
 import { type Change, versionedItemOf } from './changes';
-import type { Command, CommandEnvelope } from './commands';
+import type { Command, CommandEnvelope, EdgeTarget } from './commands';
+import { subjectField } from './erasure';
 import type { LogRecord, LogRecordType } from './records';
 import type { MemoryState } from './state';
 
@@ -33,7 +34,7 @@ const RECORD_TYPES: RecordTypes = {
   EntityRegistered: {
     change: ({ entityId, name, aliases, types }) => ({ change: 'entity', entityId, name, aliases, types }),
     ids: ({ entityId }) => ({ entityId }),
-    command: ({ entityId, name, aliases, types }) => ({ op: 'UPSERT_ENTITY', entityId, name, aliases, types }),
+    command: ({ entityId, name, aliases, types }) => ({ op: 'UPSERT_ENTITY', entityId, name: name ?? entityId, aliases, types }),
   },
   EntityAliasesAdded: {
     change: ({ entityId, aliases, types }) => ({ change: 'labels', entityId, aliases, types }),
@@ -65,7 +66,7 @@ const RECORD_TYPES: RecordTypes = {
       factId,
       src,
       rel,
-      dst,
+      dst: dst ?? erasedLiteral(factId),
       validFrom,
       validTo,
       confidence,
@@ -98,7 +99,7 @@ const RECORD_TYPES: RecordTypes = {
     command: ({ eventId, summary, participants, includesFacts, timeSpan }) => ({
       op: 'UPSERT_EVENT',
       eventId,
-      summary,
+      summary: summary ?? eventId,
       participants,
       includesFacts,
       timeSpan,
@@ -121,18 +122,43 @@ const RECORD_TYPES: RecordTypes = {
       op: 'RECORD_MENTION',
       mentionId,
       docId,
-      text,
+      text: text ?? mentionId,
       ...(speaker !== null ? { speaker } : {}),
       ...(occurredAt !== null ? { occurredAt } : {}),
     }),
+  },
+  SubjectErased: {
+    change: ({ subject, entities, facts, events, mentions }) => ({ change: 'erased', subject, entities, facts, events, mentions }),
+    ids: ({ subject }) => ({ [`${subject.kind}Id`]: subject.id }),
+    command: ({ subject }) => ({ op: 'ERASE', subject: subjectField(subject) }),
   },
   CommandUnchanged: {
     // Accepted without changing anything: only its outcome and record time count.
     change: () => null,
     ids: ({ ids }) => ids,
-    command: ({ command }) => command as unknown as CommandBody,
+    command: ({ command }) => standInCommand(command) as unknown as CommandBody,
   },
 };
+
+/**
+ * Export writes erased content as stand-ins made of ids (ids never carry personal data): importing
+ * re-creates the items with content, and the erasures, exported in their place, empty them again,
+ * so the imported memory answers as the erased one does.
+ */
+function erasedLiteral(factId: string): EdgeTarget {
+  return { literal: factId, datatype: 'string' };
+}
+
+function standInCommand(command: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...command };
+  const id = (field: string): string => String(command[field]);
+  if (out['name'] === null) out['name'] = id('entityId');
+  if (out['dst'] === null) out['dst'] = erasedLiteral(id('factId'));
+  if (out['summary'] === null) out['summary'] = id('eventId');
+  if (out['text'] === null) out['text'] = id('mentionId');
+  if (out['speaker'] === null) delete out['speaker'];
+  return out;
+}
 
 function typeOf<R extends LogRecord>(record: R): RecordType<R> {
   return RECORD_TYPES[record.type] as unknown as RecordType<R>;

@@ -1,4 +1,5 @@
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
+import type { ErasedItems, ErasureSubject } from './erasure-subject';
 import type { Instant } from './time';
 
 /**
@@ -7,7 +8,8 @@ import type { Instant } from './time';
  */
 export interface EntityRegistered {
   type: 'EntityRegistered';
-  data: { entityId: string; name: string; aliases: string[]; types: string[] };
+  /** `name` is null (and the lists empty) when read after its subject's key was destroyed (SPEC §5.2). */
+  data: { entityId: string; name: string | null; aliases: string[]; types: string[] };
 }
 
 /** Only the aliases/types that were new. */
@@ -38,7 +40,8 @@ export interface FactVersionFields {
 /** Opens a new version at `recordedAt`, closing the open one (if any) there. */
 export interface FactAsserted {
   type: 'FactAsserted';
-  data: { factId: string; src: string; rel: string; dst: EdgeTarget } & FactVersionFields;
+  /** `dst` is null when its literal was read after a key it was sealed under was destroyed (SPEC §5.2). */
+  data: { factId: string; src: string; rel: string; dst: EdgeTarget | null } & FactVersionFields;
 }
 
 /** Closes the open version at `recordedAt`. */
@@ -63,7 +66,8 @@ export interface EventRecorded {
   type: 'EventRecorded';
   data: {
     eventId: string;
-    summary: string;
+    /** Null when read after a participant's key was destroyed (SPEC §5.2). */
+    summary: string | null;
     participants: Participant[];
     includesFacts: string[];
     timeSpan: { from: Instant; to: Instant | null };
@@ -80,9 +84,20 @@ export interface EpisodeRecorded {
   data: { episodeId: string; title: string; window: { from: Instant; to: Instant | null }; events: string[] };
 }
 
+/**
+ * The subject's content is gone at every record time (SPEC §5.2): the record lists the items
+ * whose content it removes (ids only), so every view applies it without deciding again.
+ */
+export interface SubjectErased {
+  type: 'SubjectErased';
+  /** `generation`: the subject's key generation the erasure ends (content written after it is sealed under the next). */
+  data: { subject: ErasureSubject; generation: number } & ErasedItems;
+}
+
 export interface MentionRecorded {
   type: 'MentionRecorded';
-  data: { mentionId: string; docId: string; text: string; speaker: string | null; occurredAt: Instant | null };
+  /** `text` and `speaker` are null when read after the mention's or its document's key was destroyed (SPEC §5.2). */
+  data: { mentionId: string; docId: string; text: string | null; speaker: string | null; occurredAt: Instant | null };
 }
 
 /**
@@ -110,6 +125,7 @@ export type LogRecord =
   | EventsLinked
   | EpisodeRecorded
   | MentionRecorded
+  | SubjectErased
   | CommandUnchanged;
 
 export type LogRecordType = LogRecord['type'];

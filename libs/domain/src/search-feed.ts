@@ -29,6 +29,8 @@ interface Numbered {
 export interface FactVersionRow extends Numbered, RecordedMs, Pick<FactRecord, 'factId' | 'src' | 'rel' | 'dst'>, Pick<FactVersion, 'evidence'> {
   validFrom: EpochMs;
   validTo: EpochMs | null;
+  /** Present (true) when the version's content was erased: a fact with an entity dst shows it nowhere else. */
+  erased?: true;
 }
 
 export interface EventVersionRow extends Numbered, RecordedMs, Pick<EventVersion, 'eventId' | 'summary' | 'participants' | 'includesFacts'> {

@@ -13,13 +13,16 @@ import type { MentionView } from './views';
 export interface FactVersion extends FactVersionFields {
   recordedFrom: Instant;
   recordedTo: Instant | null;
+  /** Its content (source, and the fact's literal) was erased. */
+  erased?: true;
 }
 
 export interface FactRecord {
   factId: string;
   src: string;
   rel: string;
-  dst: EdgeTarget;
+  /** Null once its literal is erased, until a later assertion names it again. */
+  dst: EdgeTarget | null;
   /** Oldest first; only the last may be open. */
   versions: FactVersion[];
 }
@@ -31,10 +34,12 @@ export interface Timed<T> {
 
 export interface EntityRecord {
   entityId: string;
-  name: string;
+  /** Null once erased; aliases and types added after an erasure are new content. */
+  name: string | null;
   recordedFrom: Instant;
   aliases: Timed<string>[];
   types: Timed<string>[];
+  erased?: true;
 }
 
 export interface MergeRecord {
@@ -47,12 +52,13 @@ export interface MergeRecord {
 
 export interface EventVersion {
   eventId: string;
-  summary: string;
+  summary: string | null;
   participants: Participant[];
   includesFacts: string[];
   timeSpan: { from: Instant; to: Instant | null };
   recordedFrom: Instant;
   recordedTo: Instant | null;
+  erased?: true;
 }
 
 export interface EpisodeVersion {
@@ -98,6 +104,8 @@ export interface MemoryState {
   links: Map<string, LinkRecord>;
   episodes: Map<string, EpisodeVersion[]>;
   mentions: Map<string, MentionRecord>;
+  /** Erasures accepted per subject (`erasureKey`): content written after the n-th is sealed under the subject's key generation n. */
+  erasures: Map<string, number>;
 }
 
 export function initialState(): MemoryState {
@@ -115,6 +123,7 @@ export function initialState(): MemoryState {
     links: new Map(),
     episodes: new Map(),
     mentions: new Map(),
+    erasures: new Map(),
   };
 }
 

@@ -13,7 +13,8 @@ export interface FactView {
   factId: string;
   src: string;
   rel: string;
-  dst: EdgeTarget;
+  /** Null when its literal was erased. */
+  dst: EdgeTarget | null;
   validFrom: Instant;
   validTo: Instant | null;
   recordedFrom: Instant;
@@ -21,6 +22,8 @@ export interface FactView {
   confidence: number | null;
   evidence: string[];
   source: string | null;
+  /** Present (true) only when the version's content was erased. */
+  erased?: true;
 }
 
 export interface FactFilter {
@@ -32,7 +35,8 @@ export interface FactFilter {
 
 export interface EntityView {
   entityId: string;
-  name: string;
+  /** Null when erased. */
+  name: string | null;
   /** Its name, then the names of the entities merged into it (SPEC: "names, aliases and merges"). */
   names: string[];
   /** Aliases of every member, and the merged members' names. */
@@ -44,6 +48,7 @@ export interface EntityView {
    */
   merges: { entityId: string; into: string; recordedAt: Instant }[];
   recordedFrom: Instant;
+  erased?: true;
 }
 
 /**
@@ -66,11 +71,12 @@ export interface EntityFilter {
 
 export interface EventView {
   eventId: string;
-  summary: string;
+  summary: string | null;
   timeSpan: { from: Instant; to: Instant | null };
   participants: Participant[];
   includesFacts: string[];
   recordedFrom: Instant;
+  erased?: true;
 }
 
 export interface EpisodeView {
@@ -84,10 +90,11 @@ export interface EpisodeView {
 export interface MentionView {
   mentionId: string;
   docId: string;
-  text: string;
+  text: string | null;
   speaker: string | null;
   occurredAt: Instant | null;
   recordedFrom: Instant;
+  erased?: true;
 }
 
 export interface ChangeView {

@@ -6,18 +6,33 @@ import { HttpError } from './http-error';
 
 /**
  * Access control: API keys as bearer tokens, scoped to memories and to
- * read or write (write implies read). Keys are stored hashed (sha256 hex of the
+ * read, write or admin (admin implies write, write implies read). Keys are stored hashed (sha256 hex of the
  * token); a presented token is hashed and compared to every key's hash in constant
  * time. The key's `id` is the principal recorded as `actor` on every command event.
  */
 
-export type Access = 'read' | 'write';
+/** Access levels, each granting the ones before it: erasure (ERASE) and memory deletion need `admin`. */
+export const ACCESS_LEVELS = ['read', 'write', 'admin'] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+
+/** Whether a key of access `held` may do what needs `needed`. */
+export function grants(held: Access, needed: Access): boolean {
+  return ACCESS_LEVELS.indexOf(held) >= ACCESS_LEVELS.indexOf(needed);
+}
+
+/** The op of a command that only an admin key may send. */
+export const ADMIN_OPS: ReadonlySet<string> = new Set(['ERASE']);
+
+/** The access a batch of commands needs: admin when any command erases, else write. */
+export function accessForCommands(commands: readonly { op: string }[]): Access {
+  return commands.some((command) => ADMIN_OPS.has(command.op)) ? 'admin' : 'write';
+}
 
 export const apiKeySchema = z.strictObject({
   id: z.string().min(1).max(128),
   hash: z.string().regex(/^[0-9a-f]{64}$/i, 'must be the sha256 hex digest of the token (memotrace keys hash <token>)'),
   memories: z.array(z.string().min(1)).min(1),
-  access: z.enum(['read', 'write']),
+  access: z.enum(ACCESS_LEVELS),
 });
 export type ApiKey = z.output<typeof apiKeySchema>;
 export const apiKeysSchema = z.array(apiKeySchema);
@@ -98,6 +113,8 @@ export function checkBindSafety(host: string, keys: readonly ApiKey[]): string {
 
 export interface Principal {
   id: string;
+  /** The key's access level: what a route that decides on the body (an ERASE in a batch) checks. */
+  access: Access;
 }
 
 /** Checks bearer tokens against the configured keys. */
@@ -130,7 +147,7 @@ export class AccessControl {
     return key;
   }
 
-  /** Throws 401 (no/invalid key) or 403 (not scoped to the memory / read-only key writing). */
+  /** Throws 401 (no/invalid key) or 403 (not scoped to the memory / a key below the access needed). */
   authorize(authorization: string | undefined, memoryId: string, access: Access): Principal {
     return this.permit(this.authenticateBearer(authorization), memoryId, access);
   }
@@ -140,9 +157,24 @@ export class AccessControl {
     if (!key.memories.includes('*') && !key.memories.includes(memoryId)) {
       throw new HttpError('FORBIDDEN', `key ${JSON.stringify(key.id)} has no access to this memory`);
     }
-    if (access === 'write' && key.access !== 'write') throw new HttpError('FORBIDDEN', `key ${JSON.stringify(key.id)} is read-only`);
-    return { id: key.id };
+    const principal = { id: key.id, access: key.access };
+    requireAccess(principal, access);
+    return principal;
   }
+}
+
+/**
+ * Throws 403 unless the principal's key grants `needed`; `what` names the operation in the message.
+ * No principal (access control off) may do everything.
+ */
+export function requireAccess(principal: Principal | undefined, needed: Access, what?: string): void {
+  if (principal === undefined || grants(principal.access, needed)) return;
+  const key = `key ${JSON.stringify(principal.id)}`;
+  if (needed === 'admin') {
+    const doing = what ?? 'this operation';
+    throw new HttpError('FORBIDDEN', `${key} has ${principal.access} access: ${doing} needs an admin key (access "admin"); nothing was written`);
+  }
+  throw new HttpError('FORBIDDEN', `${key} is read-only`);
 }
 
 const principals = new WeakMap<FastifyRequest, Principal>();
@@ -167,6 +199,12 @@ const MEMORY_LISTING = '/v1/memories';
 /** Routes that read even though they are POSTs. */
 const READ_POSTS = /\/search$/;
 
+/** The access a `/v1/...` request needs before its body is read: reads read, DELETE (of a whole memory) is admin, the rest writes. */
+function routeAccess(method: string, path: string): Access {
+  if (method === 'GET' || method === 'HEAD' || READ_POSTS.test(path)) return 'read';
+  return method === 'DELETE' ? 'admin' : 'write';
+}
+
 /**
  * Enforces access control on every `/v1/...` route before its body is parsed
  * (so a refused request writes nothing). Health, readiness, metrics and docs stay open.
@@ -178,11 +216,12 @@ export function registerAccessControl(app: FastifyInstance, access: AccessContro
     if (!path.startsWith('/v1/')) return;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const memoryId = typeof params['memoryId'] === 'string' ? params['memoryId'] : '';
-    const needed: Access = request.method === 'GET' || request.method === 'HEAD' || READ_POSTS.test(path) ? 'read' : 'write';
+    const needed = routeAccess(request.method, path);
     const key = access.authenticateBearer(request.headers.authorization);
     readScopes.set(request, key.memories);
     // The listing names no memory: any valid key may list, and sees only the memories it may read.
-    const principal = needed === 'read' && request.routeOptions.url === MEMORY_LISTING ? { id: key.id } : access.permit(key, memoryId, needed);
+    const principal =
+      needed === 'read' && request.routeOptions.url === MEMORY_LISTING ? { id: key.id, access: key.access } : access.permit(key, memoryId, needed);
     principals.set(request, principal);
   });
 }

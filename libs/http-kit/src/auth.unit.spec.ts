@@ -1,4 +1,15 @@
-import { AccessControl, checkBindSafety, hashApiKey, isLoopbackHost, loadApiKeys, newApiKeyToken, parseApiKeys } from './auth';
+import {
+  AccessControl,
+  accessForCommands,
+  checkBindSafety,
+  grants,
+  hashApiKey,
+  isLoopbackHost,
+  loadApiKeys,
+  newApiKeyToken,
+  parseApiKeys,
+  requireAccess,
+} from './auth';
 import { HttpError } from './http-error';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +20,7 @@ const keys = parseApiKeys(
   JSON.stringify([
     { id: 'agent-a', hash: hashApiKey(token), memories: ['a'], access: 'write' },
     { id: 'reader', hash: hashApiKey('mt_reader'), memories: ['*'], access: 'read' },
+    { id: 'dpo', hash: hashApiKey('mt_admin'), memories: ['a'], access: 'admin' },
   ]),
 );
 
@@ -30,14 +42,31 @@ describe('access control', () => {
   });
 
   it('authorizes by key, memory and access', () => {
-    expect(access.authorize(`Bearer ${token}`, 'a', 'write')).toEqual({ id: 'agent-a' });
-    expect(access.authorize(`bearer ${token}`, 'a', 'read')).toEqual({ id: 'agent-a' });
+    expect(access.authorize(`Bearer ${token}`, 'a', 'write')).toEqual({ id: 'agent-a', access: 'write' });
+    expect(access.authorize(`bearer ${token}`, 'a', 'read')).toEqual({ id: 'agent-a', access: 'write' });
     expect(codeOf(() => access.authorize(`Bearer ${token}`, 'b', 'read'))).toBe('FORBIDDEN');
-    expect(access.authorize('Bearer mt_reader', 'anything', 'read')).toEqual({ id: 'reader' });
+    expect(access.authorize('Bearer mt_reader', 'anything', 'read')).toEqual({ id: 'reader', access: 'read' });
     expect(codeOf(() => access.authorize('Bearer mt_reader', 'a', 'write'))).toBe('FORBIDDEN');
     expect(codeOf(() => access.authorize(undefined, 'a', 'read'))).toBe('UNAUTHORIZED');
     expect(codeOf(() => access.authorize('Basic abc', 'a', 'read'))).toBe('UNAUTHORIZED');
     expect(codeOf(() => access.authorize('Bearer wrong', 'a', 'read'))).toBe('UNAUTHORIZED');
+  });
+
+  it('admin implies write implies read; only an admin key may erase or delete', () => {
+    expect(grants('admin', 'write')).toBe(true);
+    expect(grants('admin', 'read')).toBe(true);
+    expect(grants('write', 'admin')).toBe(false);
+    expect(grants('read', 'write')).toBe(false);
+    expect(access.authorize('Bearer mt_admin', 'a', 'admin')).toEqual({ id: 'dpo', access: 'admin' });
+    expect(access.authorize('Bearer mt_admin', 'a', 'write')).toEqual({ id: 'dpo', access: 'admin' });
+    expect(codeOf(() => access.authorize('Bearer mt_admin', 'b', 'read'))).toBe('FORBIDDEN');
+    expect(codeOf(() => access.authorize(`Bearer ${token}`, 'a', 'admin'))).toBe('FORBIDDEN');
+    expect(codeOf(() => access.authorize('Bearer mt_reader', 'a', 'admin'))).toBe('FORBIDDEN');
+    expect(() => requireAccess({ id: 'agent-a', access: 'write' }, 'admin', 'ERASE')).toThrow(/ERASE needs an admin key/);
+    expect(() => requireAccess(undefined, 'admin')).not.toThrow();
+    expect(accessForCommands([{ op: 'UPSERT_ENTITY' }, { op: 'ERASE' }])).toBe('admin');
+    expect(accessForCommands([{ op: 'UPSERT_ENTITY' }])).toBe('write');
+    expect(() => parseApiKeys(JSON.stringify([{ id: 'x', hash: hashApiKey('t'), memories: ['*'], access: 'root' }]))).toThrow(/access/);
   });
 
   it('loads keys from a file or the environment and refuses bad configurations', () => {
@@ -62,6 +91,6 @@ describe('access control', () => {
     expect(isLoopbackHost('0.0.0.0')).toBe(false);
     expect(checkBindSafety('127.0.0.1', [])).toMatch(/UNAUTHENTICATED/);
     expect(() => checkBindSafety('0.0.0.0', [])).toThrow(/refusing to listen on 0.0.0.0 without API keys/);
-    expect(checkBindSafety('0.0.0.0', keys)).toMatch(/2 API key/);
+    expect(checkBindSafety('0.0.0.0', keys)).toMatch(/3 API key/);
   });
 });

@@ -10,6 +10,7 @@ describe('domain errors at the HTTP edge', () => {
     UNKNOWN_ENTITY: 404,
     UNKNOWN_FACT: 404,
     UNKNOWN_EVENT: 404,
+    UNKNOWN_MENTION: 404,
     FACT_NOT_OPEN: 409,
     FACT_CONFLICT: 409,
     INVALID_INTERVAL: 409,

@@ -69,6 +69,14 @@ export function byStreamId(a: { streamId: string }, b: { streamId: string }): nu
   return a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0;
 }
 
+/** What `deleteStream` removed. */
+export interface DeletedStream {
+  /** How many records were removed: 0 when the stream had none (nothing was done). */
+  records: number;
+  /** Global position of the last record removed (0 when none): no record of the stream at or below it is read again. */
+  position: number;
+}
+
 export interface ReadOptions {
   fromRevision?: number;
   maxCount?: number;
@@ -113,6 +121,14 @@ export interface LogStore {
   highestPosition(): Promise<number>;
   /** Catch-up from `fromPosition` (exclusive), then live, in position order, each record once. */
   subscribe(options: SubscribeOptions): Observable<StoredRecord>;
+  /**
+   * Removes a stream entirely: its records and their tag entries are gone from every read (readStream,
+   * readAll, readByTag, streamHeads, streamPosition, subscriptions from an earlier position), and the stream
+   * is empty (revision -1) again: an append starts it from revision 0, and record ids it had are new again.
+   * Positions are never handed out twice. Waits for an append to the stream in flight. Idempotent: a
+   * stream without records answers `{records: 0, position: 0}`.
+   */
+  deleteStream(streamId: string): Promise<DeletedStream>;
   close(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Subscription } from 'rxjs';
 import { type Partition, WHOLE_LOG, assertPartition, checkpointName, isCheckpointOf, layoutCheckpoints, partitionOf } from './partitions';
 import { type ProjectedRecord, type Projection, projectedRecordOf, recordsFor } from './contract';
+import { deletedRecords, logsStreamDeletions } from './deleted-memories';
 
 export interface ProjectorOptions {
   store: LogStore;
@@ -84,6 +85,8 @@ class RunningProjector implements Projector {
 
   private committed = 0;
   private lastQueued = 0;
+  /** Whether batches check for deleted memories (the log records its deletions in this database). */
+  private checksDeletions = false;
   private readonly queue: StoredRecord[] = [];
   private subscription: Subscription | undefined;
   /** Bumped on every (un)subscribe, so late deliveries of an old subscription are ignored. */
@@ -124,6 +127,7 @@ class RunningProjector implements Projector {
       this.projections.map((p) => p.projection.name),
       this.partition.count,
     );
+    this.checksDeletions = await logsStreamDeletions(this.pool);
     const { rows } = await this.pool.query<{ position: string | number }>('SELECT position FROM rm_checkpoints WHERE projection = ANY($1)', [
       this.names,
     ]);
@@ -268,12 +272,14 @@ class RunningProjector implements Projector {
     }
     await inTransaction(this.pool, async (client) => {
       const checkpoints = await lockCheckpoints(client, this.names);
+      // Records of a memory deleted since they were read (the deletion held these locks) are gone: skipped.
+      const deleted = this.checksDeletions && records.length > 0 ? await deletedRecords(client, records) : () => false;
       for (const { projection, checkpoint, records: mine } of each) {
         const from = checkpoints.get(checkpoint);
         // Gone: another layout took over (see initialiseLayout); applying from 0 would double-apply.
         if (from === undefined)
           throw new Error(`checkpoint ${checkpoint} no longer exists: the projector partition layout changed; restart this projector`);
-        const unseen = mine.filter((r) => r.position > from);
+        const unseen = mine.filter((r) => r.position > from && !deleted(r));
         if (unseen.length > 0) await projection.handle(unseen, client);
       }
       await client.query('UPDATE rm_checkpoints SET position = $2 WHERE projection = ANY($1) AND position < $2', [this.names, last]);

@@ -1,4 +1,6 @@
-import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
+import { type LogStore, PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
+import { OpeningLogStore } from '@memotrace/memory-log';
+import { CachingKeyStore, PostgresSubjectKeyStore, databaseMasterKey, masterKeyFrom, subjectKeyMigrations } from '@memotrace/subject-keys';
 import { createPool, migrate, startEmbeddedPostgres, takeOverEmbeddedShutdown } from '@memotrace/postgres';
 import { readModelMigrations } from '@memotrace/read-models';
 import { searchIndexMigrations } from '@memotrace/search-index';
@@ -10,7 +12,13 @@ export interface Database {
   pool: Pool;
   /** The replica pool when READ_DATABASE_URL is set, else `pool`. */
   readPool: Pool;
-  store: PostgresLogStore;
+  /** The log as its readers see it: sealed content opened, or emptied where its keys are destroyed. */
+  store: LogStore;
+  /** The log as stored, content sealed: what is copied out of the service (the Kafka relay). */
+  sealedStore: PostgresLogStore;
+  /** Per-subject content keys (crypto-shredding), wrapped by the master key. */
+  keyStore: CachingKeyStore;
+  masterKey: Buffer;
   embedded: boolean;
   close(): Promise<void>;
 }
@@ -24,13 +32,21 @@ export async function openDatabase(config: RuntimeConfig, log: (message: string)
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
   const pool = createPool(url);
   const readPool = config.readDatabaseUrl ? createPool(config.readDatabaseUrl) : pool;
-  await migrate(pool, [...logStoreMigrations, ...readModelMigrations, ...searchIndexMigrations]);
-  const store = new PostgresLogStore(pool);
+  await migrate(pool, [...logStoreMigrations, ...readModelMigrations, ...searchIndexMigrations, ...subjectKeyMigrations]);
+  const sealedStore = new PostgresLogStore(pool);
+  // The embedded database keeps its master key in the data directory, beside (never inside) the
+  // database; a configured database without a configured key shares one through a table.
+  const masterKey = masterKeyFrom(process.env, embedded ? config.dataDir : undefined) ?? (await databaseMasterKey(pool));
+  const keyStore = new CachingKeyStore(new PostgresSubjectKeyStore(pool, masterKey));
+  const store = new OpeningLogStore(sealedStore, keyStore);
   return {
     url,
     pool,
     readPool,
     store,
+    sealedStore,
+    keyStore,
+    masterKey,
     embedded: embedded !== undefined,
     async close() {
       await store.close();

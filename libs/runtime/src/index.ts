@@ -4,3 +4,4 @@ export * from './database';
 export * from './tokens';
 export * from './infra-module';
 export * from './lifecycle';
+export * from './memory-deletions';

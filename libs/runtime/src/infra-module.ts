@@ -13,6 +13,7 @@ export function infraModule(config: RuntimeConfig, database: Database): Containe
     bind(TOKENS.pool).toConstantValue(database.pool);
     bind(TOKENS.readPool).toConstantValue(database.readPool);
     bind(TOKENS.store).toConstantValue(database.store);
+    bind(TOKENS.keyStore).toConstantValue(database.keyStore);
     bind(TOKENS.clock).toConstantValue(systemClock);
     bind(TOKENS.metrics).toConstantValue(new ServiceMetrics());
   });

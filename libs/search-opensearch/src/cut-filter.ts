@@ -11,12 +11,14 @@ import { docFields } from './visible-intervals';
  * holds the record times its kind's rule shows it at (record rule and requirement, settled by
  * the projection), so the record time is one `contains` for every kind; a validAt other than
  * '*' tests the validity field of the kinds whose rule has a validity, and nothing of the others.
+ * An erased version (kept for the rules of the items including it) is in no cut as an item.
  */
 export function cutFilter(memoryId: string, cut: SearchCut, kinds: readonly SearchableKind[] = SEARCHABLE_KINDS): Record<string, unknown>[] {
   const filters: Record<string, unknown>[] = [
     { term: { memoryId } },
     { terms: { kind: [...kinds] } },
     { range: { recorded: { gte: cut.recordedAt, lte: cut.recordedAt, relation: 'contains' } } },
+    { bool: { must_not: { term: { erased: true } } } },
   ];
   if (cut.validAt !== '*') {
     // Kinds grouped by the field of their validity (null: their rule has none).

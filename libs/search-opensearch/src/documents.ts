@@ -36,6 +36,12 @@ export interface SearchDoc {
   evidence?: string[];
   /** Kind-specific fields the projection needs back (src/rel/dst, names, ...); not indexed. */
   payload?: Record<string, unknown>;
+  /**
+   * Its content was erased (SPEC §5.2): a fact or event version kept without text, vector or
+   * content, for the rules of the items that include it (an event's facts, an episode's events).
+   * Never a hit: the cut filter leaves it out.
+   */
+  erased?: boolean;
 }
 
 /** A ranked hit: which item, how it scored. */
@@ -97,5 +103,9 @@ export const itemMappings = (dimension: number) => ({
     events: { type: 'keyword' },
     evidence: { type: 'keyword' },
     payload: { type: 'object', enabled: false },
+    erased: ERASED_MAPPING,
   },
 });
+
+/** Added to an index made before erasure (`ensureIndex`): the mapping is strict. */
+export const ERASED_MAPPING = { type: 'boolean' } as const;

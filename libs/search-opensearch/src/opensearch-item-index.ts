@@ -4,6 +4,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { cutFilter } from './cut-filter';
 import {
   DEFAULT_ITEM_INDEX,
+  ERASED_MAPPING,
   ITEM_SIMILARITY,
   VECTOR_DIMENSION,
   type IndexedKind,
@@ -44,6 +45,7 @@ export class OpenSearchItemIndex {
   /**
    * Creates the index, for vectors of `dimension`, if it is missing (idempotent); refuses an
    * existing index made for another dimension (its vectors could never be written or searched).
+   * An index made before erasure gets the `erased` field.
    */
   async ensureIndex(dimension = VECTOR_DIMENSION): Promise<void> {
     const exists = await this.client.indices.exists({ index: this.index });
@@ -53,6 +55,7 @@ export class OpenSearchItemIndex {
         throw new Error(
           `OpenSearch index ${this.index} holds ${held}-d vectors, the embedding model gives ${dimension}-d: drop it or name another index`,
         );
+      await this.client.indices.putMapping({ index: this.index, body: { properties: { erased: ERASED_MAPPING } } });
       return;
     }
     try {
@@ -98,6 +101,17 @@ export class OpenSearchItemIndex {
     if (response.body.errors) {
       const failed = response.body.items.map((item) => Object.values(item)[0]).find((r) => r?.error);
       throw new Error(`OpenSearch bulk write failed: ${JSON.stringify(failed?.error)}`);
+    }
+  }
+
+  /** Deletes documents of the memory by item key (one not there is no error). Gone from searches on return. */
+  async remove(memoryId: string, itemKeys: readonly string[]): Promise<void> {
+    if (itemKeys.length === 0) return;
+    const body = itemKeys.map((key) => ({ delete: { _index: this.index, _id: docId(memoryId, key), routing: memoryId } }));
+    const response = await this.client.bulk({ body, refresh: true });
+    if (response.body.errors) {
+      const failed = response.body.items.map((item) => Object.values(item)[0]).find((r) => r?.error);
+      if (failed) throw new Error(`OpenSearch bulk delete failed: ${JSON.stringify(failed.error)}`);
     }
   }
 

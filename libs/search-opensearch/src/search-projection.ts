@@ -1,4 +1,4 @@
-import { type Change, type ChangeType, type Instant, factText, mentionText, ruleOf } from '@memotrace/domain';
+import { type Change, type ChangeType, type ContentErased, type Instant, factText, mentionText, ruleOf } from '@memotrace/domain';
 import type { ProjectedRecord, Projection } from '@memotrace/projection';
 import { DEFAULT_ITEM_INDEX, type SearchDoc, VECTOR_DIMENSION } from './documents';
 import { type Interval, intersect, union } from './intervals';
@@ -8,6 +8,8 @@ import { SETTLE_ORDER, docFields, visibleIntervals } from './visible-intervals';
 /** Embeds texts in one batch (the search projector embeds; the command path never does). */
 export interface Embedder {
   embed(texts: readonly string[]): Promise<number[][]>;
+  /** Drops whatever it keeps of these texts: their content was erased (SPEC §5.2). */
+  forget?(texts: readonly string[]): void;
 }
 
 export const OPENSEARCH_PROJECTION = 'search-opensearch';
@@ -25,6 +27,12 @@ export const OPENSEARCH_PROJECTION = 'search-opensearch';
  * takes those vectors: a transaction holding its checkpoint row lock holds back the safe
  * head of every reader of the log, so embedding inside it stalled the read models. `handle`
  * folds the batch again from the index (another projector may have written in between).
+ *
+ * Erasure (SPEC §5.2): an erased mention's or entity's document is deleted; an erased fact's or
+ * event's versions keep only their structure (ids, times, members: the rules of the events and
+ * episodes including them read their times) with no text, vector or content, and are never hits.
+ * A record whose content reads null (read after its key was destroyed) makes no mention or entity
+ * document, and such fact or event versions are kept the same way. The embedder forgets the texts.
  */
 /** Needs none of the runner's transaction: OpenSearch is outside it (see below). */
 export interface OpenSearchProjection extends Projection {
@@ -44,7 +52,10 @@ export function openSearchProjection(index: OpenSearchItemIndex, options: { embe
       await batch.load(memoryRecords);
       for (const { recordedAt, position, changes } of memoryRecords) for (const change of changes) batch.apply(change, recordedAt, position);
       const changed = await batch.settle(options.embedder ? embed : undefined, dimension);
-      if (write) await index.upsert(changed);
+      if (!write) continue;
+      await index.upsert(changed);
+      await index.remove(memoryId, batch.removed());
+      if (batch.erasedTexts.length > 0) options.embedder?.forget?.(batch.erasedTexts);
     }
   };
   return {
@@ -92,8 +103,8 @@ function byMemory(records: readonly ProjectedRecord[]): Map<string, ProjectedRec
   return groups;
 }
 
-/** Names render facts; versions and mentions are the searchable items. */
-const HANDLED: readonly ChangeType[] = ['entity', 'mention', 'opened', 'closed', 'corrected'];
+/** Names render facts; versions and mentions are the searchable items; erasures take content away. */
+const HANDLED: readonly ChangeType[] = ['entity', 'mention', 'opened', 'closed', 'corrected', 'erased'];
 
 /** Lucene's cosine rejects zero vectors and a wrong dimension fails the whole bulk: such a doc is indexed without one. */
 const usable = (vector: number[] | undefined, dimension: number): number[] | null =>
@@ -110,6 +121,10 @@ class MemoryBatch {
   private readonly docs = new Map<string, SearchDoc>();
   private readonly dirty = new Set<string>();
   private readonly fresh = new Set<string>();
+  /** Documents to delete (erased mentions and entities). */
+  private readonly deleted = new Set<string>();
+  /** The texts erasures of the batch took away. */
+  readonly erasedTexts: string[] = [];
 
   constructor(
     private readonly index: OpenSearchItemIndex,
@@ -143,6 +158,12 @@ class MemoryBatch {
           case 'entity':
             keys.add(`entity:${change.entityId}`);
             break;
+          case 'erased':
+            change.facts.forEach((id) => factIds.add(id));
+            change.events.forEach((id) => eventIds.add(id));
+            change.mentions.forEach((id) => keys.add(`mention:${id}`));
+            change.entities.forEach((id) => keys.add(`entity:${id}`));
+            break;
           case 'labels':
           case 'merge':
           case 'relation':
@@ -174,7 +195,7 @@ class MemoryBatch {
   apply(change: Change, at: Instant, position: number): void {
     switch (change.change) {
       case 'entity':
-        if (this.docs.has(`entity:${change.entityId}`)) return;
+        if (this.docs.has(`entity:${change.entityId}`) || change.name === null) return;
         this.put({
           ...this.base('entity', change.entityId, `entity:${change.entityId}`, at, position),
           text: change.name,
@@ -182,8 +203,8 @@ class MemoryBatch {
         });
         return;
       case 'mention': {
-        if (this.docs.has(`mention:${change.mentionId}`)) return;
         const { mentionId, docId, text, speaker, occurredAt } = change;
+        if (this.docs.has(`mention:${mentionId}`) || text === null) return;
         this.put({
           ...this.base('mention', mentionId, `mention:${mentionId}`, at, position),
           text: mentionText({ speaker, text }),
@@ -199,18 +220,23 @@ class MemoryBatch {
         switch (change.kind) {
           case 'fact': {
             const { src, rel, dst, validFrom, validTo, evidence, confidence, source } = change.content;
-            this.put({
-              ...base,
-              text: factText({ src, rel, dst }, (id) => this.nameOf(id)),
-              valid: { from: validFrom, to: validTo },
-              evidence,
-              payload: { src, rel, dst, confidence, source },
-            });
+            const valid = { from: validFrom, to: validTo };
+            if (dst === null) this.put({ ...base, valid, evidence, vector: null, erased: true, payload: { src, rel, dst, confidence } });
+            else
+              this.put({
+                ...base,
+                text: factText({ src, rel, dst }, (id) => this.nameOf(id)),
+                valid,
+                evidence,
+                payload: { src, rel, dst, confidence, source },
+              });
             return;
           }
           case 'event': {
             const { summary, includesFacts, timeSpan, participants } = change.content;
-            this.put({ ...base, text: summary, valid: { from: timeSpan.from, to: timeSpan.to }, includesFacts, payload: { participants } });
+            const valid = { from: timeSpan.from, to: timeSpan.to };
+            if (summary === null) this.put({ ...base, valid, includesFacts, vector: null, erased: true, payload: { participants } });
+            else this.put({ ...base, text: summary, valid, includesFacts, payload: { participants } });
             return;
           }
           case 'episode': {
@@ -244,6 +270,9 @@ class MemoryBatch {
         });
         return;
       }
+      case 'erased':
+        this.erase(change, position);
+        return;
       case 'labels':
       case 'merge':
       case 'relation':
@@ -252,6 +281,42 @@ class MemoryBatch {
       default:
         return change satisfies never;
     }
+  }
+
+  /**
+   * Takes away what the erased items held up to the erasure (a version written after it, by a
+   * batch replayed, is new content): a fact's or event's versions keep their structure only, a
+   * mention's or entity's document goes.
+   */
+  private erase(erased: ContentErased, position: number): void {
+    const before = (doc: SearchDoc) => doc.position < position;
+    for (const [kind, ids] of [
+      ['fact', erased.facts],
+      ['event', erased.events],
+    ] as const) {
+      for (const id of ids) {
+        for (const doc of this.versions(kind, id)) {
+          if (!before(doc) || doc.erased) continue;
+          if (doc.text !== '') this.erasedTexts.push(doc.text);
+          Object.assign(doc, withoutContent(doc));
+          this.dirty.add(doc.itemKey);
+        }
+      }
+    }
+    for (const key of [...erased.mentions.map((id) => `mention:${id}`), ...erased.entities.map((id) => `entity:${id}`)]) {
+      const doc = this.docs.get(key);
+      if (doc === undefined || !before(doc)) continue;
+      if (doc.text !== '') this.erasedTexts.push(doc.text);
+      this.docs.delete(key);
+      this.dirty.delete(key);
+      this.fresh.delete(key);
+      this.deleted.add(key);
+    }
+  }
+
+  /** The documents to delete. */
+  removed(): string[] {
+    return [...this.deleted];
   }
 
   /**
@@ -277,7 +342,7 @@ class MemoryBatch {
     for (const kind of SETTLE_ORDER) for (const doc of this.all(kind)) this.setRecorded(doc, visibleIntervals(kind, doc, memberTimes));
 
     const changed = [...this.dirty].map((key) => this.docs.get(key)!);
-    const toEmbed = changed.filter((d) => this.fresh.has(d.itemKey) && d.kind !== 'entity' && !d.vector);
+    const toEmbed = changed.filter((d) => this.fresh.has(d.itemKey) && d.kind !== 'entity' && !d.vector && !d.erased);
     if (embed && toEmbed.length > 0) {
       const vectors = await embed(toEmbed.map((d) => d.text));
       toEmbed.forEach((d, i) => (d.vector = usable(vectors[i], dimension)));
@@ -293,6 +358,7 @@ class MemoryBatch {
     this.docs.set(doc.itemKey, doc);
     this.dirty.add(doc.itemKey);
     this.fresh.add(doc.itemKey);
+    this.deleted.delete(doc.itemKey);
   }
 
   private base(kind: SearchDoc['kind'], itemId: string, itemKey: string, at: Instant, position: number): SearchDoc {
@@ -346,4 +412,19 @@ class MemoryBatch {
     const name = this.docs.get(`entity:${entityId}`)?.payload?.['name'];
     return typeof name === 'string' ? name : entityId;
   }
+}
+
+/** A fact's or event's version as an erasure leaves it: ids, times and members, no text, vector, literal or source. */
+function withoutContent(doc: SearchDoc): SearchDoc {
+  const payload = doc.payload ?? {};
+  const structure =
+    doc.kind === 'fact'
+      ? {
+          src: payload['src'],
+          rel: payload['rel'],
+          dst: typeof payload['dst'] === 'string' ? payload['dst'] : null,
+          confidence: payload['confidence'],
+        }
+      : { participants: payload['participants'] };
+  return { ...doc, text: '', vector: null, payload: structure, erased: true };
 }

@@ -11,7 +11,9 @@ import { SETTLE_ORDER, visibleIntervals } from './visible-intervals';
  * random histories, their record-time sets settled from the rules (visibleIntervals, in
  * SETTLE_ORDER), then the query's filter (cutFilter) evaluated here as OpenSearch evaluates it
  * (`contains` on date ranges), must show what the domain's reference cut shows. The real
- * projection and node are checked by services/query/src/cut-conformance.int.spec.ts.
+ * projection and node are checked by services/query/src/cut-conformance.int.spec.ts. An erased
+ * fact or event version is kept (marked) for the rules of the items including it and is no
+ * item; an erased mention has no document (SPEC §5.2).
  */
 const plusMs = (instant: Instant, ms: number): Instant => new Date(Date.parse(instant) + ms).toISOString();
 const around = (instants: Iterable<Instant>): Instant[] => [
@@ -34,15 +36,20 @@ function docsOf(state: ReturnType<typeof fold>): Doc[] {
   });
   return [
     ...[...state.facts.values()].flatMap((f) =>
-      f.versions.map((v, n) => ({ ...base('fact', f.factId, n, v), valid: { from: v.validFrom, to: v.validTo } })),
+      f.versions.map((v, n) => ({ ...base('fact', f.factId, n, v), valid: { from: v.validFrom, to: v.validTo }, erased: v.erased === true })),
     ),
     ...[...state.events.values()].flatMap((vs) =>
-      vs.map((v, n) => ({ ...base('event', v.eventId, n, v), valid: { from: v.timeSpan.from, to: v.timeSpan.to }, includesFacts: v.includesFacts })),
+      vs.map((v, n) => ({
+        ...base('event', v.eventId, n, v),
+        valid: { from: v.timeSpan.from, to: v.timeSpan.to },
+        includesFacts: v.includesFacts,
+        erased: v.erased === true,
+      })),
     ),
     ...[...state.episodes.values()].flatMap((vs) =>
       vs.map((v, n) => ({ ...base('episode', v.episodeId, n, v), valid: { from: v.window.from, to: v.window.to }, events: v.events })),
     ),
-    ...[...state.mentions.values()].map((m) => ({ ...base('mention', m.mentionId, 0, m), valid: null })),
+    ...[...state.mentions.values()].filter((m) => m.erased !== true).map((m) => ({ ...base('mention', m.mentionId, 0, m), valid: null })),
     ...[...state.entities.values()].map((e) => base('entity', e.entityId, 0, e)),
   ];
 }
@@ -94,12 +101,14 @@ function matches(doc: Doc, clause: Record<string, unknown>): boolean {
 describe('OpenSearch\u2019s translation of the cut, evaluated in memory', () => {
   it('shows at every cut around every record time and validity bound what the reference cut shows', () => {
     let cuts = 0;
+    let erased = 0;
     fc.assert(
       fc.property(occurrenceHistoryArb, (batches) => {
         const { log } = runHistory(batches, { memoryId: 'm' });
         const full = fold(log);
         const docs = docsOf(full);
         settle(docs);
+        erased += docs.filter((d) => d.erased).length;
         const validAts: ValidAt[] = ['*', ...around(validityBounds(full))];
         for (const r of around(new Set(log.map((e) => e.meta.recordedAt)))) {
           const state = fold(log, r);
@@ -107,10 +116,17 @@ describe('OpenSearch\u2019s translation of the cut, evaluated in memory', () => 
             const filter = cutFilter('m', { validAt, recordedAt: r });
             const shown = [...new Set(docs.filter((d) => filter.every((c) => matches(d, c))).map((d) => `${d.kind}:${d.itemId}`))].sort();
             const expected = [
-              ...factsAt(state, validAt).map((f) => `fact:${f.factId}`),
-              ...eventsAt(state, validAt).map((e) => `event:${e.eventId}`),
+              // Erased items are no search items.
+              ...factsAt(state, validAt)
+                .filter((f) => f.erased !== true)
+                .map((f) => `fact:${f.factId}`),
+              ...eventsAt(state, validAt)
+                .filter((e) => e.erased !== true)
+                .map((e) => `event:${e.eventId}`),
               ...episodesAt(state, validAt).map((e) => `episode:${e.episodeId}`),
-              ...mentionsAt(state).map((m) => `mention:${m.mentionId}`),
+              ...mentionsAt(state)
+                .filter((m) => m.erased !== true)
+                .map((m) => `mention:${m.mentionId}`),
             ].sort();
             expect({ r, validAt, shown }).toEqual({ r, validAt, shown: expected });
             cuts += 1;
@@ -120,5 +136,6 @@ describe('OpenSearch\u2019s translation of the cut, evaluated in memory', () => 
       { numRuns: 60, seed: 3 },
     );
     expect(cuts).toBeGreaterThan(5_000);
+    expect(erased).toBeGreaterThan(0);
   });
 });

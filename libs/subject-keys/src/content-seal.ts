@@ -1,9 +1,10 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { LruMap } from './lru-map';
 import { KEY_BYTES } from './subject-key-store';
 
-const INFO = Buffer.from('memotrace content v1', 'utf8');
-const NO_SALT = Buffer.alloc(0);
+// HKDF-Expand's first block (info || 0x01): the subject keys are uniformly random already, so they
+// serve as the pseudorandom key without HKDF-Extract; one HMAC costs a fifth of node's hkdfSync.
+const EXPAND_INFO = Buffer.concat([Buffer.from('memotrace content v1', 'utf8'), Buffer.from([1])]);
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -12,7 +13,7 @@ const TAG_BYTES = 16;
 const dataKeys = new LruMap<string, Buffer>(10_000);
 
 /**
- * Seals a JSON value under subject keys: AES-256-GCM under a data key derived (HKDF-SHA256) from
+ * Seals a JSON value under subject keys: AES-256-GCM under a data key derived (HKDF-Expand, SHA-256) from
  * the keys in the order given, so callers pass them sorted by keyRefString. The memory id is
  * authenticated, so sealed content does not open in another memory. Output: base64 of iv|tag|ciphertext.
  */
@@ -52,7 +53,7 @@ function dataKeyFor(keys: readonly Buffer[]): Buffer {
   const cacheKey = material.toString('latin1');
   let dataKey = dataKeys.get(cacheKey);
   if (!dataKey) {
-    dataKey = Buffer.from(hkdfSync('sha256', material, NO_SALT, INFO, KEY_BYTES));
+    dataKey = createHmac('sha256', material).update(EXPAND_INFO).digest();
     dataKeys.set(cacheKey, dataKey);
   }
   return dataKey;

@@ -15,7 +15,8 @@ const INSERT_KEYS = `
     WHERE d.memory_id = $1 AND d.subject_kind = r.kind AND d.subject_id = r.id AND d.generation >= r.generation AND d.wrapped IS NULL
   )
   ORDER BY r.kind, r.id, r.generation
-  ON CONFLICT DO NOTHING`;
+  ON CONFLICT DO NOTHING
+  RETURNING subject_kind, subject_id, generation`;
 
 // A key is withheld when a later generation of its subject is destroyed: destroy covers every
 // generation up to its tombstone, including a key row that a racing create slipped in below it.
@@ -74,20 +75,38 @@ export class PostgresSubjectKeyStore implements SubjectKeyStore {
       generations.push(ref.generation);
     }
 
+    // Keys this call inserts are known without reading them back (and unwrapping them); only the
+    // others (existing, a concurrent creator's, or tombstoned) are read.
+    const pending = new Map(unique);
     if (options.create) {
       const material = randomBytes(KEY_BYTES * unique.size);
-      let offset = 0;
+      const fresh = new Map<string, Buffer>();
       const wrapped: Buffer[] = [];
+      let offset = 0;
       for (const refString of unique.keys()) {
-        wrapped.push(wrapKey(this.masterKey, memoryId, refString, material.subarray(offset, offset + KEY_BYTES)));
+        const key = Buffer.from(material.subarray(offset, offset + KEY_BYTES));
+        fresh.set(refString, key);
+        wrapped.push(wrapKey(this.masterKey, memoryId, refString, key));
         offset += KEY_BYTES;
       }
       material.fill(0);
-      await this.pool.query(INSERT_KEYS, [memoryId, kinds, ids, generations, wrapped]);
+      const inserted = await this.pool.query<Omit<KeyRow, 'wrapped'>>(INSERT_KEYS, [memoryId, kinds, ids, generations, wrapped]);
+      for (const row of inserted.rows) {
+        const refString = keyRefString({ kind: row.subject_kind, id: row.subject_id, generation: row.generation });
+        found.set(refString, fresh.get(refString)!);
+        pending.delete(refString);
+      }
+      if (pending.size === 0) return found;
     }
 
-    const { rows } = await this.pool.query<KeyRow>(SELECT_KEYS, [memoryId, kinds, ids, generations]);
-    for (const refString of unique.keys()) found.set(refString, null);
+    const rest = [...pending.values()];
+    const { rows } = await this.pool.query<KeyRow>(SELECT_KEYS, [
+      memoryId,
+      rest.map((r) => r.kind),
+      rest.map((r) => r.id),
+      rest.map((r) => r.generation),
+    ]);
+    for (const refString of pending.keys()) found.set(refString, null);
     for (const row of rows) {
       const refString = keyRefString({ kind: row.subject_kind, id: row.subject_id, generation: row.generation });
       found.set(refString, row.wrapped === null ? null : unwrapKey(this.masterKey, memoryId, refString, row.wrapped));

@@ -1,11 +1,10 @@
-import { normaliseName } from '@memotrace/domain';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { BatchPlan } from './batch-plan';
+import { type BatchPlan, labelRows, mentionRows } from './batch-plan';
 import { pgInstant, pgInstantOrNull } from './instants';
-import { EPISODES, EVENTS, FACTS, type VersionTable } from './read-model-writes';
+import { EPISODES, EVENTS, FACTS, type VersionTable, erasureColumns, nameKey } from './read-model-writes';
 import type { VersionLedger } from './version-ledger';
 
 /**
@@ -146,15 +145,9 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       ['recorded_from', 'text'],
       ['position', 'number'],
       ['name_key', 'text'],
+      ['erased', 'text'],
     ],
-    firstPerKey(plan.entities, (e) => `${e.memoryId}\u0000${e.entityId}`).map((e) => [
-      e.memoryId,
-      e.entityId,
-      e.name,
-      at(e.recordedFrom),
-      e.position,
-      normaliseName(e.name),
-    ]),
+    plan.entities.map((e) => [e.memoryId, e.entityId, e.name, at(e.recordedFrom), e.position, nameKey(e.name), e.erased === true]),
   );
   await copy(
     'rm_entity_labels',
@@ -168,7 +161,7 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       ['idx', 'number'],
       ['value_key', 'text'],
     ],
-    plan.labels.map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx, normaliseName(l.value)]),
+    labelRows(plan).map((l) => [l.memoryId, l.entityId, l.kind, l.value, at(l.recordedFrom), l.position, l.idx, nameKey(l.value)]),
   );
   await copy(
     'rm_entity_merges',
@@ -215,8 +208,9 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       ['speaker', 'text'],
       ['occurred_at', 'text'],
       ['recorded_from', 'text'],
+      ['erased', 'text'],
     ],
-    firstPerKey(plan.mentions, (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => [
+    firstPerKey(mentionRows(plan), (m) => `${m.memoryId}\u0000${m.mentionId}`).map((m) => [
       m.memoryId,
       m.mentionId,
       m.docId,
@@ -224,7 +218,27 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
       m.speaker,
       pgInstantOrNull(m.occurredAt),
       at(m.recordedFrom),
+      m.erased === true,
     ]),
+  );
+  const erasureColumnNames: Column[] = [
+    ['memory_id', 'text'],
+    ['position', 'number'],
+    ['recorded_at', 'text'],
+    ['subject_kind', 'text'],
+    ['subject_id', 'text'],
+    ['entities', 'text[]'],
+    ['facts', 'text[]'],
+    ['events', 'text[]'],
+    ['mentions', 'text[]'],
+  ];
+  await copy(
+    'rm_erasures',
+    erasureColumnNames,
+    plan.erasures.map((e) => {
+      const columns = erasureColumns(e);
+      return erasureColumnNames.map(([name]) => columns[name]);
+    }),
   );
   return written;
 }

@@ -24,6 +24,7 @@ import { cutPredicate, listedMembers, recordPredicate } from './cut-sql';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
 import { MergeForest, type MergeRow } from './merge-forest';
 import { namedStatement } from './named-statement';
+import type { LabelKind } from './batch-plan';
 import { READ_MODELS_PROJECTION } from './read-models-projection';
 import {
   EVENT_COLUMNS,
@@ -123,7 +124,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       const forest = await loadForest(q, memoryId, { through: recordedAt });
       const at = [memoryId, pgInstant(recordedAt)];
       const visible = cutPredicate('entity', 'e', { memoryId: '$1', recordedAt: '$2', validAt: null });
-      const labelled = (kind: 'alias' | 'type', keyTerm: string) =>
+      const labelled = (kind: LabelKind, keyTerm: string) =>
         `SELECT l.entity_id FROM rm_entity_labels l JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
           WHERE l.memory_id = $1 AND l.kind = '${kind}' AND ${keyTerm} AND ${recordPredicate('entity', 'l', '$2')}
             AND l.position >= e.position AND ${visible}`;
@@ -134,7 +135,9 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         const prefix = filter.match === 'prefix';
         const term = (column: string) => (prefix ? `${column} LIKE $3` : `${column} = $3`);
         selects.push([
-          `SELECT e.entity_id FROM rm_entities e WHERE ${visible} AND ${term('e.name_key')} UNION ${labelled('alias', term('l.value_key'))}`,
+          // An erased name has no key; a name given again after an erasure is a label from its record time on.
+          `SELECT e.entity_id FROM rm_entities e WHERE ${visible} AND ${term('e.name_key')}
+           UNION ${labelled('alias', term('l.value_key'))} UNION ${labelled('name', term('l.value_key'))}`,
           [...at, prefix ? key.replace(/[\\%_]/g, '\\$&') + '%' : key],
         ]);
       }
@@ -259,20 +262,20 @@ async function entityViews(q: Queryable, memoryId: string, forest: MergeForest, 
   const classes = ids.map((id) => forest.classOf(id));
   const members = [...new Set(classes.flat())];
   const r = pgInstant(recordedAt);
-  const { rows: entityRows } = await q.query<{ entity_id: string; name: string; recorded_from: string }>(
-    `SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from FROM rm_entities
+  const { rows: entityRows } = await q.query<{ entity_id: string; name: string | null; recorded_from: string; erased: boolean }>(
+    `SELECT entity_id, name, ${epochMs('recorded_from')} AS recorded_from, erased FROM rm_entities
       WHERE ${cutPredicate('entity', '', { memoryId: '$1', recordedAt: '$3', validAt: null })} AND entity_id = ANY($2::text[])`,
     [memoryId, [...new Set([...ids, ...members])], r],
   );
   const entities = new Map(entityRows.map((row) => [row.entity_id, row]));
-  const { rows: labelRows } = await q.query<{ entity_id: string; kind: 'alias' | 'type'; value: string }>(
+  const { rows: labelRows } = await q.query<{ entity_id: string; kind: LabelKind; value: string }>(
     `SELECT l.entity_id, l.kind, l.value FROM rm_entity_labels l
        JOIN rm_entities e ON e.memory_id = l.memory_id AND e.entity_id = l.entity_id
       WHERE l.memory_id = $1 AND l.entity_id = ANY($2::text[]) AND ${recordPredicate('entity', 'l', '$3')} AND l.position >= e.position
       ORDER BY l.position, l.idx`,
     [memoryId, members, r],
   );
-  const labels = new Map<string, { kind: 'alias' | 'type'; value: string }[]>();
+  const labels = new Map<string, { kind: LabelKind; value: string }[]>();
   for (const label of labelRows) {
     const list = labels.get(label.entity_id);
     if (list) list.push(label);
@@ -283,29 +286,55 @@ async function entityViews(q: Queryable, memoryId: string, forest: MergeForest, 
     const root = forest.canonical(id);
     const rootEntity = entities.get(root);
     if (!entities.has(id) || !rootEntity) continue;
-    // Same accumulation as entityAt: members in merge order, each one's name, then its aliases/types in log order.
-    const names = new Set<string>([rootEntity.name]);
+    // Same accumulation as entityAt: members in merge order, each one's name, then its aliases/types in log order;
+    // an erased name is in no list (an erased entity's labels are gone from the table).
+    const rootName = nameAt(rootEntity, labels.get(root));
+    const names = new Set<string>();
+    if (rootName.name !== null) names.add(rootName.name);
     const aliases = new Set<string>();
     const types = new Set<string>();
     const inClass = classes[i]!.filter((member) => entities.has(member));
     for (const member of inClass) {
-      names.add(entities.get(member)!.name);
-      if (member !== root) aliases.add(entities.get(member)!.name);
-      for (const label of labels.get(member) ?? []) (label.kind === 'alias' ? aliases : types).add(label.value);
+      const { name } = nameAt(entities.get(member)!, labels.get(member));
+      if (name !== null) {
+        names.add(name);
+        if (member !== root) aliases.add(name);
+      }
+      for (const label of labels.get(member) ?? []) {
+        if (label.kind === 'alias') aliases.add(label.value);
+        else if (label.kind === 'type') types.add(label.value);
+      }
     }
-    aliases.delete(rootEntity.name);
+    if (rootName.name !== null) aliases.delete(rootName.name);
     const classIds = new Set(inClass);
-    views.push({
+    const view: EntityView = {
       entityId: root,
-      name: rootEntity.name,
+      name: rootName.name,
       names: [...names],
       aliases: [...aliases],
       types: [...types],
       merges: forest.merges.filter((m) => classIds.has(m.dstRoot)).map((m) => ({ entityId: m.srcRoot, into: m.dstRoot, recordedAt: m.recordedAt })),
       recordedFrom: instantOfEpochMs(rootEntity.recorded_from),
-    });
+    };
+    if (rootName.erased) view.erased = true;
+    views.push(view);
   }
   return views;
+}
+
+/**
+ * An entity's name at r: the one a registration gave it again after an erasure (its labels at r, in
+ * log order: at most one survives, a later erasure deletes it), else its first one, null once erased.
+ */
+function nameAt(
+  entity: { name: string | null; erased: boolean },
+  labels: readonly { kind: LabelKind; value: string }[] = [],
+): {
+  name: string | null;
+  erased: boolean;
+} {
+  for (let i = labels.length - 1; i >= 0; i--) if (labels[i]!.kind === 'name') return { name: labels[i]!.value, erased: false };
+  return { name: entity.name, erased: entity.erased };
 }
 
 /**

@@ -1,8 +1,12 @@
 import type {
   EntityNameRow,
   EpisodeVersionRow,
+  ErasedItems,
+  ErasureSubject,
+  ErasureSubjectKind,
   EventVersionRow,
   FactVersionRow,
+  Instant,
   Literal,
   MentionItemRow,
   MergeRecord,
@@ -36,9 +40,9 @@ const TABLES = {
   facts: {
     table: 'rm_fact_versions',
     key: ['fact_id', 'version_no'],
-    columns: ['fact_id', 'version_no', 'src', 'rel', 'dst_entity', 'dst_literal', 'evidence', ...times('valid_from', 'valid_to')],
+    columns: ['fact_id', 'version_no', 'src', 'rel', 'dst_entity', 'dst_literal', 'evidence', ...times('valid_from', 'valid_to'), 'erased'],
     rows: (columns) => {
-      const [ids, versionNos, srcs, rels, dstEntities, dstLiterals, evidence, validFrom, validTo, recordedFrom, recordedTo] = columns as [
+      const [ids, versionNos, srcs, rels, dstEntities, dstLiterals, evidence, validFrom, validTo, recordedFrom, recordedTo, erased] = columns as [
         string[],
         number[],
         string[],
@@ -50,8 +54,10 @@ const TABLES = {
         (number | null)[],
         number[],
         (number | null)[],
+        boolean[],
       ];
       return ids.map((factId, i) => ({
+        ...(erased[i] ? { erased: true as const } : {}),
         factId,
         versionNo: versionNos[i]!,
         src: srcs[i]!,
@@ -73,7 +79,7 @@ const TABLES = {
       const [ids, versionNos, summaries, participants, includesFacts, from, to, recordedFrom, recordedTo] = columns as [
         string[],
         number[],
-        string[],
+        (string | null)[],
         Participant[][],
         string[][],
         number[],
@@ -84,7 +90,7 @@ const TABLES = {
       return ids.map((eventId, i) => ({
         eventId,
         versionNo: versionNos[i]!,
-        summary: summaries[i]!,
+        summary: summaries[i] ?? null,
         participants: participants[i]!,
         includesFacts: includesFacts[i]!,
         timeSpan: { from: from[i]!, to: to[i] ?? null },
@@ -127,7 +133,7 @@ const TABLES = {
       const [ids, docIds, texts, speakers, occurredAt, recordedFrom] = columns as [
         string[],
         string[],
-        string[],
+        (string | null)[],
         (string | null)[],
         (number | null)[],
         number[],
@@ -135,7 +141,7 @@ const TABLES = {
       return ids.map((mentionId, i) => ({
         mentionId,
         docId: docIds[i]!,
-        text: texts[i]!,
+        text: texts[i] ?? null,
         speaker: speakers[i] ?? null,
         occurredAt: occurredAt[i] ?? null,
         recordedFrom: recordedFrom[i]!,
@@ -144,11 +150,19 @@ const TABLES = {
   } satisfies Table<MentionItemRow>,
 };
 
+/**
+ * An entity's name now: its first one, or once erased (null) the one a registration gave it again
+ * after the erasure (a `name` label), if any.
+ */
+const ENTITY_NAME = `CASE WHEN rm_entities.erased THEN (SELECT l.value FROM rm_entity_labels l
+    WHERE l.memory_id = rm_entities.memory_id AND l.entity_id = rm_entities.entity_id AND l.kind = 'name'
+    ORDER BY l.position DESC LIMIT 1) ELSE rm_entities.name END`;
+
 const ENTITIES = {
-  columns: ['entity_id', 'name', epochMs('recorded_from')],
+  columns: ['entity_id', ENTITY_NAME, epochMs('recorded_from')],
   rows: (columns) => {
-    const [ids, names, recordedFrom] = columns as [string[], string[], number[]];
-    return ids.map((entityId, i) => ({ entityId, name: names[i]!, recordedFrom: instantOfEpochMs(recordedFrom[i]!) }));
+    const [ids, names, recordedFrom] = columns as [string[], (string | null)[], number[]];
+    return ids.map((entityId, i) => ({ entityId, name: names[i] ?? null, recordedFrom: instantOfEpochMs(recordedFrom[i]!) }));
   },
 } satisfies Pick<Table<EntityNameRow>, 'columns' | 'rows'>;
 
@@ -174,10 +188,27 @@ const select = (columns: readonly string[], rest: string) => `SELECT ${columns.m
 const columnsOf = (columns: readonly string[], rows: string) =>
   `(SELECT json_build_array(${columns.map((_, i) => `coalesce(json_agg(c${i}), '[]')`).join(', ')}) FROM (${rows}) r)`;
 
+/** One erasure the read models applied: the items whose content it removed (ids only). */
+export interface FeedErasure extends ErasedItems {
+  /** Log position of the erasure record: `erasureMark` and `erasuresSince` count in these. */
+  position: number;
+  recordedAt: Instant;
+  subject: ErasureSubject;
+}
+
 /**
  * The search corpus's feed from the read models. A delta (rows with a record time
  * after the corpus's watermark, or at it when that instant's count changed) is one
  * statement; a full read is one REPEATABLE READ snapshot read in pages.
+ *
+ * Erased content (SPEC §5.2) is not in the tables: an erased item's rows come with their
+ * ids, times and structure and null content (an entity's name, a literal dst, an event's
+ * summary, a mention's text and speaker), as do rows read after their key was destroyed;
+ * a consumer indexes no null text. An erasure rewrites rows without new record times, and so
+ * does a registration that names an erased entity again: deltas do not bring them. A corpus
+ * notes `erasureMark` before it reads, and reads it again when `changeMark` moves (both move
+ * it); a larger mark means content it holds is gone or renamed (`erasuresSince` says which
+ * items lost theirs), so it loads the memory again.
  */
 export class PostgresSearchFeed implements SearchFeed {
   constructor(
@@ -190,6 +221,48 @@ export class PostgresSearchFeed implements SearchFeed {
   async changeMark(): Promise<number> {
     const { rows } = await this.pool.query<{ mark: string | null }>('SELECT sum(position) AS mark FROM rm_checkpoints');
     return Number(rows[0]?.mark ?? 0);
+  }
+
+  /**
+   * The log position of the memory's latest erasure, or of a registration that named an erased
+   * entity again, that the read models applied; 0 when none. It only grows, moves in the transaction
+   * that wrote the rows, and costs two index probes.
+   */
+  async erasureMark(memoryId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ mark: string | null }>({
+      name: 'memotrace-search-feed-erasure-mark',
+      text: `SELECT greatest((SELECT max(position) FROM rm_erasures WHERE memory_id = $1),
+                             (SELECT max(position) FROM rm_entity_labels WHERE memory_id = $1 AND kind = 'name')) AS mark`,
+      values: [memoryId],
+    });
+    return Number(rows[0]?.mark ?? 0);
+  }
+
+  /** The memory's erasures the read models applied after log position `after` (0: all), in log order. */
+  async erasuresSince(memoryId: string, after = 0): Promise<FeedErasure[]> {
+    const { rows } = await this.pool.query<{
+      position: string;
+      recorded_at: string;
+      subject_kind: ErasureSubjectKind;
+      subject_id: string;
+      entities: string[];
+      facts: string[];
+      events: string[];
+      mentions: string[];
+    }>(
+      `SELECT position, ${epochMs('recorded_at')} AS recorded_at, subject_kind, subject_id, entities, facts, events, mentions
+         FROM rm_erasures WHERE memory_id = $1 AND position > $2 ORDER BY position`,
+      [memoryId, after],
+    );
+    return rows.map((row) => ({
+      position: Number(row.position),
+      recordedAt: instantOfEpochMs(row.recorded_at),
+      subject: { kind: row.subject_kind, id: row.subject_id },
+      entities: row.entities,
+      facts: row.facts,
+      events: row.events,
+      mentions: row.mentions,
+    }));
   }
 
   async *allItems(memoryId: string): AsyncIterable<SearchDelta> {

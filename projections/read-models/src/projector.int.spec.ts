@@ -1,8 +1,10 @@
-import { type Command, type MemoryRecord, factsAt, fold } from '@memotrace/domain';
+import { type Command, type MemoryRecord, entitiesAt, factsAt, fold } from '@memotrace/domain';
 import { type ProjectedRecord, type Projection, projectedPosition } from '@memotrace/projection';
 import { READ_MODELS_PROJECTION, readModelsProjection } from './read-models-projection';
 import { type Harness, MemoryWriter, openHarness } from './testing/pg-harness';
+import { readAfterErasures } from './testing/read-after-erasure';
 import { randomLog } from './testing/random-log';
+import { around, expectSameAsReplay, validBounds } from './testing/replay-compare';
 
 /**
  * The runtime: one transaction per batch with the checkpoint, so no event is
@@ -61,6 +63,49 @@ const everyPositionOnce = async (handled: number[], head: number) => {
   expect(rows.length).toBeGreaterThan(head / 2);
   expect([...handled].sort((a, b) => a - b)).toEqual(rows.map((r) => Number(r.position)));
 };
+
+describe('startProjector with erasures', () => {
+  it('answers as replay however the log is cut into batches, erasures and what they erase in one batch or apart, shredded reads too', async () => {
+    const memories: string[] = [];
+    let head = 0;
+    for (const seed of [31, 32]) {
+      const { batches } = randomLog(`erasing-${seed}`, seed, 150, { erase: true });
+      const read = readAfterErasures(batches);
+      let from = 0;
+      for (const batch of batches) {
+        head = await harness.append(`erasing-${seed}`, batch);
+        head = await harness.append(`erasing-${seed}-read`, read.slice(from, (from += batch.length)));
+      }
+      memories.push(`erasing-${seed}`, `erasing-${seed}-read`);
+    }
+    const { rows } = await harness.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM mt_events WHERE type = 'SubjectErased'`);
+    expect(rows[0]!.n).toBeGreaterThan(8);
+    // Batches of one record (every erasure apart from what it erases), then of many (most together), on fresh read models each.
+    for (const batchSize of [1, 13, 1000]) {
+      await harness.db.pool.query(
+        'TRUNCATE rm_fact_versions, rm_event_versions, rm_episode_versions, rm_entities, rm_entity_labels, rm_entity_merges, ' +
+          'rm_relations, rm_event_links, rm_mentions, rm_erasures, rm_checkpoints',
+      );
+      const projector = await harness.startProjector({ batchSize });
+      expect(await projector.waitForPosition(head, 30_000)).toBe(true);
+      await projector.stop();
+      for (const memoryId of memories) {
+        const log = await harness.log(memoryId);
+        const recordedAts = [...new Set(log.map((e) => e.meta.recordedAt))];
+        await expectSameAsReplay(harness.queries, memoryId, log, {
+          recordedAts: around(recordedAts).filter((_, k) => k % 9 === 4),
+          validAts: ['*', ...validBounds(log).filter((_, k) => k % 10 === 0)],
+          entityIds: [...fold(log).entities.keys()],
+        });
+        for (const r of recordedAts.filter((_, k) => k % 5 === 0)) {
+          expect(await harness.queries.entities(memoryId, r, { name: 'a', match: 'prefix' })).toEqual(
+            entitiesAt(fold(log, r), { name: 'a', match: 'prefix' }),
+          );
+        }
+      }
+    }
+  }, 240_000);
+});
 
 describe('startProjector', () => {
   it('resumes from its checkpoint after a restart without applying any event twice', async () => {

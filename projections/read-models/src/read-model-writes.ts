@@ -1,6 +1,19 @@
 import { type VersionedKind, normaliseName } from '@memotrace/domain';
 import type { PoolClient } from 'pg';
-import type { BatchPlan, EpisodeContent, EventContent, FactContent, StoredHeads, VersionedKey } from './batch-plan';
+import {
+  type BatchPlan,
+  type EpisodeContent,
+  type Erasable,
+  type ErasureRow,
+  type EventContent,
+  type FactContent,
+  type HeadKeys,
+  type StoredEntity,
+  type StoredHeads,
+  type VersionedKey,
+  labelRows,
+  mentionRows,
+} from './batch-plan';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant, pgInstantOrNull } from './instants';
 import { type FactRow, targetOfRow } from './view-rows';
 import { type StoredHead, type VersionClose, type VersionLedger, type VersionRow, headKey } from './version-ledger';
@@ -23,8 +36,9 @@ interface HeadRow {
   recorded_to: string | null;
 }
 
-export async function loadHeads(tx: Queryable, keys: Record<VersionedKind, VersionedKey[]>): Promise<StoredHeads> {
-  if (keys.fact.length + keys.event.length + keys.episode.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map() };
+export async function loadHeads(tx: Queryable, keys: HeadKeys): Promise<StoredHeads> {
+  const entities = await loadEntities(tx, keys.entity);
+  if (keys.fact.length + keys.event.length + keys.episode.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map(), entities };
   // The latest version is a cheap backward walk of the primary key. Left alone, the planner (stale
   // statistics during catch-up) probes a GiST index by memory_id and sorts, far slower per key.
   const { rows: setting } = await tx.query<{ previous: string }>(
@@ -33,18 +47,34 @@ export async function loadHeads(tx: Queryable, keys: Record<VersionedKind, Versi
   const heads = await loadHeadsByPrimaryKey(tx, keys);
   // Not in a finally: after an error the transaction is aborted, and its rollback drops the setting anyway.
   await tx.query(`SELECT set_config('enable_sort', $1, true)`, [setting[0]!.previous]);
-  return heads;
+  return { ...heads, entities };
 }
 
-async function loadHeadsByPrimaryKey(tx: Queryable, keys: Record<VersionedKind, VersionedKey[]>): Promise<StoredHeads> {
-  const facts = new Map<string, StoredHead<FactContent>>();
+/** The stored entities among those the batch registers, and whether each has a name (an erased one has none). */
+async function loadEntities(tx: Queryable, keys: readonly VersionedKey[]): Promise<Map<string, StoredEntity>> {
+  const entities = new Map<string, StoredEntity>();
+  if (keys.length === 0) return entities;
+  const { rows } = await tx.query<{ memory_id: string; entity_id: string; named: boolean }>(
+    `SELECT e.memory_id, e.entity_id,
+            e.name IS NOT NULL OR EXISTS (SELECT 1 FROM rm_entity_labels l
+                                           WHERE l.memory_id = e.memory_id AND l.entity_id = e.entity_id AND l.kind = 'name') AS named
+       FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
+       JOIN rm_entities e ON e.memory_id = k.memory_id AND e.entity_id = k.id`,
+    [keys.map((k) => k.memoryId), keys.map((k) => k.id)],
+  );
+  for (const row of rows) entities.set(headKey(row.memory_id, row.entity_id), { named: row.named });
+  return entities;
+}
+
+async function loadHeadsByPrimaryKey(tx: Queryable, keys: Record<VersionedKind, VersionedKey[]>): Promise<Omit<StoredHeads, 'entities'>> {
+  const facts = new Map<string, StoredHead<Erasable<FactContent>>>();
   if (keys.fact.length > 0) {
     const { rows } = await tx.query<FactHeadRow>(
       `SELECT k.memory_id, k.id, h.*
          FROM unnest($1::text[], $2::text[]) AS k(memory_id, id)
          CROSS JOIN LATERAL (
            SELECT v.version_no, ${epochMs('v.recorded_to')} AS recorded_to, v.src, v.rel, v.dst_entity, v.dst_literal,
-                  ${epochMs('v.valid_from')} AS valid_from, ${epochMs('v.valid_to')} AS valid_to, v.confidence, v.evidence, v.source
+                  ${epochMs('v.valid_from')} AS valid_from, ${epochMs('v.valid_to')} AS valid_to, v.confidence, v.evidence, v.source, v.erased
              FROM rm_fact_versions v
             WHERE v.memory_id = k.memory_id AND v.fact_id = k.id
             ORDER BY v.version_no DESC
@@ -64,6 +94,7 @@ async function loadHeadsByPrimaryKey(tx: Queryable, keys: Record<VersionedKind, 
           confidence: row.confidence,
           evidence: row.evidence,
           source: row.source,
+          ...(row.erased ? { erased: true as const } : {}),
         },
       });
     }
@@ -95,15 +126,17 @@ async function loadBareHeads<C>(tx: Queryable, table: string, idColumn: string, 
 }
 
 export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
+  // Before the inserts: the stored rows are all older than the batch's erasures, the batch's own are erased in the plan.
+  await eraseStored(tx, plan.erasures);
   await writeVersions(tx, plan.facts, FACTS);
   await writeVersions(tx, plan.events, EVENTS);
   await writeVersions(tx, plan.episodes, EPISODES);
   await insertJson(
     tx,
-    `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position, name_key)
-     SELECT memory_id, entity_id, name, recorded_from, position, name_key
+    `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position, name_key, erased)
+     SELECT memory_id, entity_id, name, recorded_from, position, name_key, erased
        FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, name text, recorded_from timestamptz, position bigint, ` +
-      `name_key text)
+      `name_key text, erased boolean)
      ON CONFLICT (memory_id, entity_id) DO NOTHING`,
     plan.entities.map((e) => ({
       memory_id: e.memoryId,
@@ -111,7 +144,8 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
       name: e.name,
       recorded_from: pgInstant(e.recordedFrom),
       position: e.position,
-      name_key: normaliseName(e.name),
+      name_key: nameKey(e.name),
+      erased: e.erased === true,
     })),
   );
   await insertJson(
@@ -120,7 +154,7 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
      SELECT memory_id, entity_id, kind, value, recorded_from, position, idx, value_key
        FROM json_to_recordset($1::json) AS r(memory_id text, entity_id text, kind text, value text, ` +
       `recorded_from timestamptz, position bigint, idx integer, value_key text)`,
-    plan.labels.map((l) => ({
+    labelRows(plan).map((l) => ({
       memory_id: l.memoryId,
       entity_id: l.entityId,
       kind: l.kind,
@@ -177,12 +211,12 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
   );
   await insertJson(
     tx,
-    `INSERT INTO rm_mentions (memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from)
-     SELECT memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from
+    `INSERT INTO rm_mentions (memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from, erased)
+     SELECT memory_id, mention_id, doc_id, text, speaker, occurred_at, recorded_from, erased
        FROM json_to_recordset($1::json) AS r(memory_id text, mention_id text, doc_id text, text text, speaker text, ` +
-      `occurred_at timestamptz, recorded_from timestamptz)
+      `occurred_at timestamptz, recorded_from timestamptz, erased boolean)
      ON CONFLICT (memory_id, mention_id) DO NOTHING`,
-    plan.mentions.map((m) => ({
+    mentionRows(plan).map((m) => ({
       memory_id: m.memoryId,
       mention_id: m.mentionId,
       doc_id: m.docId,
@@ -190,7 +224,85 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
       speaker: m.speaker,
       occurred_at: pgInstantOrNull(m.occurredAt),
       recorded_from: pgInstant(m.recordedFrom),
+      erased: m.erased === true,
     })),
+  );
+  await insertJson(
+    tx,
+    `INSERT INTO rm_erasures (memory_id, position, recorded_at, subject_kind, subject_id, entities, facts, events, mentions)
+     SELECT memory_id, position, recorded_at, subject_kind, subject_id, entities, facts, events, mentions
+       FROM json_to_recordset($1::json) AS r(memory_id text, position bigint, recorded_at timestamptz, subject_kind text, subject_id text, ` +
+      `entities text[], facts text[], events text[], mentions text[])`,
+    plan.erasures.map(erasureColumns),
+  );
+}
+
+/** An erasure's row of rm_erasures (ids only: ids never carry content). */
+export function erasureColumns(e: ErasureRow): Record<string, unknown> {
+  return {
+    memory_id: e.memoryId,
+    position: e.position,
+    recorded_at: pgInstant(e.recordedAt),
+    subject_kind: e.subject.kind,
+    subject_id: e.subject.id,
+    entities: e.entities,
+    facts: e.facts,
+    events: e.events,
+    mentions: e.mentions,
+  };
+}
+
+/** An entity name's lookup key; none for an erased name (no search finds it). */
+export function nameKey(name: string | null): string | null {
+  return name === null ? null : normaliseName(name);
+}
+
+/**
+ * The stored rows of the items the batch's erasures list lose their content in every version
+ * (evolve's `eraseContent`): names and name keys, labels, literals and sources, summaries, texts
+ * and speakers. Rows already erased are left as they are.
+ */
+async function eraseStored(tx: Queryable, erasures: readonly ErasureRow[]): Promise<void> {
+  if (erasures.length === 0) return;
+  const keys = (list: (e: ErasureRow) => string[]) => {
+    const memoryIds: string[] = [];
+    const ids: string[] = [];
+    for (const erasure of erasures) {
+      for (const id of list(erasure)) {
+        memoryIds.push(erasure.memoryId);
+        ids.push(id);
+      }
+    }
+    return [memoryIds, ids];
+  };
+  const each = async (list: (e: ErasureRow) => string[], sql: (items: string) => string) => {
+    const [memoryIds, ids] = keys(list);
+    if (ids!.length > 0) await tx.query(sql('unnest($1::text[], $2::text[]) AS k(memory_id, id)'), [memoryIds, ids]);
+  };
+  await each(
+    (e) => e.entities,
+    (items) => `UPDATE rm_entities t SET name = NULL, name_key = NULL, erased = true FROM ${items}
+                 WHERE t.memory_id = k.memory_id AND t.entity_id = k.id AND NOT t.erased`,
+  );
+  await each(
+    (e) => e.entities,
+    (items) => `DELETE FROM rm_entity_labels t USING ${items} WHERE t.memory_id = k.memory_id AND t.entity_id = k.id`,
+  );
+  // An entity dst is structure: only a literal goes.
+  await each(
+    (e) => e.facts,
+    (items) => `UPDATE rm_fact_versions t SET dst_literal = NULL, dst_text = NULL, source = NULL, erased = true FROM ${items}
+                 WHERE t.memory_id = k.memory_id AND t.fact_id = k.id AND NOT t.erased`,
+  );
+  await each(
+    (e) => e.events,
+    (items) => `UPDATE rm_event_versions t SET summary = NULL, erased = true FROM ${items}
+                 WHERE t.memory_id = k.memory_id AND t.event_id = k.id AND NOT t.erased`,
+  );
+  await each(
+    (e) => e.mentions,
+    (items) => `UPDATE rm_mentions t SET text = NULL, speaker = NULL, erased = true FROM ${items}
+                 WHERE t.memory_id = k.memory_id AND t.mention_id = k.id AND NOT t.erased`,
   );
 }
 
@@ -202,7 +314,7 @@ export interface VersionTable<C> {
   encode(content: C): Record<string, unknown>;
 }
 
-export const FACTS: VersionTable<FactContent> = {
+export const FACTS: VersionTable<Erasable<FactContent>> = {
   table: 'rm_fact_versions',
   idColumn: 'fact_id',
   columns: [
@@ -216,26 +328,29 @@ export const FACTS: VersionTable<FactContent> = {
     ['confidence', 'double precision'],
     ['evidence', 'text[]'],
     ['source', 'text'],
+    ['erased', 'boolean'],
   ],
   encode: (c) => ({
     src: c.src,
     rel: c.rel,
     dst_entity: typeof c.dst === 'string' ? c.dst : null,
-    dst_literal: typeof c.dst === 'string' ? null : { literal: c.dst.literal, datatype: c.dst.datatype },
-    dst_text: typeof c.dst === 'string' ? null : String(c.dst.literal),
+    dst_literal: c.dst === null || typeof c.dst === 'string' ? null : { literal: c.dst.literal, datatype: c.dst.datatype },
+    dst_text: c.dst === null || typeof c.dst === 'string' ? null : String(c.dst.literal),
     valid_from: pgInstant(c.validFrom),
     valid_to: pgInstantOrNull(c.validTo),
     confidence: c.confidence,
     evidence: c.evidence,
     source: c.source,
+    erased: c.erased === true,
   }),
 };
 
-export const EVENTS: VersionTable<EventContent> = {
+export const EVENTS: VersionTable<Erasable<EventContent>> = {
   table: 'rm_event_versions',
   idColumn: 'event_id',
   columns: [
     ['summary', 'text'],
+    ['erased', 'boolean'],
     ['participants', 'jsonb'],
     ['includes_facts', 'text[]'],
     ['span_from', 'timestamptz'],
@@ -243,6 +358,7 @@ export const EVENTS: VersionTable<EventContent> = {
   ],
   encode: (c) => ({
     summary: c.summary,
+    erased: c.erased === true,
     participants: c.participants.map((p) => ({ entityId: p.entityId, role: p.role })),
     includes_facts: c.includesFacts,
     span_from: pgInstant(c.timeSpan.from),

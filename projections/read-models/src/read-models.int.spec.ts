@@ -1,6 +1,8 @@
-import { type Instant, type MemoryRecord, fold } from '@memotrace/domain';
+import { type EntityFilter, type Instant, type MemoryRecord, entitiesAt, fold } from '@memotrace/domain';
 import type { Projector } from '@memotrace/projection';
 import { type Harness, MemoryWriter, openHarness } from './testing/pg-harness';
+import { readAfterErasures } from './testing/read-after-erasure';
+import { ERASURE_STORY } from './testing/erasure-story';
 import { randomLog } from './testing/random-log';
 import { around, expectSameAsReplay, plusMs, validBounds } from './testing/replay-compare';
 
@@ -340,4 +342,205 @@ describe('read models answer exactly what replay answers', () => {
       }
     }
   }, 120_000);
+});
+
+/**
+ * Erasure (SPEC §5.2): canary strings in every content field, erased by entity, fact, mention and
+ * document, then written again. The SQL answers equal replay's at every cut, before and after the
+ * erasure (it changes the past), whether the erasure and what it erases are projected in one batch
+ * or several, and no canary is left in any read-model table.
+ */
+describe('erasure', () => {
+  const story = ERASURE_STORY;
+  const FILTERS = [
+    { dst: 'canary@example.org' },
+    { dst: 'new@example.org' },
+    { dst: '4242' },
+    { dst: 'Paris' },
+    { src: 'alice' },
+    { src: 'ally' },
+    { dst: 'acme' },
+    { rel: 'email' },
+  ];
+  const ENTITY_FILTERS: EntityFilter[] = [
+    {},
+    { name: 'CanaryAlice' },
+    { name: 'CanaryAli' },
+    { name: 'canary', match: 'prefix' },
+    { name: 'Ally' },
+    { name: 'Alice Again' },
+    { name: 'ali', match: 'prefix' },
+    { type: 'canary-type' },
+    { type: 'person' },
+  ];
+
+  /** Every query against replay, entity search included, and no canary in any table. */
+  async function expectErasedAsReplay(memoryId: string): Promise<MemoryRecord[]> {
+    const log = await expectReplayEverywhere(memoryId, { filters: FILTERS, entityIds: ['alice', 'ally', 'acme', 'bob', 'ghost'] });
+    for (const r of [...new Set(log.map((e) => e.meta.recordedAt)), at('MON', '10:00'), LATER]) {
+      for (const filter of ENTITY_FILTERS) {
+        expect({ r, filter, answer: await harness.queries.entities(memoryId, r, filter) }).toEqual({
+          r,
+          filter,
+          answer: entitiesAt(fold(log, r), filter),
+        });
+      }
+    }
+    const { rows } = await harness.db.pool.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'rm\\_%'`,
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(11);
+    for (const { table_name: table } of rows) {
+      const { rows: found } = await harness.db.pool.query(`SELECT t::text AS row FROM ${table} t WHERE t::text ILIKE '%canary%'`);
+      expect({ table, found: found.map((f) => f.row) }).toEqual({ table, found: [] });
+    }
+    return log;
+  }
+
+  async function writeAcross(memoryId: string): Promise<void> {
+    const m = new MemoryWriter(harness, memoryId);
+    for (const step of story) await projected(await m.when(...step));
+  }
+
+  it('erases an entity, a document, a fact and a mention projected batch after batch; what is written after is new content', async () => {
+    await writeAcross('erase-across');
+    const log = await expectErasedAsReplay('erase-across');
+    const q = harness.queries;
+    // A cut before the erasures: the content is gone there too, ids, times and structure stay.
+    const before = { validAt: '*' as const, recordedAt: at('MON', '10:00') };
+    const facts = await q.facts('erase-across', before, {});
+    expect(facts.map((f) => [f.factId, f.dst, f.source, f.erased])).toEqual([
+      ['f-age', null, null, true],
+      ['f-city', { literal: 'Paris', datatype: 'string' }, 'website', undefined],
+      ['f-email', null, null, true],
+      ['f-works', 'acme', null, true],
+    ]);
+    expect(facts.find((f) => f.factId === 'f-city')).not.toHaveProperty('erased');
+    expect(await q.entity('erase-across', 'alice', at('TUE', '10:00'))).toMatchObject({
+      name: null,
+      names: ['Ally'],
+      aliases: ['Ally'],
+      types: [],
+      erased: true,
+    });
+    expect((await q.events('erase-across', before)).map((e) => [e.eventId, e.summary, e.erased])).toEqual([
+      ['ev-bob', 'Bob left', undefined],
+      ['ev-join', null, true],
+    ]);
+    expect((await q.mentions('erase-across', before.recordedAt)).map((m) => [m.mentionId, m.text, m.speaker, m.erased])).toEqual([
+      ['m1', null, null, true],
+      ['m2', null, null, true],
+      ['m3', 'unrelated', 'Bob', undefined],
+      ['m4', null, null, true],
+    ]);
+    expect(await q.facts('erase-across', before, { dst: 'canary@example.org' })).toEqual([]);
+    expect(await q.entities('erase-across', before.recordedAt, { name: 'canary', match: 'prefix' })).toEqual([]);
+    // Written after the erasure: new content, not erased.
+    const now = { validAt: '*' as const, recordedAt: LATER };
+    expect((await q.facts('erase-across', now, { dst: 'new@example.org' })).map((f) => [f.factId, f.source, f.erased])).toEqual([
+      ['f-email', 'new source', undefined],
+    ]);
+    expect(await q.entity('erase-across', 'alice', LATER)).toMatchObject({
+      name: 'Alice Again',
+      names: ['Alice Again', 'Ally'],
+      aliases: ['Ali', 'Ally'],
+      types: ['person'],
+    });
+    expect(await q.entity('erase-across', 'alice', LATER)).not.toHaveProperty('erased');
+    const history = (await q.history('erase-across', 'f-email'))!;
+    expect(history.map((v) => [v.dst, v.erased])).toEqual([
+      [null, true],
+      [null, true],
+      [null, true],
+      [{ literal: 'new@example.org', datatype: 'string' }, undefined],
+    ]);
+    // The erasures are listed for the search side, in log order.
+    const { rows } = await harness.db.pool.query(
+      `SELECT subject_kind, subject_id, entities, facts, events, mentions FROM rm_erasures WHERE memory_id = $1 ORDER BY position`,
+      ['erase-across'],
+    );
+    expect(rows).toEqual(
+      log
+        .flatMap((r) => (r.type === 'SubjectErased' ? [r.data] : []))
+        .map(({ subject, entities, facts: erased, events, mentions }) => ({
+          subject_kind: subject.kind,
+          subject_id: subject.id,
+          entities,
+          facts: erased,
+          events,
+          mentions,
+        })),
+    );
+    expect(rows).toHaveLength(4);
+  }, 120_000);
+
+  it('erases what the same batch wrote before the erasure, and keeps what it writes after', async () => {
+    const m = new MemoryWriter(harness, 'erase-within');
+    const position = (await m.when(...story.flat()))!;
+    await projected(position);
+    const within = await expectErasedAsReplay('erase-within');
+    await writeAcross('erase-across-2');
+    const across = await harness.log('erase-across-2');
+    // One batch or many: the same answers.
+    for (const r of [...new Set(within.map((e) => e.meta.recordedAt)), LATER]) {
+      const cut = { validAt: '*' as const, recordedAt: r };
+      expect(await harness.queries.facts('erase-within', cut, {})).toEqual(await harness.queries.facts('erase-across-2', cut, {}));
+      expect(await harness.queries.entity('erase-within', 'alice', r)).toEqual(await harness.queries.entity('erase-across-2', 'alice', r));
+      expect(await harness.queries.events('erase-within', cut)).toEqual(await harness.queries.events('erase-across-2', cut));
+      expect(await harness.queries.mentions('erase-within', r)).toEqual(await harness.queries.mentions('erase-across-2', r));
+    }
+    expect(within.length).toBe(across.length);
+  }, 120_000);
+
+  it('stores the nulls of records read after their keys were destroyed, and answers as replay of that log', async () => {
+    const m = new MemoryWriter(harness, 'erase-source');
+    const batches: MemoryRecord[][] = [];
+    for (const step of story) {
+      await m.when(...step);
+      const log = await harness.log('erase-source');
+      batches.push(log.slice(batches.flat().length));
+    }
+    const read = readAfterErasures(batches);
+    expect(read.filter((r, i) => r !== batches.flat()[i]).length).toBeGreaterThan(5);
+    for (const [i, batch] of batches.entries()) {
+      const from = batches.slice(0, i).flat().length;
+      await projected(await harness.append('erase-shredded', read.slice(from, from + batch.length)));
+    }
+    await expectErasedAsReplay('erase-shredded');
+  }, 120_000);
+
+  it('random logs with erasures and their shredded reads, cut at every record time', async () => {
+    for (const seed of [21, 22]) {
+      const { batches, records, recordedAts } = randomLog(`erase-rand-${seed}`, seed, 200, { erase: true });
+      expect(records.filter((r) => r.type === 'SubjectErased').length).toBeGreaterThan(3);
+      const read = readAfterErasures(batches);
+      let from = 0;
+      let last = 0;
+      for (const batch of batches) {
+        last = await harness.append(`erase-rand-${seed}`, batch);
+        last = await harness.append(`erase-rand-${seed}-read`, read.slice(from, from + batch.length));
+        from += batch.length;
+      }
+      await projected(last);
+      for (const memoryId of [`erase-rand-${seed}`, `erase-rand-${seed}-read`]) {
+        const log = await harness.log(memoryId);
+        const state = fold(log);
+        await expectSameAsReplay(harness.queries, memoryId, log, {
+          recordedAts: [...around(recordedAts).filter((_, k) => k % 7 === 1), LATER],
+          validAts: ['*', ...validBounds(log).filter((_, k) => k % 8 === 0), LATER],
+          filters: ['e1', 'e2', '42', 'true', 'x, "y"'].flatMap((id) => [{ src: id }, { dst: id }]),
+          entityIds: [...state.entities.keys()],
+        });
+        for (const r of [...recordedAts.filter((_, k) => k % 6 === 0), LATER]) {
+          for (const filter of [{}, { name: 'ada' }, { name: 'bo', match: 'prefix' as const }, { type: 'person' }]) {
+            expect({ r, filter, answer: await harness.queries.entities(memoryId, r, filter) }).toEqual({
+              r,
+              filter,
+              answer: entitiesAt(fold(log, r), filter),
+            });
+          }
+        }
+      }
+    }
+  }, 240_000);
 });

@@ -7,6 +7,8 @@ import { PostgresMemoryQueries } from './postgres-memory-queries';
 import type { Projector } from '@memotrace/projection';
 import { type RebuildProgress, dropSchema, rebuildReadModels, snapshotSearchPath } from './rebuild';
 import { type Harness, openHarness } from './testing/pg-harness';
+import { readAfterErasures } from './testing/read-after-erasure';
+import { randomLog } from './testing/random-log';
 import { expectSameAsReplay, plusMs, validBounds } from './testing/replay-compare';
 
 /**
@@ -63,11 +65,33 @@ async function expectSameAnswers(a: MemoryQueries, b: MemoryQueries, memoryId: s
   return compared;
 }
 
+/** Memories with erasures (SPEC §5.2), as decided and as read back once their keys are destroyed (null content before each erasure). */
+async function writeErasingMemories(prefix: string, seed: number): Promise<number> {
+  const { batches } = randomLog(`${prefix}-erasing`, seed, 150, { erase: true });
+  const read = readAfterErasures(batches);
+  let position = 0;
+  let from = 0;
+  for (const batch of batches) {
+    await harness.append(`${prefix}-erasing`, batch);
+    position = await harness.append(`${prefix}-erasing-read`, read.slice(from, (from += batch.length)));
+  }
+  memories.push(`${prefix}-erasing`, `${prefix}-erasing-read`);
+  return position;
+}
+
 beforeAll(async () => {
   harness = await openHarness();
   projector = await harness.startProjector({ batchSize: 100 });
-  const position = await writeRandomMemories('rebuild', 10, 7);
+  await writeRandomMemories('rebuild', 10, 7);
+  const position = await writeErasingMemories('rebuild', 7);
   expect(await projector.waitForPosition(position, 30_000)).toBe(true);
+  // Not vacuous: erasures to apply, before T and after it (a snapshot to T applies those too).
+  const { rows } = await harness.db.pool.query<{ before: number; after: number }>(
+    'SELECT count(*) FILTER (WHERE recorded_at <= $1)::int AS before, count(*) FILTER (WHERE recorded_at > $1)::int AS after FROM rm_erasures',
+    [RECORD_TIMES[4]],
+  );
+  expect(rows[0]!.before).toBeGreaterThan(0);
+  expect(rows[0]!.after).toBeGreaterThan(0);
 });
 
 afterAll(async () => {
@@ -141,6 +165,7 @@ describe('bulk-loaded rebuild vs the live projector', () => {
         'rm_relations',
         'rm_event_links',
         'rm_mentions',
+        'rm_erasures',
         'rm_checkpoints',
       ];
       let rows = 0;

@@ -30,7 +30,9 @@ import { READ_MODEL_TABLES, readModelStatements } from './schema';
  *   explicit request (`snapshotSearchPath`: a pool whose search_path is the
  *   snapshot schema) and dropped with `dropSchema` when no longer needed. Since
  *   record time is monotone per memory, it answers every query at record time
- *   <= T exactly as the live projection does.
+ *   <= T exactly as the live projection does. Erasures recorded after T are applied
+ *   too (an erasure changes the past); one accepted after the snapshot was built does
+ *   not reach it: drop the snapshot (or build it again).
  */
 export interface RebuildProgress {
   schema: string;
@@ -104,7 +106,13 @@ export async function rebuildReadModels(options: RebuildOptions): Promise<Rebuil
       if (page.length === 0) break;
       for (const stored of page) {
         const record = projectedRecordOf(stored);
-        if (record === null || record.changes.length === 0 || (to !== undefined && record.recordedAt > to)) continue;
+        if (record === null || record.changes.length === 0) continue;
+        if (to !== undefined && record.recordedAt > to) {
+          // An erasure changes the past: the snapshot applies those recorded after T too (as reading folds do).
+          const erasures = record.changes.filter((change) => change.change === 'erased');
+          if (erasures.length > 0) applyToPlan(plan, { ...record, changes: erasures });
+          continue;
+        }
         applyToPlan(plan, record);
         applied += 1;
       }

@@ -3,6 +3,7 @@ import { DatabaseError } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import {
   ReadModelsEntityNameKeys1796000000000,
+  ReadModelsErasure1796200000000,
   ReadModelsMentionsByDoc1795910000000,
   ReadModelsNoFactCutIndex1795800000000,
   ReadModelsNoOpenIndex1795700000000,
@@ -22,6 +23,7 @@ beforeAll(async () => {
     'ReadModelsNoFactCutIndex1795800000000',
     'ReadModelsMentionsByDoc1795910000000',
     'ReadModelsEntityNameKeys1796000000000',
+    'ReadModelsErasure1796200000000',
   ]);
 });
 
@@ -189,6 +191,91 @@ describe('read-model schema', () => {
       );
     await insertEpisode(1, T(1), null);
     expect(await pgError(insertEpisode(2, T(2), null))).toMatchObject({ code: '23503', constraint: 'rm_episode_versions_previous_ended' });
+  });
+
+  it('holds an erased literal (no dst at all) but never two dsts, and names given again as labels', async () => {
+    const insert = (factId: string, entity: string | null, literal: string | null) =>
+      db.pool.query(
+        `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_entity, dst_literal, valid_from, recorded_from, evidence, erased)
+         VALUES ('m', $1, 1, 'a', 'email', $2::text, $3::jsonb, $4, $4, '{}', $2::text IS NULL AND $3::jsonb IS NULL)`,
+        [factId, entity, literal, T(1)],
+      );
+    await insert('erased-literal', null, null);
+    expect(await pgError(insert('two-dsts', 'b', '{"literal": "x", "datatype": "string"}'))).toMatchObject({
+      code: '23514',
+      constraint: 'rm_fact_versions_dst',
+    });
+    const label = (kind: string, idx: number) =>
+      db.pool.query(
+        `INSERT INTO rm_entity_labels (memory_id, entity_id, kind, value, recorded_from, position, idx, value_key)
+         VALUES ('m', 'a', $1, 'Ada', $2, 9, $3, 'ada')`,
+        [kind, T(1), idx],
+      );
+    await label('name', 0);
+    expect(await pgError(label('nick', 1))).toMatchObject({ code: '23514', constraint: 'rm_entity_labels_kind_check' });
+  });
+
+  it('migrates a database made before erasure: nullable content, erased flags, the weaker dst check, name labels, the erasures table', async () => {
+    const old = await createTestDatabase();
+    const catalog = async (pool: TestDatabase['pool']) => ({
+      columns: (
+        await pool.query(
+          `SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name LIKE 'rm\\_%' ORDER BY 1, 2`,
+        )
+      ).rows,
+      constraints: (
+        await pool.query(
+          `SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) AS def, k.convalidated FROM pg_constraint k
+             JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relname LIKE 'rm\\_%' ORDER BY 1, 2`,
+        )
+      ).rows,
+    });
+    try {
+      await migrate(old.pool, readModelMigrations);
+      const runner = { query: async (sql: string, params?: unknown[]) => (await old.pool.query(sql, params)).rows } as unknown as QueryRunner;
+      const erasure = new ReadModelsErasure1796200000000();
+      await erasure.down(runner);
+      await old.pool.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [erasure.name]);
+      for (const [table, column] of [
+        ['rm_entities', 'name'],
+        ['rm_entities', 'name_key'],
+        ['rm_event_versions', 'summary'],
+        ['rm_mentions', 'text'],
+      ])
+        await old.pool.query(`ALTER TABLE ${table} ALTER COLUMN ${column} SET NOT NULL`);
+      await old.pool.query(
+        `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position, name_key) VALUES ('m', 'a', 'Ada', $1, 1, 'ada')`,
+        [T(1)],
+      );
+      await old.pool.query(
+        `INSERT INTO rm_fact_versions (memory_id, fact_id, version_no, src, rel, dst_literal, valid_from, recorded_from, evidence)
+         VALUES ('m', 'f', 1, 'a', 'email', '{"literal": "x", "datatype": "string"}', $1, $1, '{}')`,
+        [T(1)],
+      );
+      expect(
+        await pgError(
+          old.pool.query(`INSERT INTO rm_mentions (memory_id, mention_id, doc_id, text, recorded_from) VALUES ('m', 'x', 'd', NULL, $1)`, [T(1)]),
+        ),
+      ).toMatchObject({
+        code: '23502',
+      });
+      expect(await migrate(old.pool, readModelMigrations)).toEqual([erasure.name]);
+      // The rows it found are not erased; the tables are those the schema makes today.
+      expect((await old.pool.query('SELECT erased FROM rm_entities')).rows).toEqual([{ erased: false }]);
+      expect((await old.pool.query('SELECT erased FROM rm_fact_versions')).rows).toEqual([{ erased: false }]);
+      expect(await catalog(old.pool)).toEqual(await catalog(db.pool));
+      await old.pool.query(
+        `INSERT INTO rm_mentions (memory_id, mention_id, doc_id, text, recorded_from, erased) VALUES ('m', 'x', 'd', NULL, $1, true)`,
+        [T(1)],
+      );
+      // On tables made with erasure, it changes nothing.
+      await erasure.up(runner);
+      expect(await catalog(old.pool)).toEqual(await catalog(db.pool));
+    } finally {
+      await old.drop();
+    }
   });
 
   it('migrates a database made before the entity name keys: fills them as the domain normalises names, then indexes them', async () => {

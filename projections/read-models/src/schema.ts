@@ -65,6 +65,37 @@ const MENTIONS_DOC_INDEX = 'CREATE INDEX rm_mentions_doc ON rm_mentions (memory_
  * JavaScript's). "C" ordering serves `LIKE 'prefix%'` from the same btree as equality.
  */
 const NAME_KEY = 'text COLLATE "C" NOT NULL';
+/** An entity's name key goes with its name when the entity is erased. */
+const ERASABLE_NAME_KEY = 'text COLLATE "C" NULL';
+/**
+ * An entity or a literal, never both; neither once the literal is erased. A record read after its
+ * key was destroyed brings a null literal before the erasure that marks the row `erased`, so the
+ * check cannot ask for the flag.
+ */
+const FACT_DST_CHECK = 'dst_entity IS NULL OR dst_literal IS NULL';
+/** A label is an alias, a type, or the name a registration gives an erased entity again. */
+const LABEL_KINDS = "kind IN ('alias', 'type', 'name')";
+/** The checks before erasure, for taking its migration back. */
+const LABEL_KINDS_BEFORE_ERASURE = "kind IN ('alias', 'type')";
+const FACT_DST_CHECK_BEFORE_ERASURE = '(dst_entity IS NULL) <> (dst_literal IS NULL)';
+
+/**
+ * One row per erasure (SPEC §5.2), written with the rows it erases: what the search side reads to
+ * learn that content it loaded is gone (ids only; ids never carry content).
+ */
+const ERASURES_TABLE = `CREATE TABLE rm_erasures (
+     memory_id ${ID} NOT NULL,
+     -- log position of the erasure record
+     position bigint NOT NULL,
+     recorded_at timestamptz NOT NULL,
+     subject_kind text NOT NULL CHECK (subject_kind IN ('entity', 'fact', 'mention', 'doc')),
+     subject_id ${ID} NOT NULL,
+     entities text[] NOT NULL,
+     facts text[] NOT NULL,
+     events text[] NOT NULL,
+     mentions text[] NOT NULL
+   )`;
+
 const ENTITY_NAME_KEY_INDEX = 'CREATE INDEX rm_entities_name_key ON rm_entities (memory_id, name_key)';
 const ENTITY_LABEL_KEY_INDEX = 'CREATE INDEX rm_entity_labels_value_key ON rm_entity_labels (memory_id, kind, value_key)';
 
@@ -93,9 +124,11 @@ export const readModelStatements: string[] = [
      ${VERSION_CHAIN_COLUMNS},
      confidence double precision NULL,
      evidence text[] NOT NULL,
+     -- its content (source, and a literal dst) was erased (SPEC §5.2)
+     erased boolean NOT NULL DEFAULT false,
      source text NULL,
      CONSTRAINT rm_fact_versions_valid_interval CHECK (valid_to IS NULL OR valid_from < valid_to),
-     CONSTRAINT rm_fact_versions_dst CHECK ((dst_entity IS NULL) <> (dst_literal IS NULL))
+     CONSTRAINT rm_fact_versions_dst CHECK (${FACT_DST_CHECK})
    )`,
   ...primaryKey('rm_fact_versions', 'memory_id, fact_id, version_no'),
   ...versionedConstraints('rm_fact_versions', 'fact_id'),
@@ -109,11 +142,13 @@ export const readModelStatements: string[] = [
   `CREATE TABLE rm_entities (
      memory_id ${ID} NOT NULL,
      entity_id ${ID} NOT NULL,
-     name text NOT NULL,
+     -- its first name: null once erased, with its key and its labels (a name given again is a 'name' label)
+     name text NULL,
      recorded_from timestamptz NOT NULL,
      -- log position of the registration: aliases logged before it do not belong to it (as in evolve)
      position bigint NOT NULL,
-     name_key ${NAME_KEY}
+     name_key ${ERASABLE_NAME_KEY},
+     erased boolean NOT NULL DEFAULT false
    )`,
   ...primaryKey('rm_entities', 'memory_id, entity_id'),
   ENTITY_NAME_KEY_INDEX,
@@ -121,7 +156,8 @@ export const readModelStatements: string[] = [
   `CREATE TABLE rm_entity_labels (
      memory_id ${ID} NOT NULL,
      entity_id ${ID} NOT NULL,
-     kind text NOT NULL CHECK (kind IN ('alias', 'type')),
+     -- 'name': the name a registration gives an erased entity again (its row keeps the first one)
+     kind text NOT NULL CHECK (${LABEL_KINDS}),
      value text NOT NULL,
      recorded_from timestamptz NOT NULL,
      position bigint NOT NULL,
@@ -155,7 +191,8 @@ export const readModelStatements: string[] = [
      memory_id ${ID} NOT NULL,
      event_id ${ID} NOT NULL,
      version_no integer NOT NULL,
-     summary text NOT NULL,
+     summary text NULL,
+     erased boolean NOT NULL DEFAULT false,
      participants jsonb NOT NULL,
      includes_facts text[] NOT NULL,
      span_from timestamptz NOT NULL,
@@ -198,17 +235,22 @@ export const readModelStatements: string[] = [
      memory_id ${ID} NOT NULL,
      mention_id ${ID} NOT NULL,
      doc_id ${ID} NOT NULL,
-     text text NOT NULL,
+     text text NULL,
      speaker text NULL,
      occurred_at timestamptz NULL,
-     recorded_from timestamptz NOT NULL
+     recorded_from timestamptz NOT NULL,
+     erased boolean NOT NULL DEFAULT false
    )`,
   ...primaryKey('rm_mentions', 'memory_id, mention_id'),
   'CREATE INDEX rm_mentions_recorded ON rm_mentions (memory_id, recorded_from)',
   MENTIONS_DOC_INDEX,
+
+  ERASURES_TABLE,
+  ...primaryKey('rm_erasures', 'memory_id, position'),
 ];
 
 export const READ_MODEL_TABLES = [
+  'rm_erasures',
   'rm_mentions',
   'rm_episode_versions',
   'rm_event_links',
@@ -372,6 +414,56 @@ export class ReadModelsEntityNameKeys1796000000000 implements MigrationInterface
   }
 }
 
+/**
+ * Erasure (SPEC §5.2) on databases made before it: content columns become nullable, every
+ * table of erasable content gets its `erased` flag, a fact version may hold no dst (an erased
+ * literal), an entity label may be a name given again after an erasure, and the erasures get
+ * their table; tables made after have all this already.
+ */
+export class ReadModelsErasure1796200000000 implements MigrationInterface {
+  readonly name = 'ReadModelsErasure1796200000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const [table, columns] of ERASABLE) {
+      for (const column of columns) await queryRunner.query(`ALTER TABLE ${table} ALTER COLUMN ${column} DROP NOT NULL`);
+      await queryRunner.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS erased boolean NOT NULL DEFAULT false`);
+    }
+    // Every row meets the weaker check: validated after it is in place, the scan does not hold off the projector's writes.
+    await queryRunner.query(
+      `ALTER TABLE rm_fact_versions DROP CONSTRAINT IF EXISTS rm_fact_versions_dst, ` +
+        `ADD CONSTRAINT rm_fact_versions_dst CHECK (${FACT_DST_CHECK}) NOT VALID`,
+    );
+    await queryRunner.query('ALTER TABLE rm_fact_versions VALIDATE CONSTRAINT rm_fact_versions_dst');
+    await queryRunner.query(
+      `ALTER TABLE rm_entity_labels DROP CONSTRAINT IF EXISTS rm_entity_labels_kind_check, ` +
+        `ADD CONSTRAINT rm_entity_labels_kind_check CHECK (${LABEL_KINDS}) NOT VALID`,
+    );
+    await queryRunner.query('ALTER TABLE rm_entity_labels VALIDATE CONSTRAINT rm_entity_labels_kind_check');
+    const made = await queryRunner.query(`SELECT to_regclass('rm_erasures') IS NOT NULL AS made`);
+    if (!made[0].made) for (const sql of [ERASURES_TABLE, ...primaryKey('rm_erasures', 'memory_id, position')]) await queryRunner.query(sql);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE IF EXISTS rm_erasures');
+    await queryRunner.query(
+      `ALTER TABLE rm_entity_labels DROP CONSTRAINT IF EXISTS rm_entity_labels_kind_check, ` +
+        `ADD CONSTRAINT rm_entity_labels_kind_check CHECK (${LABEL_KINDS_BEFORE_ERASURE})`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE rm_fact_versions DROP CONSTRAINT IF EXISTS rm_fact_versions_dst, ` +
+        `ADD CONSTRAINT rm_fact_versions_dst CHECK (${FACT_DST_CHECK_BEFORE_ERASURE})`,
+    );
+    for (const [table] of ERASABLE) await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN IF EXISTS erased`);
+  }
+}
+
+const ERASABLE: [string, string[]][] = [
+  ['rm_entities', ['name', 'name_key']],
+  ['rm_fact_versions', []],
+  ['rm_event_versions', ['summary']],
+  ['rm_mentions', ['text']],
+];
+
 export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsSchema1763856000000(),
   new ReadModelsVersionChain1795600000000(),
@@ -379,4 +471,5 @@ export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsNoFactCutIndex1795800000000(),
   new ReadModelsMentionsByDoc1795910000000(),
   new ReadModelsEntityNameKeys1796000000000(),
+  new ReadModelsErasure1796200000000(),
 ];

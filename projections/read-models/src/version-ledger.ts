@@ -28,6 +28,11 @@ export interface VersionRow<C> {
   content: C;
 }
 
+/** A row planned in this batch, linked to the item's previous planned row (an erasure rewrites them all). */
+interface PlannedRow<C> extends VersionRow<C> {
+  previous: PlannedRow<C> | null;
+}
+
 export interface VersionClose {
   memoryId: string;
   id: string;
@@ -44,6 +49,8 @@ interface Slot<C> {
   open: { stored: number } | { row: VersionRow<C> } | null;
   /** The latest version's record end, once it is closed. */
   latestEnd: Instant | null;
+  /** The item's latest row planned in this batch (earlier ones are linked from it). */
+  last: PlannedRow<C> | null;
 }
 
 export function headKey(memoryId: string, id: string): string {
@@ -82,10 +89,10 @@ export class VersionLedger<C> {
     this.close(memoryId, id, at);
     let slot = this.slot(memoryId, id);
     if (!slot) {
-      slot = { memoryId, id, nextVersionNo: 1, latest: content, open: null, latestEnd: null };
+      slot = { memoryId, id, nextVersionNo: 1, latest: content, open: null, latestEnd: null, last: null };
       this.slots.set(headKey(memoryId, id), slot);
     }
-    const row: VersionRow<C> = {
+    const row: PlannedRow<C> = {
       memoryId,
       id,
       versionNo: slot.nextVersionNo,
@@ -93,12 +100,27 @@ export class VersionLedger<C> {
       recordedTo: null,
       prevRecordedTo: slot.latestEnd,
       content,
+      previous: slot.last,
     };
     this.rows.push(row);
     slot.nextVersionNo += 1;
     slot.latest = content;
     slot.open = { row };
     slot.latestEnd = null;
+    slot.last = row;
+  }
+
+  /**
+   * Rewrites the content of every version of the item known here (its rows planned so far and the
+   * latest content), as an erasure does: it changes the past, not only the open version. Stored rows
+   * are the writer's to update; versions planned after this call keep their own content.
+   */
+  rewrite(memoryId: string, id: string, rewrite: (content: C) => C): void {
+    const slot = this.slot(memoryId, id);
+    if (!slot) return;
+    for (let row = slot.last; row !== null; row = row.previous) row.content = rewrite(row.content);
+    if (slot.last !== null) slot.latest = slot.last.content;
+    else if (slot.latest !== undefined) slot.latest = rewrite(slot.latest);
   }
 
   private slot(memoryId: string, id: string): Slot<C> | undefined {
@@ -114,6 +136,7 @@ export class VersionLedger<C> {
         latest: head.content,
         open: head.recordedTo === null ? { stored: head.versionNo } : null,
         latestEnd: head.recordedTo,
+        last: null,
       };
       this.slots.set(key, slot);
     }

@@ -9,7 +9,7 @@ import type { MergeForest } from './merge-forest';
 export const FACT_COLUMNS = `fact_id, src, rel, dst_entity, dst_literal,
   ${epochMs('valid_from')} AS valid_from, ${epochMs('valid_to')} AS valid_to,
   ${epochMs('recorded_from')} AS recorded_from, ${epochMs('recorded_to')} AS recorded_to,
-  confidence, evidence, source`;
+  confidence, evidence, source, erased`;
 
 export interface FactRow {
   fact_id: string;
@@ -24,12 +24,13 @@ export interface FactRow {
   confidence: number | null;
   evidence: string[];
   source: string | null;
+  erased: boolean;
 }
 
 /** `recordedTo` is what the caller's record-time horizon lets it see (null: still open as far as it knows). */
 export function factViewOfRow(row: FactRow, forest: MergeForest, recordedTo: Instant | null): FactView {
   const dst = targetOfRow(row.dst_entity, row.dst_literal);
-  return {
+  const view: FactView = {
     factId: row.fact_id,
     src: forest.canonical(row.src),
     rel: row.rel,
@@ -42,14 +43,17 @@ export function factViewOfRow(row: FactRow, forest: MergeForest, recordedTo: Ins
     evidence: row.evidence,
     source: row.source,
   };
+  if (row.erased) view.erased = true;
+  return view;
 }
 
-export const EVENT_COLUMNS = `ev.event_id, ev.summary, ev.participants, ev.includes_facts,
+export const EVENT_COLUMNS = `ev.event_id, ev.summary, ev.erased, ev.participants, ev.includes_facts,
   ${epochMs('ev.span_from')} AS span_from, ${epochMs('ev.span_to')} AS span_to, ${epochMs('ev.recorded_from')} AS recorded_from`;
 
 export interface EventRow {
   event_id: string;
-  summary: string;
+  summary: string | null;
+  erased: boolean;
   participants: Participant[];
   includes_facts: string[];
   span_from: string;
@@ -58,7 +62,7 @@ export interface EventRow {
 }
 
 export function eventViewOfRow(row: EventRow, forest: MergeForest): EventView {
-  return {
+  const view: EventView = {
     eventId: row.event_id,
     summary: row.summary,
     timeSpan: { from: instantOfEpochMs(row.span_from), to: instantOrNullOfEpochMs(row.span_to) },
@@ -66,22 +70,25 @@ export function eventViewOfRow(row: EventRow, forest: MergeForest): EventView {
     includesFacts: row.includes_facts,
     recordedFrom: instantOfEpochMs(row.recorded_from),
   };
+  if (row.erased) view.erased = true;
+  return view;
 }
 
 export const MENTION_COLUMNS =
-  `mention_id, doc_id, text, speaker, ${epochMs('occurred_at')} AS occurred_at, ` + `${epochMs('recorded_from')} AS recorded_from`;
+  `mention_id, doc_id, text, speaker, ${epochMs('occurred_at')} AS occurred_at, ` + `${epochMs('recorded_from')} AS recorded_from, erased`;
 
 export interface MentionRow {
   mention_id: string;
   doc_id: string;
-  text: string;
+  text: string | null;
   speaker: string | null;
   occurred_at: string | null;
   recorded_from: string;
+  erased: boolean;
 }
 
 export function mentionViewOfRow(row: MentionRow): MentionView {
-  return {
+  const view: MentionView = {
     mentionId: row.mention_id,
     docId: row.doc_id,
     text: row.text,
@@ -89,10 +96,13 @@ export function mentionViewOfRow(row: MentionRow): MentionView {
     occurredAt: instantOrNullOfEpochMs(row.occurred_at),
     recordedFrom: instantOfEpochMs(row.recorded_from),
   };
+  if (row.erased) view.erased = true;
+  return view;
 }
 
-export function targetOfRow(entity: string | null, literal: Literal | null): EdgeTarget {
+/** Null when the row holds neither: its literal was erased (or read after its key was destroyed). */
+export function targetOfRow(entity: string | null, literal: Literal | null): EdgeTarget | null {
   if (entity !== null) return entity;
-  if (literal === null) throw new Error('fact version row has neither dst_entity nor dst_literal');
+  if (literal === null) return null;
   return { literal: literal.literal, datatype: literal.datatype };
 }

@@ -12,3 +12,4 @@ export { VectorLookup, storeVectors, storedHashes, vectorsSince, type VectorPage
 export { searchIndexProjection, searchableTexts, type IndexedText } from './search-projection';
 export { SEARCH_INDEX_PROJECTION } from './projection-name';
 export { conceptEmbeddings } from './testing/concept-embeddings';
+export { dropMemorySearchIndex, type DroppedSearchIndex } from './drop-memory';

@@ -47,4 +47,21 @@ export class SearchIndexItemsByPosition1764200000000 implements MigrationInterfa
   }
 }
 
-export const searchIndexMigrations: MigrationInterface[] = [new SearchIndexSchema1763900000000(), new SearchIndexItemsByPosition1764200000000()];
+/** An erasure deletes the vectors whose text no item has any more (SPEC §5.2): found by text hash. */
+export class SearchIndexItemsByTextHash1796250000000 implements MigrationInterface {
+  readonly name = 'SearchIndexItemsByTextHash1796250000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('CREATE INDEX IF NOT EXISTS si_items_text_hash ON si_items (text_hash)');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP INDEX IF EXISTS si_items_text_hash');
+  }
+}
+
+export const searchIndexMigrations: MigrationInterface[] = [
+  new SearchIndexSchema1763900000000(),
+  new SearchIndexItemsByPosition1764200000000(),
+  new SearchIndexItemsByTextHash1796250000000(),
+];

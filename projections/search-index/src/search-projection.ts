@@ -2,17 +2,13 @@ import type { Projection, ProjectedRecord } from '@memotrace/projection';
 import type { PoolClient } from 'pg';
 import type { EmbeddingProvider } from './embeddings/port';
 import { factText, mentionText } from '@memotrace/domain';
+import type { IndexedText } from './indexed-text';
+import { deleteErasedRows, deleteOrphanVectors, erasedItems, erasedLater } from './erased-items';
 import { SEARCH_INDEX_PROJECTION } from './projection-name';
 import { textHash } from './text-hash';
 import { storeVectors, storedHashes } from './vector-store';
 
-export interface IndexedText {
-  memoryId: string;
-  kind: 'mention' | 'event' | 'episode' | 'fact';
-  itemId: string;
-  text: string;
-  position: number;
-}
+export type { IndexedText } from './indexed-text';
 
 /**
  * The search projection: embeds every searchable text of the log (mentions, event
@@ -22,6 +18,11 @@ export interface IndexedText {
  * models must not wait for it. A fact is rendered with its entities' names as the
  * read models know them when the batch runs (by id if not yet known); a later rename
  * or merge changes the fact's text, and that fact is then found by BM25 only.
+ *
+ * Erasure (SPEC §5.2): an erased item's rows go, and with them every vector no other row's text
+ * has (a vector is derived from its text); the provider's cache forgets those texts. An item
+ * whose content reads null (its record read after its key was destroyed) is never indexed, nor
+ * is a text that an erasure later in the same batch removes.
  */
 export function searchIndexProjection(provider: EmbeddingProvider): Projection & Required<Pick<Projection, 'prepare'>> {
   // What `prepare` found for a batch, by its first record: `handle` of the same batch stores it as is.
@@ -29,7 +30,7 @@ export function searchIndexProjection(provider: EmbeddingProvider): Projection &
   return {
     name: SEARCH_INDEX_PROJECTION,
     version: 1,
-    handles: ['opened', 'mention'],
+    handles: ['opened', 'mention', 'erased'],
     // Embeds before the projector's transaction, so a long embedding never holds back the log's safe head.
     async prepare(records, db) {
       const embedded = searchableTexts(records, db).then((texts) => embedFresh(provider, texts, db));
@@ -40,21 +41,30 @@ export function searchIndexProjection(provider: EmbeddingProvider): Projection &
       const ready = prepared.get(records[0]!);
       const { texts, hashes, fresh, vectors } =
         ready?.count === records.length ? await ready.embedded : await embedFresh(provider, await searchableTexts(records, tx), tx);
-      if (texts.length === 0) return;
-      for (let i = 0; i < fresh.length; i += 200) {
-        await storeVectors(
-          tx,
-          provider.model,
-          fresh.slice(i, i + 200).map(([hash], j) => ({ hash, vector: vectors[i + j]! })),
-        );
-      }
-      await tx.query(
-        `INSERT INTO si_items (memory_id, kind, item_id, text_hash, position)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) ON CONFLICT DO NOTHING`,
-        [texts.map((t) => t.memoryId), texts.map((t) => t.kind), texts.map((t) => t.itemId), hashes, texts.map((t) => t.position)],
-      );
+      // Erased rows first: an item named again after its erasure gets its row back, with the same text too.
+      const erased = await deleteErasedRows(tx, erasedItems(records));
+      await indexTexts(tx, provider, { texts, hashes, fresh, vectors });
+      // Then the vectors no row has: a text the batch wrote again keeps its vector.
+      await deleteOrphanVectors(tx, erased);
+      if (erased.length > 0) provider.forget?.(erased);
     },
   };
+}
+
+async function indexTexts(tx: PoolClient, provider: EmbeddingProvider, { texts, hashes, fresh, vectors }: Embedded): Promise<void> {
+  if (texts.length === 0) return;
+  for (let i = 0; i < fresh.length; i += 200) {
+    await storeVectors(
+      tx,
+      provider.model,
+      fresh.slice(i, i + 200).map(([hash], j) => ({ hash, vector: vectors[i + j]! })),
+    );
+  }
+  await tx.query(
+    `INSERT INTO si_items (memory_id, kind, item_id, text_hash, position)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) ON CONFLICT DO NOTHING`,
+    [texts.map((t) => t.memoryId), texts.map((t) => t.kind), texts.map((t) => t.itemId), hashes, texts.map((t) => t.position)],
+  );
 }
 
 interface Embedded {
@@ -74,22 +84,39 @@ async function embedFresh(provider: EmbeddingProvider, texts: IndexedText[], db:
   return { texts, hashes, fresh, vectors };
 }
 
-/** The texts a batch makes searchable, as the search renders them. */
+/**
+ * The texts a batch makes searchable, as the search renders them: not those whose content reads
+ * null (erased), nor those an erasure later in the batch removes.
+ */
 export async function searchableTexts(records: readonly ProjectedRecord[], tx: Pick<PoolClient, 'query'>): Promise<IndexedText[]> {
   const names = await entityNames(records, tx);
   const texts: IndexedText[] = [];
   for (const { memoryId, position, changes } of records) {
     for (const change of changes) {
       const at = { memoryId, position };
-      if (change.change === 'mention') texts.push({ ...at, kind: 'mention', itemId: change.mentionId, text: mentionText(change) });
-      else if (change.change !== 'opened') continue;
-      else if (change.kind === 'event') texts.push({ ...at, kind: 'event', itemId: change.id, text: change.content.summary });
-      else if (change.kind === 'episode') texts.push({ ...at, kind: 'episode', itemId: change.id, text: change.content.title });
-      // An inline callback: a named closure per record costs more under tsx (keepNames).
-      else texts.push({ ...at, kind: 'fact', itemId: change.id, text: factText(change.content, (id) => names.get(`${memoryId}\u0000${id}`) ?? id) });
+      if (change.change === 'mention') {
+        const { text, speaker } = change;
+        if (text !== null) texts.push({ ...at, kind: 'mention', itemId: change.mentionId, text: mentionText({ speaker, text }) });
+      } else if (change.change !== 'opened') continue;
+      else if (change.kind === 'event') {
+        const { summary } = change.content;
+        if (summary !== null) texts.push({ ...at, kind: 'event', itemId: change.id, text: summary });
+      } else if (change.kind === 'episode') texts.push({ ...at, kind: 'episode', itemId: change.id, text: change.content.title });
+      else {
+        const { src, rel, dst } = change.content;
+        // An inline callback: a named closure per record costs more under tsx (keepNames).
+        if (dst !== null)
+          texts.push({
+            ...at,
+            kind: 'fact',
+            itemId: change.id,
+            text: factText({ src, rel, dst }, (id) => names.get(`${memoryId}\u0000${id}`) ?? id),
+          });
+      }
     }
   }
-  return texts.filter((t) => t.text.trim() !== '');
+  const erased = erasedLater(erasedItems(records));
+  return texts.filter((t) => t.text.trim() !== '' && !erased(t));
 }
 
 async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolClient, 'query'>): Promise<Map<string, string>> {
@@ -110,10 +137,11 @@ async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolCli
   // The read-model table may be absent (search index alone in a test database): names stay ids.
   const present = await tx.query<{ present: boolean }>(`SELECT to_regclass('rm_entities') IS NOT NULL AS present`);
   if (!present.rows[0]?.present) return new Map();
-  const { rows } = await tx.query<{ memory_id: string; entity_id: string; name: string }>(
+  const { rows } = await tx.query<{ memory_id: string; entity_id: string; name: string | null }>(
     'SELECT e.memory_id, e.entity_id, e.name FROM rm_entities e ' +
       'JOIN unnest($1::text[], $2::text[]) AS u(m, id) ON e.memory_id = u.m AND e.entity_id = u.id',
     [memories, ids],
   );
-  return new Map(rows.map((r) => [`${r.memory_id}\u0000${r.entity_id}`, r.name]));
+  // An erased name is none: the fact shows the id.
+  return new Map(rows.flatMap((r) => (r.name === null ? [] : [[`${r.memory_id}\u0000${r.entity_id}`, r.name] as const])));
 }

@@ -115,6 +115,20 @@ export class VectorLookup {
     return vectorsSince(this.db, model, memoryId, after, limit);
   }
 
+  /**
+   * Drops the vectors kept of these text hashes (of every model), or all of them: an erased
+   * text's vector is derived from it (SPEC §5.2). A later read finds only what is still stored.
+   */
+  forget(hashes?: readonly string[]): void {
+    if (hashes === undefined) {
+      this.cache.clear();
+      this.misses.clear();
+      return;
+    }
+    const gone = new Set(hashes);
+    for (const key of this.cache.keys()) if (gone.has(key.slice(key.indexOf('\u0000') + 1))) this.cache.delete(key);
+  }
+
   private remember(key: string, vector: Float32Array): void {
     if (this.cache.size >= (this.options.maxEntries ?? 500_000)) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, vector);

@@ -12,6 +12,7 @@ const repo = resolve(__dirname, '../../..');
 const bin = join(repo, 'services/cli/bin/memotrace');
 const token = 'mt_cli-test';
 const adminToken = 'mt_cli-admin';
+const dpoToken = 'mt_cli-dpo';
 let svc: TestService;
 
 beforeAll(async () => {
@@ -20,6 +21,7 @@ beforeAll(async () => {
       JSON.stringify([
         { id: 'cli-user', hash: hashApiKey(token), memories: ['cli', 'cli-copy', 'cli-big', 'cli-partial', 'cli-atomic'], access: 'write' },
         { id: 'operator', hash: hashApiKey(adminToken), memories: ['*'], access: 'write' },
+        { id: 'dpo', hash: hashApiKey(dpoToken), memories: ['*'], access: 'admin' },
       ]),
     ),
   });
@@ -51,8 +53,8 @@ function cli(
 }
 
 /** The commands in a memory's log (0 when the memory has none, i.e. does not exist). */
-async function loggedCommands(memoryId: string): Promise<number> {
-  const response = await fetch(`${svc.url}/v1/memories/${memoryId}/export`, { headers: { authorization: `Bearer ${token}` } });
+async function loggedCommands(memoryId: string, key = token): Promise<number> {
+  const response = await fetch(`${svc.url}/v1/memories/${memoryId}/export`, { headers: { authorization: `Bearer ${key}` } });
   if (response.status === 404) return 0;
   expect(response.status).toBe(200);
   return (await response.text()).split('\n').filter((line) => line.trim() !== '').length;
@@ -274,5 +276,71 @@ describe('memotrace CLI', () => {
     expect((await cli(['keys', 'hash', 'abc'])).stdout.trim()).toBe(hashApiKey('abc'));
     const created = JSON.parse((await cli(['keys', 'new', '--id', 'bot', '--memories', 'a,b', '--access', 'read'])).stdout);
     expect(created.key).toEqual({ id: 'bot', hash: hashApiKey(created.token), memories: ['a', 'b'], access: 'read' });
+    const admin = JSON.parse((await cli(['keys', 'new', '--id', 'dpo', '--access', 'admin'])).stdout);
+    expect(admin.key).toEqual({ id: 'dpo', hash: hashApiKey(admin.token), memories: ['*'], access: 'admin' });
+    expect(await cli(['keys', 'new', '--id', 'x', '--access', 'root'])).toMatchObject({
+      code: 1,
+      stderr: 'memotrace: --access must be one of read, write, admin\n',
+    });
   }, 60000);
+
+  describe('erasure and deletion (admin keys)', () => {
+    beforeAll(async () => {
+      for (const memoryId of ['cli-erase', 'cli-del']) {
+        expect(await cli(['--memory', memoryId, 'write'], { stdin: lines, key: dpoToken })).toMatchObject({ code: 0 });
+      }
+    }, 60000);
+
+    it('erase sends one ERASE for the subject given: refused (403) for a key that is not admin, nothing written', async () => {
+      const before = await loggedCommands('cli-erase', dpoToken);
+      const refused = await cli(['--memory', 'cli-erase', 'erase', '--entity', 'alice', '--reason', 'asked to be forgotten'], { key: adminToken });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^memotrace: FORBIDDEN \(HTTP 403\): key "operator" has write access: ERASE needs an admin key[^\n]*\n$/);
+      expect(await loggedCommands('cli-erase', dpoToken)).toBe(before);
+
+      const erased = await cli(['--memory', 'cli-erase', 'erase', '--entity', 'alice', '--reason', 'asked to be forgotten'], { key: dpoToken });
+      expect(erased).toMatchObject({ code: 0, stderr: '', stdout: `entity alice: erased, position ${before + 1}\n` });
+      const audit = await fetch(`${svc.url}/v1/memories/cli-erase/export`, { headers: { authorization: `Bearer ${dpoToken}` } });
+      expect(JSON.parse((await audit.text()).trim().split('\n').at(-1)!)).toMatchObject({
+        op: 'ERASE',
+        subject: { entityId: 'alice' },
+        actor: 'dpo',
+      });
+      const json = await cli(['--memory', 'cli-erase', 'erase', '--fact', 'alice-acme', '--reason', 'also this', '--json'], { key: dpoToken });
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toMatchObject({ status: expect.stringMatching(/^(applied|unchanged)$/), ids: { factId: 'alice-acme' } });
+    }, 60000);
+
+    it('erase needs exactly one subject and a reason', async () => {
+      expect(await cli(['--memory', 'cli-erase', 'erase', '--entity', 'a', '--fact', 'f', '--reason', 'r'], { key: dpoToken })).toMatchObject({
+        code: 1,
+        stderr: 'memotrace: erase needs exactly one of --entity, --fact, --mention, --doc\n',
+      });
+      expect((await cli(['--memory', 'cli-erase', 'erase', '--doc', 'd'], { key: dpoToken })).code).toBe(2);
+      const unknown = await cli(['--memory', 'cli-erase', 'erase', '--mention', 'no-such-mention', '--reason', 'r'], { key: dpoToken });
+      expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/^memotrace: UNKNOWN_MENTION \(HTTP 404\)/) });
+    }, 60000);
+
+    it('delete-memory deletes a memory with an admin key and --yes, and nothing otherwise', async () => {
+      expect(await cli(['delete-memory', 'cli-del'], { key: dpoToken })).toMatchObject({
+        code: 1,
+        stderr: 'memotrace: delete-memory cannot be undone: repeat with --yes to delete memory cli-del\n',
+      });
+      const refused = await cli(['delete-memory', 'cli-del', '--yes'], { key: adminToken });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^memotrace: FORBIDDEN \(HTTP 403\): key "operator" has write access: [^\n]*admin key/);
+      expect(await loggedCommands('cli-del', dpoToken)).toBe(3);
+
+      expect(await cli(['delete-memory', 'cli-del', '--yes'], { key: dpoToken })).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'memory cli-del deleted (3 log records)\n',
+      });
+      expect(await loggedCommands('cli-del', dpoToken)).toBe(0);
+      const read = await cli(['--memory', 'cli-del', 'read'], { key: dpoToken });
+      expect(read).toMatchObject({ code: 1, stderr: expect.stringMatching(/^memotrace: UNKNOWN_MEMORY \(HTTP 404\)/) });
+      const again = await cli(['delete-memory', 'cli-del', '--yes', '--json'], { key: dpoToken });
+      expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^memotrace: UNKNOWN_MEMORY \(HTTP 404\)/) });
+    }, 60000);
+  });
 });

@@ -1,5 +1,5 @@
-import { MemoTraceClient, MemoTraceError } from '@memotrace/client';
-import { hashApiKey, newApiKeyToken } from '@memotrace/http-kit';
+import { type ErasureSubject, MemoTraceClient, MemoTraceError } from '@memotrace/client';
+import { ACCESS_LEVELS, type Access, hashApiKey, newApiKeyToken } from '@memotrace/http-kit';
 import { createMemoTraceMcpServer } from '@memotrace/mcp-service';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command, CommanderError } from 'commander';
@@ -54,7 +54,7 @@ export function commandLineEnds(jsonl: string): number[] {
 
 export function buildProgram(): Command {
   const program = new Command('memotrace')
-    .description('MemoTrace command line: write, read, search, history, audit, export, import, rebuild, mcp')
+    .description('MemoTrace command line: write, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp')
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
     .option('--key <apiKey>', 'API key (default: $MEMOTRACE_API_KEY)', process.env['MEMOTRACE_API_KEY'])
@@ -195,6 +195,48 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('erase')
+    .description(
+      "erase the content of an entity, a fact, a mention or a document's mentions at every record time (ERASE; an admin key); " +
+        'ids, times and the graph stay, the audit keeps the erasure and its reason',
+    )
+    .option('--entity <entityId>', 'an entity: its names, aliases and types, and the content of every fact and event naming it')
+    .option('--fact <factId>', 'a fact: its literal value and source')
+    .option('--mention <mentionId>', 'a mention: its text and speaker')
+    .option('--doc <docId>', "a document (a conversation): every mention's text and speaker")
+    .requiredOption('--reason <text>', 'why (kept in the audit with who and when)')
+    .option('--json', 'print the command result as JSON')
+    .action(async (o: { entity?: string; fact?: string; mention?: string; doc?: string; reason: string; json?: boolean }) => {
+      const named: ErasureSubject[] = [
+        ...(o.entity === undefined ? [] : [{ entityId: o.entity }]),
+        ...(o.fact === undefined ? [] : [{ factId: o.fact }]),
+        ...(o.mention === undefined ? [] : [{ mentionId: o.mention }]),
+        ...(o.doc === undefined ? [] : [{ docId: o.doc }]),
+      ];
+      if (named.length !== 1) throw new Error('erase needs exactly one of --entity, --fact, --mention, --doc');
+      const subject = named[0]!;
+      const response = await memory().erase(subject, o.reason);
+      const result = response.results[0]!;
+      if (o.json) return out(JSON.stringify(result));
+      const [kind, id] = Object.entries(subject)[0]!;
+      out(`${kind.replace(/Id$/, '')} ${id}: ${result.status === 'applied' ? 'erased' : result.status}, position ${response.position}`);
+    });
+
+  program
+    .command('delete-memory')
+    .description('delete a memory entirely: its log, read models, search index and keys (an admin key); this cannot be undone')
+    .argument('<memoryId>', 'the memory to delete')
+    .option('--yes', 'confirm: without it nothing is deleted')
+    .option('--json', 'print the response as JSON')
+    .action(async (memoryId: string, o: { yes?: boolean; json?: boolean }) => {
+      if (!o.yes) throw new Error(`delete-memory cannot be undone: repeat with --yes to delete memory ${memoryId}`);
+      const g = globals();
+      const response = await new MemoTraceClient({ url: g.url, apiKey: g.key }).deleteMemory(memoryId);
+      if (o.json) return out(JSON.stringify(response));
+      out(`memory ${response.memoryId} deleted (${response.records} log records)`);
+    });
+
+  program
     .command('rebuild')
     .description(
       'rebuild a projection from the log, blue/green (admin: a key for all memories); --to T: a frozen snapshot at record time T; progress on stderr',
@@ -249,10 +291,12 @@ export function buildProgram(): Command {
   program
     .command('mcp')
     .description('serve the memory as MCP tools on stdio, for agent frameworks (--memory: the default memory)')
-    .action(async () => {
+    .option('--erase', 'also offer the erase tool (for an admin key: the service refuses it to any other)')
+    .action(async (o: { erase?: boolean }) => {
       const g = globals();
       const server = createMemoTraceMcpServer({
         client: new MemoTraceClient({ url: g.url, apiKey: g.key }),
+        erase: o.erase === true,
         ...(g.memory ? { defaultMemory: g.memory } : {}),
       });
       // Serves until stdin ends and the calls in flight are answered (the event loop drains).
@@ -270,11 +314,12 @@ export function buildProgram(): Command {
     .description('a new random token and a key entry to configure')
     .requiredOption('--id <principal>')
     .option('--memories <ids>', 'comma-separated memory ids, or *', '*')
-    .option('--access <access>', 'read or write', 'write')
+    .option('--access <access>', `${ACCESS_LEVELS.join(', ')} (admin: also erase and delete memories)`, 'write')
     .action((o: { id: string; memories: string; access: string }) => {
-      if (o.access !== 'read' && o.access !== 'write') throw new Error('--access must be read or write');
+      if (!(ACCESS_LEVELS as readonly string[]).includes(o.access)) throw new Error(`--access must be one of ${ACCESS_LEVELS.join(', ')}`);
+      const access = o.access as Access;
       const token = newApiKeyToken();
-      out(JSON.stringify({ token, key: { id: o.id, hash: hashApiKey(token), memories: o.memories.split(','), access: o.access } }));
+      out(JSON.stringify({ token, key: { id: o.id, hash: hashApiKey(token), memories: o.memories.split(','), access } }));
     });
 
   return program;

@@ -1,6 +1,7 @@
 import { type Command, DomainError } from '@memotrace/domain';
 import { usePostgresStore } from '@memotrace/log-store/testing';
 import { memoryStreamId } from '@memotrace/memory-log';
+import { InMemorySubjectKeyStore } from '@memotrace/subject-keys/testing';
 import { CommandHandler } from './command-handler';
 
 /**
@@ -8,6 +9,7 @@ import { CommandHandler } from './command-handler';
  * makes them re-decide against each other's writes, never lose or double one.
  */
 const clock = { now: () => '2024-01-01T00:00:00.000Z' };
+const keys = new InMemorySubjectKeyStore();
 const entity = (i: number): Command => ({ op: 'UPSERT_ENTITY', commandId: `c-${i}`, entityId: `e${i}`, name: `E ${i}` });
 
 describe('CommandHandler on a shared log', () => {
@@ -15,8 +17,8 @@ describe('CommandHandler on a shared log', () => {
 
   it('lets two handlers (two processes) write one memory concurrently without losing a command', async () => {
     const { store } = opened;
-    const a = new CommandHandler(store, clock);
-    const b = new CommandHandler(store, clock);
+    const a = new CommandHandler(store, clock, keys);
+    const b = new CommandHandler(store, clock, keys);
     const writes = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).handle('shared', [entity(i)]));
     const outcomes = await Promise.all(writes);
     expect(outcomes.every((o) => o.results[0]!.status === 'applied')).toBe(true);
@@ -27,8 +29,8 @@ describe('CommandHandler on a shared log', () => {
 
   it('answers a retry seen by the other process as a duplicate', async () => {
     const { store } = opened;
-    const a = new CommandHandler(store, clock);
-    const b = new CommandHandler(store, clock);
+    const a = new CommandHandler(store, clock, keys);
+    const b = new CommandHandler(store, clock, keys);
     const first = await a.handle('retry', [entity(1)]);
     const again = await b.handle('retry', [entity(1)]);
     expect(again.results[0]).toEqual({ ...first.results[0], status: 'duplicate' });
@@ -38,7 +40,7 @@ describe('CommandHandler on a shared log', () => {
 
   it('keeps serving a memory after a rejected batch (its cached state is dropped)', async () => {
     const { store } = opened;
-    const handler = new CommandHandler(store, clock);
+    const handler = new CommandHandler(store, clock, keys);
     await handler.handle('after-error', [entity(1)]);
     await expect(handler.handle('after-error', [entity(2), { op: 'ARCHIVE_EDGE', commandId: 'bad', factId: 'nope' }])).rejects.toBeInstanceOf(
       DomainError,

@@ -1,9 +1,11 @@
 import { type Command, type CommandResult, DomainError, decideBatch } from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
-import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
+import { memoryStreamId, sealBatch } from '@memotrace/memory-log';
+import type { SubjectKeyStore } from '@memotrace/subject-keys';
 import type { Clock } from './clock';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryStateCache } from './memory-state-cache';
+import { destroyErasedKeys } from './erased-keys';
 
 export interface BatchOutcome {
   /** Consistency token: the memory's position after this batch, its log's length (positions are per memory). */
@@ -27,6 +29,7 @@ export class CommandHandler {
   constructor(
     private readonly store: LogStore,
     private readonly clock: Clock,
+    private readonly keyStore: SubjectKeyStore,
   ) {
     this.cache = new MemoryStateCache(store);
   }
@@ -48,6 +51,21 @@ export class CommandHandler {
     });
   }
 
+  /**
+   * Forgets the memory's cached state once the batches of the memory in flight here are done: its log
+   * was deleted (here or by another process), and what is cached of it must not decide the next batch.
+   * `during`, when given (the deletion itself), runs first, while no batch of the memory is decided here.
+   */
+  forgetMemory<T>(memoryId: string, during?: () => Promise<T>): Promise<T | undefined> {
+    return this.mutex.run(memoryId, async () => {
+      try {
+        return await during?.();
+      } finally {
+        this.cache.forget(memoryId);
+      }
+    });
+  }
+
   private async attempt(memoryId: string, commands: readonly Command[], retriesLeft: number): Promise<BatchOutcome> {
     const state = await this.cache.load(memoryId);
     const expectedRevision = state.eventCount - 1;
@@ -62,9 +80,11 @@ export class CommandHandler {
     const position = state.eventCount;
     if (decision.records.length === 0) return { position, results: decision.results, appended: 0 };
     try {
-      await this.store.append(memoryStreamId(memoryId), toNewRecords(memoryId, decision.records), {
+      const sealed = await sealBatch(this.keyStore, memoryId, decision.records, state);
+      await this.store.append(memoryStreamId(memoryId), sealed, {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
       });
+      await destroyErasedKeys(this.keyStore, memoryId, decision.records);
       return { position, results: decision.results, appended: decision.records.length };
     } catch (error) {
       this.cache.forget(memoryId);

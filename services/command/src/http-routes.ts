@@ -1,9 +1,19 @@
 import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
 import { DomainError } from '@memotrace/domain';
-import { HttpError, type ServiceMetrics, domainHttpError, parseInput, principalOf, registerTextBodyParser } from '@memotrace/http-kit';
+import {
+  HttpError,
+  type ServiceMetrics,
+  accessForCommands,
+  domainHttpError,
+  parseInput,
+  principalOf,
+  registerTextBodyParser,
+  requireAccess,
+} from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CommandHandler } from './command-handler';
+import type { MemoryDeletion } from './memory-deletion';
 
 /** POST .../commands and POST .../import (SPEC §4). */
 export function registerCommandRoutes(app: FastifyInstance, handler: CommandHandler, metrics: ServiceMetrics): void {
@@ -12,6 +22,8 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
     const body = parseInput(commandsRequest, request.body, 'commands');
     // With access control on, the authenticated principal is the actor of every command.
     const principal = principalOf(request);
+    // The key was checked for write before the body was read; an erasure in the batch needs admin (nothing is written otherwise).
+    requireAccess(principal, accessForCommands(body.commands), 'ERASE');
     const commands = body.commands.map((wire) => toDomainCommand(principal ? { ...wire, actor: principal.id } : wire, () => `cmd-${randomUUID()}`));
     const outcome = await handler.handle(memoryId, commands);
     for (const result of outcome.results) metrics.commands.inc({ status: result.status });
@@ -29,6 +41,8 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
         throw new HttpError('INVALID_REQUEST', 'import needs a body: JSONL, one command per line (an export file)');
       const parsed = parseImportJsonl(request.body);
       if (!parsed.ok) throw new HttpError('INVALID_REQUEST', 'invalid import file', parsed.details);
+      // An export of a memory with erasures holds its ERASE commands: importing them erases, which needs admin.
+      requireAccess(principalOf(request), accessForCommands(parsed.commands), 'an import with ERASE commands');
       const outcome = await handler.importLog(memoryId, parsed.commands).catch((error: unknown) => {
         throw error instanceof DomainError ? atLine(error, parsed.lines) : error;
       });
@@ -47,4 +61,17 @@ function atLine(error: DomainError, lines: readonly number[]): DomainError | Htt
   if (line === undefined) return error;
   const message = `line ${line}: ${error.problem}`;
   return domainHttpError(error, { path: error.field === undefined ? `line.${line}` : `line.${line}.${error.field}`, message });
+}
+
+/**
+ * `DELETE /v1/memories/{memoryId}` (SPEC §5.2, admin: access control asks for it before the route runs):
+ * removes the memory entirely. 404 UNKNOWN_MEMORY when it has no log.
+ */
+export function registerMemoryDeletionRoute(app: FastifyInstance, deletion: MemoryDeletion): void {
+  app.delete('/v1/memories/:memoryId', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const { deleted, records } = await deletion.delete(memoryId);
+    if (!deleted) throw new HttpError('UNKNOWN_MEMORY', `unknown memory ${JSON.stringify(memoryId)}: it has no accepted command`);
+    return { memoryId, deleted: true, records };
+  });
 }

@@ -2,3 +2,4 @@ export * from './command-handler';
 export * from './clock';
 export * from './http-routes';
 export * from './module';
+export * from './memory-deletion';

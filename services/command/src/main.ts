@@ -1,10 +1,23 @@
 import 'reflect-metadata';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
-import { TOKENS, databaseReadiness, infraModule, openDatabase, readConfig, runMain, serveUntilSignal } from '@memotrace/runtime';
+import {
+  TOKENS,
+  databaseReadiness,
+  infraModule,
+  openDatabase,
+  readConfig,
+  registerDeletionFence,
+  runMain,
+  serveUntilSignal,
+  watchMemoryDeletions,
+} from '@memotrace/runtime';
+import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import { Container } from 'inversify';
 import pino from 'pino';
-import { registerCommandRoutes } from './http-routes';
+import { registerCommandRoutes, registerMemoryDeletionRoute } from './http-routes';
+import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
 
 /** The command service alone (scale writers apart from readers). Needs DATABASE_URL. */
@@ -23,13 +36,33 @@ async function main(): Promise<void> {
     access: new AccessControl(config.apiKeys),
     readiness: [databaseReadiness(database.pool)],
   });
-  registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
+  const handler = container.get(COMMAND_HANDLER);
+  registerCommandRoutes(app, handler, metrics);
+  // DELETE /v1/memories/{id} (admin): the memory's OpenSearch documents go too when OPENSEARCH_URL is set.
+  const openSearch = config.openSearchUrl
+    ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddingsFromEnv(process.env, 'index')?.model, USE_LITE_MODEL) })
+    : undefined;
+  registerMemoryDeletionRoute(app, new MemoryDeletion({ pool: database.pool, openSearch, keyStore: database.keyStore, handler }));
+  // A memory deleted by another process: its cached state must not decide this process's next batch.
+  const deletions = await watchMemoryDeletions(
+    database.pool,
+    (memoryId) => {
+      void handler.forgetMemory(memoryId);
+      database.keyStore.forgetMemory(memoryId);
+    },
+    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  );
+  registerDeletionFence(app, deletions);
   logger.info(accessMode);
   await serveUntilSignal(
     app,
     config,
     (m) => logger.info(m),
-    () => database.close(),
+    async () => {
+      await deletions.stop();
+      await openSearch?.close();
+      await database.close();
+    },
   );
 }
 

@@ -25,7 +25,7 @@ export class MemoryStateCache {
   async load(memoryId: string): Promise<MemoryState> {
     const state = this.entries.get(memoryId) ?? initialState();
     this.entries.delete(memoryId);
-    for (const event of await readMemoryLog(this.store, memoryId, state.eventCount)) evolve(state, event);
+    for (const record of await readMemoryLog(this.store, memoryId, state.eventCount)) evolve(state, record);
     this.remember(memoryId, state);
     return state;
   }

@@ -6,6 +6,6 @@ export const COMMAND_HANDLER: ServiceIdentifier<CommandHandler> = Symbol.for('me
 
 export const commandModule = new ContainerModule(({ bind }) => {
   bind(COMMAND_HANDLER)
-    .toDynamicValue((ctx) => new CommandHandler(ctx.get(TOKENS.store), ctx.get(TOKENS.clock)))
+    .toDynamicValue((ctx) => new CommandHandler(ctx.get(TOKENS.store), ctx.get(TOKENS.clock), ctx.get(TOKENS.keyStore)))
     .inSingletonScope();
 });

@@ -12,6 +12,8 @@ export interface CommandConsumerDeps {
   /** Sends results and dead letters (acks from all in-sync replicas). */
   producer: Producer;
   handler: CommandHandler;
+  /** Deletions committed by any process, taken in before each message (see KafkaBridgeDeps). */
+  deletions?: { check(): Promise<void> } | undefined;
   access: AccessControl;
   config: KafkaConfig;
   metrics?: ServiceMetrics;
@@ -106,6 +108,7 @@ export class KafkaCommandConsumer {
       return out;
     }
     try {
+      await this.deps.deletions?.check();
       const outcome = await this.deps.handler.handle(read.memoryId, read.commands);
       for (const result of outcome.results) this.deps.metrics?.commands.inc({ status: result.status });
       return [{ topic: topics.results, messages: appliedResults(read.memoryId, outcome.position, outcome.results, source) }];

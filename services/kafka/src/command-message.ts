@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { commandsRequest, type ErrorCode, type ErrorDetail, memoryParams, toDomainCommand, zodIssuesToDetails } from '@memotrace/contracts';
 import type { Command } from '@memotrace/domain';
-import { type AccessControl, HttpError } from '@memotrace/http-kit';
+import { type AccessControl, HttpError, type Principal, accessForCommands, requireAccess } from '@memotrace/http-kit';
 import { createHash } from 'node:crypto';
 
 /**
@@ -98,18 +98,26 @@ export function readCommandMessage(message: CommandMessage, access: AccessContro
   const memoryId = params.data.memoryId;
 
   // As on HTTP, the key is checked before the body is read.
-  let principal: string | undefined;
+  let granted: Principal | undefined;
   if (access.enabled) {
     try {
-      principal = access.authorize(headerValue(message.headers, AUTHORIZATION_HEADER), memoryId, 'write').id;
+      granted = access.authorize(headerValue(message.headers, AUTHORIZATION_HEADER), memoryId, 'write');
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       return refuse(error.code, error.message, undefined, error.code === 'UNAUTHORIZED', memoryId);
     }
   }
+  const principal = granted?.id;
 
   const parsed = commandsRequest.safeParse(body);
   if (!parsed.success) return refuse('INVALID_REQUEST', 'invalid commands', zodIssuesToDetails(parsed.error), true, memoryId);
+  // An erasure in the batch needs an admin key: the whole message is refused (a plain error result, as any 403).
+  try {
+    requireAccess(granted, accessForCommands(parsed.data.commands), 'ERASE');
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return refuse(error.code, error.message, undefined, false, memoryId);
+  }
   const commands = parsed.data.commands.map((wire, index) =>
     toDomainCommand(principal !== undefined ? { ...wire, actor: principal } : wire, () => assignedCommandId(message, index)),
   );

@@ -66,6 +66,7 @@ describe('access control: the bearer token in the authorization header', () => {
     JSON.stringify([
       { id: 'agent-a', hash: hashApiKey('mt_a'), memories: ['mem-a'], access: 'write' },
       { id: 'reader-a', hash: hashApiKey('mt_ra'), memories: ['mem-a'], access: 'read' },
+      { id: 'dpo-a', hash: hashApiKey('mt_admin'), memories: ['mem-a'], access: 'admin' },
     ]),
   );
   const access = new AccessControl(keys);
@@ -85,6 +86,27 @@ describe('access control: the bearer token in the authorization header', () => {
       memoryId: 'mem-b',
     });
     expect(readCommandMessage(message('mem-a', entity, bearer('mt_ra')), access)).toMatchObject({ ok: false, code: 'FORBIDDEN' });
+  });
+
+  it('refuses a batch with an ERASE unless the key is an admin key: the whole batch, as a FORBIDDEN error result', () => {
+    const erase = { op: 'ERASE', commandId: 'c-2', subject: { entityId: 'alice' }, reason: 'data subject request' };
+    expect(readCommandMessage(message('mem-a', { commands: [entity, erase] }, bearer('mt_a')), access)).toMatchObject({
+      ok: false,
+      code: 'FORBIDDEN',
+      deadLetter: false,
+      memoryId: 'mem-a',
+      commandIds: ['c-1', 'c-2'],
+    });
+    const refused = readCommandMessage(message('mem-a', erase, bearer('mt_a')), access);
+    if (refused.ok) throw new Error('expected a refusal');
+    expect(refused.message).toMatch(/admin/);
+    expect(readCommandMessage(message('mem-a', { commands: [entity, erase] }, bearer('mt_admin')), access)).toMatchObject({
+      ok: true,
+      principal: 'dpo-a',
+      commands: [{ op: 'UPSERT_ENTITY' }, { op: 'ERASE', actor: 'dpo-a' }],
+    });
+    // Without keys configured, everything is allowed.
+    expect(readCommandMessage(message('mem-a', erase), open)).toMatchObject({ ok: true });
   });
 
   it('refuses a missing or invalid key with UNAUTHORIZED, before reading the commands', () => {

@@ -11,6 +11,8 @@ import { createKafka, ensureTopics, keyPartitioner } from './kafka-client';
 export interface KafkaBridgeDeps {
   config: KafkaConfig;
   handler: CommandHandler;
+  /** Deletions committed by any process, taken in before each message: a write must not use what was cached of a deleted memory. */
+  deletions?: { check(): Promise<void> } | undefined;
   access: AccessControl;
   store: LogStore;
   pool: Pool;
@@ -38,6 +40,7 @@ export async function startKafkaBridge(deps: KafkaBridgeDeps): Promise<RunningKa
     kafka,
     producer,
     handler: deps.handler,
+    deletions: deps.deletions,
     access: deps.access,
     config,
     onError,

@@ -1,3 +1,4 @@
+import { InMemorySubjectKeyStore } from '@memotrace/subject-keys/testing';
 import { CommandHandler } from '@memotrace/command-service';
 import { PostgresLogStore, type StoredRecord, logStoreMigrations } from '@memotrace/log-store';
 import { type TestService, startTestService } from '@memotrace/memotrace/testing';
@@ -137,7 +138,7 @@ describeWithKafka('Kafka events out: the relay', () => {
     });
 
     it('resumes from its checkpoint without losing an event (repeats are dropped by position)', async () => {
-      const handler = new CommandHandler(store, { now: () => new Date().toISOString() });
+      const handler = new CommandHandler(store, { now: () => new Date().toISOString() }, new InMemorySubjectKeyStore());
       const memories = ['crash-a', 'crash-b', 'crash-c'];
       let written = 0;
       const write = async (batches: number) => {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { COMMAND_HANDLER, commandModule } from '@memotrace/command-service';
 import { AccessControl } from '@memotrace/http-kit';
-import { TOKENS, infraModule, onShutdown, openDatabase, readConfig, runMain } from '@memotrace/runtime';
+import { TOKENS, infraModule, onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
 import { startKafkaBridge } from './kafka-bridge';
@@ -15,11 +15,23 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, (m) => logger.info(m));
   const container = new Container();
   await container.load(infraModule(config, database), commandModule);
+  const handler = container.get(COMMAND_HANDLER);
+  // A memory deleted by another process: its cached state and keys must not serve this process's next batch.
+  const deletions = await watchMemoryDeletions(
+    database.pool,
+    (memoryId) => {
+      void handler.forgetMemory(memoryId);
+      database.keyStore.forgetMemory(memoryId);
+    },
+    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  );
   const bridge = await startKafkaBridge({
     config: config.kafka,
-    handler: container.get(COMMAND_HANDLER),
+    handler,
+    deletions,
     access: new AccessControl(config.apiKeys),
-    store: database.store,
+    // Kafka carries the log as stored: content published sealed is unreadable once its key is destroyed.
+    store: database.sealedStore,
     pool: database.pool,
     logger,
     metrics: container.get(TOKENS.metrics),
@@ -32,6 +44,7 @@ async function main(): Promise<void> {
   onShutdown(
     async () => {
       await bridge.stop();
+      await deletions.stop();
       await database.close();
     },
     (m) => logger.info(m),

@@ -68,6 +68,7 @@ export async function resolveCommands(resolver: EntityResolver, commands: WireCo
       case 'LINK':
       case 'UPSERT_EPISODE':
       case 'RECORD_MENTION':
+      case 'ERASE':
         out.push(command);
         break;
     }

@@ -17,12 +17,15 @@ export const MCP_PATH = '/mcp';
 export function registerMcpRoute(app: FastifyInstance, access: AccessControl): void {
   app.post(MCP_PATH, async (request, reply) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (access.enabled && (token === undefined || access.authenticate(token) === undefined)) {
+    const key = token === undefined ? undefined : access.authenticate(token);
+    if (access.enabled && key === undefined) {
       return rpcError(reply, 401, token === undefined ? 'missing API key: send Authorization: Bearer <key>' : 'invalid API key');
     }
     const memory = (request.query as Record<string, unknown>)['memory'];
     const server = createMemoTraceMcpServer({
       client: new MemoTraceClient({ url: ownUrl(app), apiKey: token, retries: 1 }),
+      // Erasure is for admin keys: others are not offered the tool (the service would refuse it anyway).
+      erase: !access.enabled || key?.access === 'admin',
       ...(typeof memory === 'string' && memory !== '' ? { defaultMemory: memory } : {}),
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -12,13 +12,14 @@ import { join, resolve } from 'node:path';
  * service); API-key scoping holds through MCP.
  */
 const ROOT = resolve(__dirname, '../../..');
-const TOKENS = { a: 'mt_mcp-key-a', aRead: 'mt_mcp-read-a', b: 'mt_mcp-key-b', names: 'mt_mcp-key-names' };
+const TOKENS = { a: 'mt_mcp-key-a', aRead: 'mt_mcp-read-a', b: 'mt_mcp-key-b', names: 'mt_mcp-key-names', admin: 'mt_mcp-admin' };
 const keys = parseApiKeys(
   JSON.stringify([
     { id: 'agent-a', hash: hashApiKey(TOKENS.a), memories: ['mem-a'], access: 'write' },
     { id: 'reader-a', hash: hashApiKey(TOKENS.aRead), memories: ['mem-a'], access: 'read' },
     { id: 'agent-b', hash: hashApiKey(TOKENS.b), memories: ['mem-b'], access: 'write' },
     { id: 'hr-agent', hash: hashApiKey(TOKENS.names), memories: ['story', 'names'], access: 'write' },
+    { id: 'dpo', hash: hashApiKey(TOKENS.admin), memories: ['mem-e'], access: 'admin' },
   ]),
 );
 const MON = '2024-05-06T09:00:00.000Z';
@@ -259,6 +260,69 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
     expect(raw.status).toBe(401);
     expect([await exportOf('mem-a', TOKENS.a), await exportOf('mem-b', TOKENS.b)]).toEqual(before);
   });
+});
+
+describe('the erase tool: for admin keys only', () => {
+  const listed = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
+  beforeAll(async () => {
+    const seeded = await fetch(`${svc.url}/v1/memories/mem-e/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.admin}` },
+      body: JSON.stringify({ commands: [{ op: 'UPSERT_ENTITY', entityId: 'eve', name: 'Eve Canary' }] }),
+    });
+    expect(seeded.status).toBe(200);
+  });
+
+  it('is not offered over HTTP to a write or read key', async () => {
+    for (const token of [TOKENS.a, TOKENS.aRead]) {
+      const client = await httpClient(token, '?memory=mem-a');
+      try {
+        expect(await listed(client)).not.toContain('erase');
+        expect(await refused(client, 'erase', { entityId: 'alice', reason: 'r' })).toMatch(/erase/);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('is offered to an admin key, marked destructive, and erases', async () => {
+    const client = await httpClient(TOKENS.admin, '?memory=mem-e');
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'erase');
+      expect(tool?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+      expect(
+        properties(tool!.inputSchema, 'erase')
+          .filter(([, field]) => !/e\.g\./.test(field.description ?? ''))
+          .map(([path]) => path),
+      ).toEqual([]);
+      expect(await refused(client, 'erase', { entityId: 'eve', factId: 'f', reason: 'r' })).toMatch(/^INVALID_REQUEST: name exactly one/);
+      const erased = await ok(client, 'erase', { entityId: 'eve', reason: 'asked to be forgotten', commandId: 'mcp-erase-1' });
+      expect(erased.results).toMatchObject([{ commandId: 'mcp-erase-1', status: 'applied', ids: { entityId: 'eve' } }]);
+      const log = (await exportOf('mem-e', TOKENS.admin)).trim().split('\n');
+      expect(JSON.parse(log.at(-1)!)).toMatchObject({ op: 'ERASE', subject: { entityId: 'eve' }, actor: 'dpo', reason: 'asked to be forgotten' });
+      expect(await refused(client, 'erase', { entityId: 'no-such-entity', reason: 'r' })).toMatch(/^UNKNOWN_ENTITY \(HTTP 404\)/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('over stdio, is offered only when asked for, and the service still refuses it to a key that is not admin', async () => {
+    const plain = await stdioClient({ MEMOTRACE_API_KEY: TOKENS.a, MEMOTRACE_MEMORY: 'mem-a' });
+    try {
+      expect(await listed(plain)).not.toContain('erase');
+    } finally {
+      await plain.close();
+    }
+    const asked = await stdioClient({ MEMOTRACE_API_KEY: TOKENS.a, MEMOTRACE_MEMORY: 'mem-a', MEMOTRACE_MCP_ERASE: 'true' });
+    try {
+      expect(await listed(asked)).toContain('erase');
+      const before = await exportOf('mem-a', TOKENS.a);
+      expect(await refused(asked, 'erase', { entityId: 'alice', reason: 'r' })).toMatch(/^FORBIDDEN \(HTTP 403\): .*admin key/);
+      expect(await exportOf('mem-a', TOKENS.a)).toBe(before);
+    } finally {
+      await asked.close();
+    }
+  }, 60_000);
 });
 
 /** Every property of a JSON Schema, nested ones included (objects, array items, union branches), by path. */

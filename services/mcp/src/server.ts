@@ -3,13 +3,15 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { INSTRUCTIONS } from './descriptions';
 import { ToolError } from './resolve';
-import { MEMORY_TOOLS } from './tools';
+import { ERASE_TOOL, MEMORY_TOOLS } from './tools';
 
 export interface MemoTraceMcpOptions {
   /** Talks to MemoTrace's HTTP API with the caller's API key: every tool call passes the service's access control. */
   client: MemoTraceClient;
   /** The memory used when a tool call names none. */
   defaultMemory?: string;
+  /** Offer the `erase` tool: only to a caller with an admin key (or when no keys are configured; the service checks again). */
+  erase?: boolean;
 }
 
 export const MCP_SERVER_NAME = 'memotrace';
@@ -17,14 +19,14 @@ export const MCP_SERVER_NAME = 'memotrace';
 /** An MCP server exposing one MemoTrace (all its memories the key may use) as tools. */
 export function createMemoTraceMcpServer(options: MemoTraceMcpOptions): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  for (const tool of MEMORY_TOOLS) {
+  for (const tool of options.erase ? [...MEMORY_TOOLS, ERASE_TOOL] : MEMORY_TOOLS) {
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema,
-        annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, idempotentHint: tool.readOnly, openWorldHint: false },
+        annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive === true, idempotentHint: tool.readOnly, openWorldHint: false },
       },
       async (args: Record<string, unknown>): Promise<CallToolResult> => {
         const memoryId = (args['memoryId'] as string | undefined) ?? options.defaultMemory;

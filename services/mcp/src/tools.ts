@@ -1,4 +1,4 @@
-import type { MemoryClient } from '@memotrace/client';
+import type { ErasureSubject, MemoryClient } from '@memotrace/client';
 import {
   PAGE,
   MAX_BATCH,
@@ -25,7 +25,7 @@ import {
 import { z } from 'zod';
 import { type CallShape, resolveCommands } from './commands';
 import { COMMAND_FIELDS, CREATE_MISSING, ENVELOPE, INTERVAL, LITERAL, MEMORY_ID, PARTICIPANT, READ, RESOLUTION_RULE } from './descriptions';
-import { EntityResolver } from './resolve';
+import { EntityResolver, ToolError } from './resolve';
 
 /**
  * The memory as MCP tools. Input schemas are the contracts' command fields (minus `op`), each described
@@ -42,6 +42,8 @@ export interface MemoryTool {
   description: string;
   inputSchema: z.ZodObject;
   readOnly: boolean;
+  /** It destroys what cannot be written back (an erasure). */
+  destructive?: boolean;
   run(memory: MemoryClient, args: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -374,6 +376,42 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     run: (memory, args) => memory.audit(args['factId'] as string),
   },
 ];
+
+/** The erasure subjects, by id: an erasure never resolves a name (it would erase whatever entity the name finds). */
+const ERASURE_SUBJECTS = {
+  entityId: 'An entity, e.g. "alice": its names, aliases and types, and the content of every fact and event naming it.',
+  factId: 'A fact, e.g. "alice-acme": its literal value and its source.',
+  mentionId: 'A mention, e.g. "chat-1:3": its text and speaker.',
+  docId: 'A document (a conversation), e.g. "chat-1": the text and speaker of every one of its mentions.',
+} as const;
+
+/**
+ * ERASE (SPEC §5.2), for admin keys only: the server lists it only to a caller whose key is an admin
+ * key (or when no keys are configured), and the service refuses it (403) to any other.
+ */
+export const ERASE_TOOL: MemoryTool = {
+  name: 'erase',
+  title: 'Erase content (admin)',
+  description:
+    "Erases a subject's content at every record time, for good (ERASE): name exactly one of entityId, factId, mentionId, docId, " +
+    'and the reason, e.g. {entityId: "alice", reason: "she asked to be forgotten"}. Names, aliases, types, values, sources, ' +
+    'summaries, mention texts and speakers become null and are never found again; ids, times and the graph stay, and the audit ' +
+    'keeps who erased what, when and why. It cannot be undone; later writes may name the subject again with new content.',
+  inputSchema: z.strictObject({
+    ...memoryField,
+    ...Object.fromEntries(Object.entries(ERASURE_SUBJECTS).map(([field, doc]) => [field, id.optional().describe(doc)])),
+    reason: nonBlankText.describe('Why, e.g. "data subject request #42": kept in the audit trail with the erasure.'),
+    commandId: id.optional().describe(ENVELOPE.commandId),
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (memory, { reason, commandId, ...args }) => {
+    const named = Object.keys(ERASURE_SUBJECTS).filter((field) => args[field] !== undefined);
+    if (named.length !== 1) throw new ToolError('INVALID_REQUEST: name exactly one of entityId, factId, mentionId, docId');
+    const subject = { [named[0]!]: args[named[0]!] } as ErasureSubject;
+    return memory.erase(subject, reason as string, commandId === undefined ? {} : { commandId: commandId as string });
+  },
+};
 
 /** Entity ids named by these facts (src, entity dst) whose names a read shows, at most. */
 const MAX_NAMES = 100;

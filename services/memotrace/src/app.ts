@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { COMMAND_HANDLER, commandModule, registerCommandRoutes } from '@memotrace/command-service';
+import { COMMAND_HANDLER, MemoryDeletion, commandModule, registerCommandRoutes, registerMemoryDeletionRoute } from '@memotrace/command-service';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
@@ -21,7 +21,15 @@ import {
 } from '@memotrace/query-service';
 import { type EmbeddingProvider, USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
-import { type RuntimeConfig, TOKENS, databaseReadiness, infraModule, openDatabase } from '@memotrace/runtime';
+import {
+  type RuntimeConfig,
+  TOKENS,
+  databaseReadiness,
+  infraModule,
+  openDatabase,
+  registerDeletionFence,
+  watchMemoryDeletions,
+} from '@memotrace/runtime';
 import type { FastifyInstance } from 'fastify';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
@@ -84,8 +92,30 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   metrics.trackProjectionLag('read-models', async () => (await database.store.highestPosition()) - projector.position());
   if (openSearchProjector)
     metrics.trackProjectionLag('search-opensearch', async () => (await database.store.highestPosition()) - openSearchProjector.position());
-  registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
-  const rebuild = new RebuildJob(database.url);
+  const queries = container.get(QUERY_ROUTE_DEPS);
+  registerQueryRoutes(app, queries);
+  // DELETE /v1/memories/{id}: the memory goes from the database, OpenSearch and this process's caches;
+  // other processes (a command or query service beside this one) hear of it through the deletion watcher.
+  const handler = container.get(COMMAND_HANDLER);
+  const deletion = new MemoryDeletion({
+    pool: database.pool,
+    openSearch,
+    keyStore: database.keyStore,
+    handler,
+    forgetCopies: (memoryId, { vectorHashes }) => queries.forgetMemory?.(memoryId, vectorHashes),
+  });
+  registerMemoryDeletionRoute(app, deletion);
+  const deletions = await watchMemoryDeletions(
+    database.pool,
+    (memoryId) => {
+      void handler.forgetMemory(memoryId);
+      queries.forgetMemory?.(memoryId);
+      database.keyStore.forgetMemory(memoryId);
+    },
+    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  );
+  registerDeletionFence(app, deletions);
+  const rebuild = new RebuildJob(database.url, database.masterKey);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
   // Kafka is optional: commands in and events out only when KAFKA_BROKERS is set.
@@ -93,8 +123,10 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     ? await startKafkaBridge({
         config: config.kafka,
         handler: container.get(COMMAND_HANDLER),
+        deletions,
         access,
-        store: database.store,
+        // Kafka carries the log as stored: content published sealed is unreadable once its key is destroyed.
+        store: database.sealedStore,
         pool: database.pool,
         logger,
         metrics,
@@ -110,6 +142,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     kafka,
     async close() {
       await app.close();
+      await deletions.stop();
       await kafka?.stop();
       await rebuild.settled();
       await searchIndex?.stop();

@@ -1,4 +1,4 @@
-import { onShutdown, openDatabase, readConfig, runMain } from '@memotrace/runtime';
+import { onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions } from '@memotrace/runtime';
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import pino from 'pino';
@@ -18,6 +18,12 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, name: 'memotrace-projector' });
   const database = await openDatabase(config, (m) => logger.info(m));
   const onError = (error: Error) => logger.error({ err: error }, 'projection failed');
+  // A memory deleted and written again: the keys this process cached of the old one open nothing of the new one.
+  const deletions = await watchMemoryDeletions(
+    database.pool,
+    (memoryId) => database.keyStore.forgetMemory(memoryId),
+    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  );
   let stop: () => Promise<void>;
   if (partitions === 1) {
     const projector = await runReadModelProjector(database.store, database.pool, onError);
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
       await openSearchProjector?.stop();
       await openSearch?.close();
       await stop();
+      await deletions.stop();
       await database.close();
     },
     (m) => logger.info(m),

@@ -13,6 +13,8 @@ export interface RebuildStatus {
 
 export interface RebuildWorkerData {
   databaseUrl: string;
+  /** The master key wrapping the subject keys: the rebuild reads the log's sealed content opened. */
+  masterKey: Uint8Array;
   to: string | null;
 }
 
@@ -39,7 +41,10 @@ export class RebuildJob {
   private status: RebuildStatus = { state: 'idle', to: null, startedAt: null, progress: null, result: null, error: null };
   private running: Promise<void> | undefined;
 
-  constructor(private readonly databaseUrl: string) {}
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly masterKey: Buffer,
+  ) {}
 
   current(): RebuildStatus {
     return this.status;
@@ -49,7 +54,7 @@ export class RebuildJob {
   start(to: string | undefined): { started: boolean; status: RebuildStatus } {
     if (this.status.state === 'running') return { started: false, status: this.status };
     this.status = { state: 'running', to: to ?? null, startedAt: new Date().toISOString(), progress: null, result: null, error: null };
-    const workerData: RebuildWorkerData = { databaseUrl: this.databaseUrl, to: to ?? null };
+    const workerData: RebuildWorkerData = { databaseUrl: this.databaseUrl, masterKey: new Uint8Array(this.masterKey), to: to ?? null };
     const worker = new Worker(join(__dirname, 'rebuild-worker.cjs'), {
       workerData,
       resourceLimits: { maxOldGenerationSizeMb: REBUILD_HEAP_MB, maxYoungGenerationSizeMb: REBUILD_YOUNG_MB },

@@ -1,5 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PostgresLogStore } from '@memotrace/log-store';
+import { OpeningLogStore } from '@memotrace/memory-log';
+import { CachingKeyStore, PostgresSubjectKeyStore } from '@memotrace/subject-keys';
 import { createPool } from '@memotrace/postgres';
 import { rebuildReadModels } from '@memotrace/read-models';
 import type { RebuildWorkerData, RebuildWorkerMessage } from './rebuild-job';
@@ -9,10 +11,10 @@ import type { RebuildWorkerData, RebuildWorkerMessage } from './rebuild-job';
  * pool on the service's database, the rebuild, and its progress and outcome posted back.
  */
 async function run(): Promise<void> {
-  const { databaseUrl, to } = workerData as RebuildWorkerData;
+  const { databaseUrl, masterKey, to } = workerData as RebuildWorkerData;
   const post = (message: RebuildWorkerMessage) => parentPort!.postMessage(message);
   const pool = createPool(databaseUrl);
-  const store = new PostgresLogStore(pool);
+  const store = new OpeningLogStore(new PostgresLogStore(pool), new CachingKeyStore(new PostgresSubjectKeyStore(pool, Buffer.from(masterKey))));
   try {
     const result = await rebuildReadModels({ pool, store, ...(to !== null ? { to } : {}), onProgress: (progress) => post({ progress }) });
     post({ result });

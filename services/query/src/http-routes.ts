@@ -33,6 +33,8 @@ export interface QueryRouteDeps {
   now(): string;
   corpora: SearchCorpora;
   recall?: RecallBackend | undefined;
+  /** Drops every copy of a deleted memory this process holds (logs, folded states, search corpora, vectors of the given texts or all). */
+  forgetMemory?: (memoryId: string, vectorHashes?: readonly string[]) => void;
 }
 
 /**

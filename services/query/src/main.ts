@@ -1,7 +1,17 @@
 import 'reflect-metadata';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
-import { TOKENS, databaseReadiness, infraModule, openDatabase, readConfig, runMain, serveUntilSignal } from '@memotrace/runtime';
+import {
+  TOKENS,
+  databaseReadiness,
+  infraModule,
+  openDatabase,
+  readConfig,
+  registerDeletionFence,
+  runMain,
+  serveUntilSignal,
+  watchMemoryDeletions,
+} from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
 import { registerQueryRoutes } from './http-routes';
@@ -34,13 +44,27 @@ async function main(): Promise<void> {
     access: new AccessControl(config.apiKeys),
     readiness: [databaseReadiness(database.readPool)],
   });
-  registerQueryRoutes(app, container.get(QUERY_ROUTE_DEPS));
+  const queries = container.get(QUERY_ROUTE_DEPS);
+  registerQueryRoutes(app, queries);
+  // A memory deleted (by the command side): this process must not answer from what it holds of it.
+  const deletions = await watchMemoryDeletions(
+    database.pool,
+    (memoryId) => {
+      queries.forgetMemory?.(memoryId);
+      database.keyStore.forgetMemory(memoryId);
+    },
+    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  );
+  registerDeletionFence(app, deletions);
   logger.info(accessMode);
   await serveUntilSignal(
     app,
     config,
     (m) => logger.info(m),
-    () => database.close(),
+    async () => {
+      await deletions.stop();
+      await database.close();
+    },
   );
 }
 

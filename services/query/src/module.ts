@@ -20,22 +20,19 @@ export const queryModule = new ContainerModule(({ bind }) => {
   bind(QUERY_ROUTE_DEPS)
     .toDynamicValue((ctx) => {
       const store = ctx.get(TOKENS.store);
-      const gate = new ConsistencyGate(
-        new PostgresMemoryQueries(ctx.get(TOKENS.readPool)),
-        new ReplayMemoryQueries(new MemoryLogCache(store)),
-        store,
-        ctx.get(PROJECTION_PROGRESS),
-        {
-          minPositionTimeoutMs: 10_000,
-          ownWritesWaitMs: 5_000,
-        },
-      );
+      const logs = new MemoryLogCache(store);
+      const replay = new ReplayMemoryQueries(logs);
+      const gate = new ConsistencyGate(new PostgresMemoryQueries(ctx.get(TOKENS.readPool)), replay, store, ctx.get(PROJECTION_PROGRESS), {
+        minPositionTimeoutMs: 10_000,
+        ownWritesWaitMs: 5_000,
+      });
       const clock = ctx.get(TOKENS.clock);
       const provider: EmbeddingProvider | undefined = ctx.get<EmbeddingProvider>(EMBEDDING_PROVIDER, { optional: true });
       const warn = (message: string) => console.warn(`memotrace search: ${message}`);
       // The search corpora keep their versions' vectors themselves (CorpusVectors): the lookup's
       // own cache only serves texts they do not hold (facts rendered at a cut), so it stays small.
-      const vectors = provider ? projectedVectors(provider, new VectorLookup(ctx.get(TOKENS.readPool), { maxEntries: 20_000 }), warn) : undefined;
+      const lookup = provider ? new VectorLookup(ctx.get(TOKENS.readPool), { maxEntries: 20_000 }) : undefined;
+      const vectors = provider && lookup ? projectedVectors(provider, lookup, warn) : undefined;
       vectors?.warm(); // the model loads while the service starts: the first searches rank by BM25 until it has
       setImmediate(warmSearch);
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
@@ -43,7 +40,14 @@ export const queryModule = new ContainerModule(({ bind }) => {
       const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), {
         maxVersions: ctx.get(TOKENS.config).searchCacheVersions,
       });
-      return { gate, store, now: () => clock.now(), corpora, recall };
+      // A deleted memory: nothing this process holds of it may answer again (vectors of unknown texts: all of them).
+      const forgetMemory = (memoryId: string, vectorHashes?: readonly string[]) => {
+        logs.forget(memoryId);
+        replay.forget(memoryId);
+        corpora.forget(memoryId);
+        lookup?.forget(vectorHashes);
+      };
+      return { gate, store, now: () => clock.now(), corpora, recall, forgetMemory };
     })
     .inSingletonScope();
 });

@@ -41,12 +41,18 @@ export class ReplayMemoryQueries implements MemoryQueries {
    * later command records at or after the latest), so a run of queries at one past cut, such as
    * verify's, folds once.
    */
-  private pastCut: { memoryId: string; recordedAt: Instant; state: MemoryState } | undefined;
+  private pastCut: { memoryId: string; recordedAt: Instant; log: readonly MemoryRecord[]; length: number; state: MemoryState } | undefined;
 
   constructor(
     private readonly logs: MemoryLogSource,
     private readonly maxHeads = 8,
   ) {}
+
+  /** Drops what is held of the memory: its log was deleted. */
+  forget(memoryId: string): void {
+    this.heads.delete(memoryId);
+    if (this.pastCut?.memoryId === memoryId) this.pastCut = undefined;
+  }
 
   async facts(memoryId: string, cut: Cut, filter: FactFilter) {
     return factsAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, filter);
@@ -92,8 +98,14 @@ export class ReplayMemoryQueries implements MemoryQueries {
     const log = await this.log(memoryId);
     const latest = log[log.length - 1]?.meta.recordedAt;
     if (recordedAt !== undefined && latest !== undefined && recordedAt < latest) {
-      if (this.pastCut?.memoryId !== memoryId || this.pastCut.recordedAt !== recordedAt)
-        this.pastCut = { memoryId, recordedAt, state: foldForReading(log, recordedAt) };
+      // Keyed by the log too: an erasure appended since changes the past cut.
+      if (
+        this.pastCut?.memoryId !== memoryId ||
+        this.pastCut.recordedAt !== recordedAt ||
+        this.pastCut.log !== log ||
+        this.pastCut.length !== log.length
+      )
+        this.pastCut = { memoryId, recordedAt, log, length: log.length, state: foldForReading(log, recordedAt) };
       return this.pastCut.state;
     }
     // A cut at or after the latest record time sees the whole log (record time is monotone per
@@ -128,6 +140,8 @@ export class MemoryLogCache implements MemoryLogSource {
   private readonly logs = new Map<string, MemoryRecord[]>();
   /** Per memory, the last read queued; the next one starts when it settles. */
   private readonly queued = new Map<string, Promise<readonly MemoryRecord[]>>();
+  /** Bumped by `forget`: a read that started before must not put the old log back. */
+  private readonly forgotten = new Map<string, number>();
   private held = 0;
 
   constructor(
@@ -148,10 +162,28 @@ export class MemoryLogCache implements MemoryLogSource {
     return next;
   }
 
+  /** Drops the memory's cached log: it was deleted (and may start again), so it is no longer append-only from here. */
+  forget(memoryId: string): void {
+    const log = this.logs.get(memoryId);
+    if (log) this.held -= log.length;
+    this.logs.delete(memoryId);
+    this.forgotten.set(memoryId, (this.forgotten.get(memoryId) ?? 0) + 1);
+  }
+
   /** Fetches what was appended since the cached copy and makes the memory the most recently used. */
   private async extend(memoryId: string): Promise<readonly MemoryRecord[]> {
-    const log = this.logs.get(memoryId) ?? [];
-    const appended = await readMemoryLog(this.store, memoryId, log.length);
+    const generation = this.forgotten.get(memoryId);
+    let log = this.logs.get(memoryId) ?? [];
+    let appended = await readMemoryLog(this.store, memoryId, log.length);
+    if (log.length > 0 && appended.some((record) => record.type === 'SubjectErased')) {
+      // An erasure changes the past: the records held were opened before their keys were destroyed.
+      this.logs.delete(memoryId);
+      this.held -= log.length;
+      log = [];
+      appended = await readMemoryLog(this.store, memoryId, 0);
+    }
+    // Forgotten while reading: what was read may join the deleted log to the new one; read it afresh.
+    if (this.forgotten.get(memoryId) !== generation) return this.extend(memoryId);
     if (this.logs.get(memoryId) === log) {
       this.logs.delete(memoryId); // re-inserted below, as the most recent
       this.held -= log.length;

@@ -8,7 +8,8 @@ export function decideUpsertEntity(command: UpsertEntity, { memoryId, state }: D
   const existing = state.entities.get(entityId);
   const aliases = command.aliases ?? [];
   const types = unique(command.types ?? []);
-  if (!existing) {
+  // An erased entity (no name) is registered again: what the command says is new content.
+  if (!existing || existing.name === null) {
     return {
       records: [
         { type: 'EntityRegistered', data: { entityId, name: command.name, aliases: unique(aliases).filter((a) => a !== command.name), types } },

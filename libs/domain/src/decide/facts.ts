@@ -87,6 +87,7 @@ function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: s
     let earliest: { factId: string; rank: number } | undefined;
     for (const factId of state.factsBySubject.get(subjectKey(rel, s)) ?? []) {
       const fact = state.facts.get(factId)!;
+      if (fact.dst === null) continue;
       if (targetKey(canonicalTarget(classes, fact.dst)) !== dstKey || factId !== deriveFactId(memoryId, s, rel, fact.dst)) continue;
       const rank = dstIds.indexOf(fact.dst);
       if (earliest === undefined || rank < earliest.rank) earliest = { factId, rank };
@@ -97,12 +98,14 @@ function defaultFactId(state: MemoryState, memoryId: string, src: string, rel: s
 }
 
 function assertSameTriple(state: MemoryState, fact: FactRecord, src: string, rel: string, dst: EdgeTarget): void {
-  const same =
-    state.classes.canonical(fact.src) === src && fact.rel === rel && targetKey(canonicalTarget(state.classes, fact.dst)) === targetKey(dst);
+  // An erased literal is named again by the assertion.
+  const sameDst = fact.dst === null || targetKey(canonicalTarget(state.classes, fact.dst)) === targetKey(dst);
+  const same = state.classes.canonical(fact.src) === src && fact.rel === rel && sameDst;
   if (!same) {
+    const known = fact.dst === null ? 'an erased literal' : targetKey(fact.dst);
     throw new DomainError(
       'FACT_CONFLICT',
-      `fact ${JSON.stringify(fact.factId)} is (${fact.src}, ${fact.rel}, ${targetKey(fact.dst)}); src, rel and dst never change`,
+      `fact ${JSON.stringify(fact.factId)} is (${fact.src}, ${fact.rel}, ${known}); src, rel and dst never change`,
       {
         factId: fact.factId,
       },
@@ -133,7 +136,7 @@ function supersede(state: MemoryState, factId: string, rel: string, src: string,
     const other = state.facts.get(otherId);
     const open = other && openVersion(other.versions);
     if (!other || !open || otherId === factId) continue;
-    if (targetKey(canonicalTarget(state.classes, other.dst)) === dstKey) continue;
+    if (other.dst !== null && targetKey(canonicalTarget(state.classes, other.dst)) === dstKey) continue;
     if (open.validFrom < t && contains(open.validFrom, open.validTo, t)) {
       superseded.push({ type: 'FactSuperseded', data: { factId: otherId, validFrom: open.validFrom, validTo: t, supersededBy: factId } });
     }

@@ -2,6 +2,7 @@ import type { Command } from '../commands';
 import type { DecideContext, Decision } from './context';
 import { decideDefineRelation, decideMergeEntity, decideUpsertEntity } from './entities';
 import { decideArchiveEdge, decideRetroCorrect, decideUpsertEdge } from './facts';
+import { decideErase } from './erase';
 import { decideLink, decideRecordMention, decideUpsertEpisode, decideUpsertEvent } from './occurrences';
 
 export type { DecideContext, Decision } from './context';
@@ -29,5 +30,7 @@ export function decide(command: Command, context: DecideContext): Decision {
       return decideUpsertEpisode(command, context);
     case 'RECORD_MENTION':
       return decideRecordMention(command, context);
+    case 'ERASE':
+      return decideErase(command, context);
   }
 }

@@ -54,7 +54,8 @@ export type Step =
   | { k: 'event'; id: string | null; facts: number[]; from: number; span: number | null }
   | { k: 'link'; kind: LinkKind; from: number; to: number; qualifier: string | null }
   | { k: 'episode'; id: string | null; events: number[]; from: number; span: number | null }
-  | { k: 'mention'; doc: string; text: string; id: string | null };
+  | { k: 'mention'; doc: string; text: string; id: string | null }
+  | { k: 'erase'; subject: 'entity' | 'fact' | 'mention' | 'doc'; ref: number };
 
 export interface StepEnvelope {
   step: Step;
@@ -171,6 +172,12 @@ const STEP_ARBS: { [K in Step['k']]: fc.Arbitrary<Extract<Step, { k: K }>> } = {
     text: fc.constantFrom('hi', 'bye'),
     id: fc.option(fc.constantFrom('m1', 'm2'), { freq: 2 }),
   }),
+  // Erasure changes the past: every cut, before and after it, loses the subject's content.
+  erase: fc.record({
+    k: fc.constant('erase' as const),
+    subject: fc.constantFrom<('entity' | 'fact' | 'mention' | 'doc')[]>('entity', 'fact', 'fact', 'mention', 'doc'),
+    ref: fc.nat({ max: FACT_REF_UNKNOWN }),
+  }),
 };
 
 /** How often each kind of step comes (0: never). */
@@ -191,6 +198,7 @@ export const DEFAULT_STEP_WEIGHTS: StepWeights = {
   link: 1,
   episode: 2,
   mention: 2,
+  erase: 1,
 };
 
 /**
@@ -208,6 +216,7 @@ export const OCCURRENCE_STEP_WEIGHTS: StepWeights = {
   link: 2,
   episode: 5,
   mention: 2,
+  erase: 1,
 };
 
 function stepArbOf(weights: StepWeights): fc.Arbitrary<Step> {
@@ -362,6 +371,24 @@ function resolve(step: Step, state: MemoryState): Unstamped {
       };
     case 'mention':
       return { op: 'RECORD_MENTION', docId: step.doc, text: step.text, ...(step.id !== null ? { mentionId: step.id } : {}) };
+    case 'erase':
+      return { op: 'ERASE', subject: erasureSubject(state, step), reason: 'forget' } as unknown as Unstamped;
+  }
+}
+
+/** A known subject (by index, wrapping), or an unknown one for the largest index. */
+function erasureSubject(state: MemoryState, step: Extract<Step, { k: 'erase' }>): Extract<Command, { op: 'ERASE' }>['subject'] {
+  switch (step.subject) {
+    case 'entity':
+      return { entityId: entityId(step.ref % (ENTITY_IDS.length + 1)) };
+    case 'fact':
+      return { factId: factRef(state, step.ref) };
+    case 'mention': {
+      const ids = [...state.mentions.keys()].sort();
+      return { mentionId: step.ref === FACT_REF_UNKNOWN || ids.length === 0 ? 'no-such-mention' : ids[step.ref % ids.length]! };
+    }
+    case 'doc':
+      return { docId: step.ref === FACT_REF_UNKNOWN ? 'no-such-doc' : ['d1', 'd2'][step.ref % 2]! };
   }
 }
 

@@ -5,6 +5,7 @@ import {
   WrongExpectedRevisionError,
   byStreamId,
   type AppendResult,
+  type DeletedStream,
   type RecordContent,
   type LogStore,
   type ExpectedRevision,
@@ -19,6 +20,7 @@ import {
 import {
   ANY,
   END,
+  NO_STREAM,
   isPortRecord,
   isStreamNotFound,
   isWrongExpectedVersion,
@@ -31,6 +33,7 @@ import {
   toStoredRecord,
   toStreamState,
   uniqueTags,
+  linkTarget,
 } from './mapping';
 
 type KurrentModule = typeof Kurrent;
@@ -58,11 +61,23 @@ export interface KurrentLogStoreOptions {
   maxAppendAttempts?: number;
 }
 
-/** What this store knows about a stream: its revision and every event id up to it. */
+/**
+ * What this store knows about a stream: where its current life starts and ends (KurrentDB revisions)
+ * and every event id in it. `base` is the KurrentDB revision of its first event: 0, or after a
+ * deletion the revision the stream went on from.
+ */
 interface StreamIndex {
-  revision: number;
+  base: number;
+  /** KurrentDB revision of the last event; -1 for an empty stream. */
+  last: number;
+  lastId: string | undefined;
   events: Map<string, { revision: number; position: number }>;
 }
+
+const emptyIndex = (): StreamIndex => ({ base: -1, last: -1, lastId: undefined, events: new Map() });
+
+/** The port's revision (0-based in the stream's current life) of an event at KurrentDB revision `revision`. */
+const portRevision = (record: StoredRecord, base: number): StoredRecord => ({ ...record, revision: record.revision - base });
 
 /**
  * LogStore on KurrentDB / EventStoreDB (server 22.6 or later: stream reads must carry $all
@@ -89,6 +104,14 @@ interface StreamIndex {
  * streams before 25.1's multi-stream append): append() resolves only after both, and a retry of
  * an append that failed in between writes the links again (same link ids, and readByTag drops
  * duplicates), so a successful append always has its tag entries.
+ *
+ * Deletion. `deleteStream` soft-deletes the stream (and the tag streams that only link into it):
+ * reads no longer find its events, and links to them resolve to nothing. KurrentDB numbers a
+ * stream that is appended to again after a soft delete on from where it was, and keeps the deleted
+ * events in $all until a scavenge; the port's stream starts again from revision 0 and its readers
+ * must not see deleted events. So a stream's revisions are counted from its first readable event
+ * (its base), and reads of $all drop events below their stream's base (or of a stream without
+ * readable events). Reading the base costs one small stream read.
  */
 export class KurrentLogStore implements LogStore {
   private readonly known = new Map<string, StreamIndex>();
@@ -119,7 +142,7 @@ export class KurrentLogStore implements LogStore {
     const data = events.map(toEventData);
     for (let attempt = 1; ; attempt++) {
       const index = await this.catchUp(streamId);
-      const current = index.revision;
+      const current = index.last < 0 ? -1 : index.last - index.base;
       const existing = events.flatMap((event) => index.events.get(event.recordId.toLowerCase()) ?? []);
       if (existing.length === events.length) {
         await this.linkTags(streamId, events, index);
@@ -129,7 +152,8 @@ export class KurrentLogStore implements LogStore {
       if (!matchesRevision(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
       try {
         // Exactly the revision just checked, even for 'any': nothing may slip in between the check and the write.
-        await this.client.appendToStream(streamId, data, { streamState: toStreamState(current) });
+        // An empty stream is "no stream" also after a soft delete (KurrentDB then goes on from its old revision).
+        await this.client.appendToStream(streamId, data, { streamState: index.last < 0 ? NO_STREAM : BigInt(index.last) });
       } catch (error) {
         if (isWrongExpectedVersion(error) && attempt < this.maxAppendAttempts) continue;
         throw error;
@@ -140,7 +164,7 @@ export class KurrentLogStore implements LogStore {
       const last = after.events.get(events[events.length - 1]!.recordId.toLowerCase());
       if (!last) throw new Error(`stream ${streamId}: appended events are not readable yet; retry the append (it is idempotent)`);
       await this.linkTags(streamId, events, after);
-      return { nextExpectedRevision: last.revision, position: last.position, idempotentRetry: false };
+      return { nextExpectedRevision: last.revision - after.base, position: last.position, idempotentRetry: false };
     }
   }
 
@@ -148,14 +172,20 @@ export class KurrentLogStore implements LogStore {
     this.assertOpen();
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (maxCount <= 0) return [];
+    const fromRevision = Math.max(options.fromRevision ?? 0, 0);
+    // From the start, the first event read is the base; from later on, the base is read first.
+    const base = fromRevision === 0 ? undefined : await this.baseOf(streamId);
+    if (base === null) return [];
+    const events = await this.readKurrentStream(streamId, base === undefined ? 'start' : BigInt(base + fromRevision), maxCount);
+    const from = base ?? events[0]?.revision ?? 0;
+    return events.map((event) => portRevision(event, from));
+  }
+
+  /** A stream's events from a KurrentDB revision on, with their KurrentDB revisions ([] for no stream). */
+  private async readKurrentStream(streamId: string, fromRevision: bigint | 'start', maxCount = Number.MAX_SAFE_INTEGER): Promise<StoredRecord[]> {
     const events: StoredRecord[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId, {
-        fromRevision: BigInt(Math.max(options.fromRevision ?? 0, 0)),
-        maxCount,
-        direction: 'forwards',
-        resolveLinkTos: false,
-      })) {
+      for await (const resolved of this.client.readStream(streamId, { fromRevision, maxCount, direction: 'forwards', resolveLinkTos: false })) {
         if (resolved.event) events.push(toStoredRecord(withPosition(resolved)));
       }
     } catch (error) {
@@ -163,6 +193,12 @@ export class KurrentLogStore implements LogStore {
       throw error;
     }
     return events;
+  }
+
+  /** The KurrentDB revision of the stream's first readable event; null when it has none (never written, or deleted). */
+  private async baseOf(streamId: string): Promise<number | null> {
+    const [first] = await this.readKurrentStream(streamId, 'start', 1);
+    return first === undefined ? null : first.revision;
   }
 
   async readStreamContent(streamId: string, fromRevision = 0): Promise<RecordContent[]> {
@@ -178,6 +214,7 @@ export class KurrentLogStore implements LogStore {
     const { fromPosition, maxCount, streamPrefix } = options;
     if (!Number.isInteger(maxCount) || maxCount <= 0) throw new RangeError(`maxCount must be a positive integer, got ${maxCount}`);
     const events: StoredRecord[] = [];
+    const bases = new BaseCache((streamId) => this.baseOf(streamId));
     let from = fromPosition;
     while (events.length < maxCount) {
       // +1: reading $all forwards from a position includes the event at that position.
@@ -198,7 +235,9 @@ export class KurrentLogStore implements LogStore {
         const position = toPositionNumber(recorded.position);
         last = Math.max(last, position);
         if (position <= start || !this.wanted(recorded, streamPrefix)) continue;
-        events.push(toStoredRecord(recorded));
+        const [event] = await bases.live([toStoredRecord(recorded)]);
+        if (event === undefined) continue; // deleted: still in $all until a scavenge
+        events.push(event);
         if (events.length === maxCount) break;
       }
       if (read < wanted || last === start) break; // the end of $all
@@ -226,7 +265,8 @@ export class KurrentLogStore implements LogStore {
       throw error;
     }
     // Concurrent appends may link in a different order than they committed: log order is position order.
-    return [...byPosition.values()].sort((a, b) => a.position - b.position);
+    const bases = new BaseCache((streamId) => this.baseOf(streamId));
+    return bases.live([...byPosition.values()].sort((a, b) => a.position - b.position));
   }
 
   async headPosition(): Promise<number> {
@@ -297,27 +337,39 @@ export class KurrentLogStore implements LogStore {
         subscriber.error(error);
       };
       let subscription: Kurrent.AllStreamSubscription;
+      // Bases of the streams seen, dropped when a stream's metadata changes (a soft delete writes it).
+      const bases = new BaseCache((streamId) => this.baseOf(streamId));
+      const { streamPrefix } = options;
       try {
         subscription = this.client.subscribeToAll({
           fromPosition: toReadPosition(options.fromPosition),
           resolveLinkTos: false,
-          filter: this.filter(options.streamPrefix),
+          filter: streamPrefix ? kurrent().streamNameFilter({ prefixes: [streamPrefix, metadataStreamOf(streamPrefix)] }) : this.filter(undefined),
         });
       } catch (error) {
         finish(error);
         return;
       }
       this.live.add(subscriber);
-      subscription.on('data', (resolved: Kurrent.AllStreamResolvedEvent) => {
-        if (done || !resolved.event || !this.wanted(resolved.event, options.streamPrefix)) return;
-        try {
-          const event = toStoredRecord(resolved.event);
-          if (event.position <= last) return; // never twice, never backwards
-          last = event.position;
-          subscriber.next(event);
-        } catch (error) {
-          finish(error);
+      // Events are handled one after another: finding a stream's base is a read.
+      let handled: Promise<void> = Promise.resolve();
+      const handle = async (recorded: Kurrent.RecordedEvent) => {
+        if (recorded.streamId.startsWith('$$')) {
+          bases.forget(recorded.streamId.slice(2));
+          return;
         }
+        if (!this.wanted(recorded, streamPrefix)) return;
+        const stored = toStoredRecord(recorded);
+        if (stored.position <= last) return; // never twice, never backwards
+        const [event] = await bases.live([stored]);
+        if (done || event === undefined) return;
+        last = event.position;
+        subscriber.next(event);
+      };
+      subscription.on('data', (resolved: Kurrent.AllStreamResolvedEvent) => {
+        const recorded = resolved.event;
+        if (done || !recorded) return;
+        handled = handled.then(() => handle(recorded)).catch((error: unknown) => finish(error));
       });
       subscription.on('error', (error: Error) => finish(error));
       subscription.on('end', () => finish(new Error('KurrentDB ended the $all subscription')));
@@ -329,6 +381,58 @@ export class KurrentLogStore implements LogStore {
         void stopped.finally(() => this.unsubscribing.delete(stopped));
       };
     });
+  }
+
+  /**
+   * Soft-deletes the stream at the revision it read (another writer in between makes it read again),
+   * then the tag streams whose every link points into it (links into it resolve to nothing anyway).
+   */
+  async deleteStream(streamId: string): Promise<DeletedStream> {
+    this.assertOpen();
+    for (let attempt = 1; ; attempt++) {
+      const events = await this.readStream(streamId);
+      if (events.length === 0) return { records: 0, position: 0 };
+      const last = events[events.length - 1]!;
+      const base = await this.baseOf(streamId);
+      try {
+        await this.client.deleteStream(streamId, { expectedRevision: BigInt((base ?? 0) + last.revision) });
+      } catch (error) {
+        if (isWrongExpectedVersion(error) && attempt < this.maxAppendAttempts) continue;
+        throw error;
+      }
+      this.known.delete(streamId);
+      const tags = new Set(events.flatMap((event) => event.tags ?? []));
+      for (const tag of tags) await this.deleteTagStreamOf(tag, streamId);
+      return { records: events.length, position: last.position };
+    }
+  }
+
+  /** Soft-deletes a tag stream when all its links point into `streamId`. */
+  private async deleteTagStreamOf(tag: string, streamId: string): Promise<void> {
+    const name = tagStreamName(tag);
+    const links = await this.readKurrentLinks(name);
+    if (links.length === 0 || links.some((link) => linkTarget(link)?.streamId !== streamId)) return;
+    try {
+      await this.client.deleteStream(name, { expectedRevision: ANY });
+    } catch (error) {
+      // Another append linked into it meanwhile: it stays, its links into the deleted stream resolve to nothing.
+      if (!isWrongExpectedVersion(error) && !isStreamNotFound(error)) throw error;
+    }
+  }
+
+  /** The raw data of a tag stream's links. */
+  private async readKurrentLinks(name: string): Promise<Uint8Array[]> {
+    const links: Uint8Array[] = [];
+    try {
+      for await (const resolved of this.client.readStream(name, { fromRevision: 'start', direction: 'forwards', resolveLinkTos: false })) {
+        const data = resolved.event?.data;
+        if (data instanceof Uint8Array) links.push(data);
+      }
+    } catch (error) {
+      if (isStreamNotFound(error)) return [];
+      throw error;
+    }
+    return links;
   }
 
   /** Completes live subscriptions, waits until they are cancelled, disposes an owned client. */
@@ -348,16 +452,27 @@ export class KurrentLogStore implements LogStore {
   private async catchUp(streamId: string): Promise<StreamIndex> {
     let index = this.known.get(streamId);
     if (index) this.known.delete(streamId); // re-inserted below as the most recently used
-    index ??= { revision: -1, events: new Map() };
+    index ??= emptyIndex();
     this.known.set(streamId, index);
     for (const stale of this.known.keys()) {
       if (this.known.size <= this.knownStreams) break;
       this.known.delete(stale);
     }
-    for (const event of await this.readStream(streamId, { fromRevision: index.revision + 1 })) {
-      if (event.revision <= index.revision) continue;
+    // From the last known event on: if it is no longer there, the stream was deleted since (by
+    // any process), and what is known of it is void: its ids may be written again.
+    let read = await this.readKurrentStream(streamId, index.last < 0 ? 'start' : BigInt(index.last));
+    if (index.last >= 0 && (read[0]?.revision !== index.last || read[0].recordId.toLowerCase() !== index.lastId)) {
+      const fresh = emptyIndex();
+      this.known.set(streamId, fresh);
+      index = fresh;
+      read = await this.readKurrentStream(streamId, 'start');
+    }
+    for (const event of read) {
+      if (event.revision <= index.last) continue;
+      if (index.last < 0) index.base = event.revision;
       index.events.set(event.recordId.toLowerCase(), { revision: event.revision, position: event.position });
-      index.revision = event.revision;
+      index.last = event.revision;
+      index.lastId = event.recordId.toLowerCase();
     }
     return index;
   }
@@ -406,5 +521,36 @@ function validate(events: NewRecord[]): void {
   if (events.length === 0) throw new Error('append needs at least one event');
   if (new Set(events.map((event) => event.recordId.toLowerCase())).size !== events.length) {
     throw new Error('append batch contains the same event id twice');
+  }
+}
+
+/** KurrentDB's metadata stream of a stream (or of every stream under a prefix): `$$<stream>`. */
+function metadataStreamOf(streamId: string): string {
+  return `$$${streamId}`;
+}
+
+/**
+ * Streams' bases, each read once (per read of $all, or per subscription until its metadata changes):
+ * which events of $all are live, and their port revisions.
+ */
+class BaseCache {
+  private readonly bases = new Map<string, Promise<number | null>>();
+
+  constructor(private readonly read: (streamId: string) => Promise<number | null>) {}
+
+  /** The events that are still readable in their stream, with their port revisions. */
+  async live(events: StoredRecord[]): Promise<StoredRecord[]> {
+    const kept: StoredRecord[] = [];
+    for (const event of events) {
+      let base = this.bases.get(event.streamId);
+      if (base === undefined) this.bases.set(event.streamId, (base = this.read(event.streamId)));
+      const from = await base;
+      if (from !== null && event.revision >= from) kept.push(portRevision(event, from));
+    }
+    return kept;
+  }
+
+  forget(streamId: string): void {
+    this.bases.delete(streamId);
   }
 }

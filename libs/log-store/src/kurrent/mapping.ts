@@ -102,6 +102,15 @@ export function toLinkEvent(tag: string, stored: { streamId: string; revision: n
   };
 }
 
+/** Where a link event's data (`<revision>@<stream>`) points; undefined for data that is not a link. */
+export function linkTarget(data: Uint8Array): { streamId: string; revision: number } | undefined {
+  const text = new TextDecoder().decode(data);
+  const at = text.indexOf('@');
+  const revision = Number(text.slice(0, at));
+  if (at <= 0 || !Number.isSafeInteger(revision)) return undefined;
+  return { streamId: text.slice(at + 1), revision };
+}
+
 /**
  * Events of the log proper. Link events (tag index entries) and system events ($-prefixed types
  * or streams) are KurrentDB bookkeeping, never port events; the server-side filters already

@@ -13,9 +13,14 @@ export const NOTIFY_CHANNEL = 'mt_events';
 const begin = (client: pg.PoolClient, streamId: string) => {
   const literal = client.escapeLiteral(streamId);
   return `BEGIN;
-    SELECT pg_advisory_xact_lock(hashtextextended('mt_stream:' || ${literal}, 0));
+    SELECT ${streamLock(client, streamId)};
     SELECT coalesce((SELECT revision FROM mt_streams WHERE stream_id = ${literal}), -1) AS revision`;
 };
+
+/** The per-stream transaction lock (an SQL expression) that appends, and a deletion of the stream, take first. */
+export function streamLock(client: Pick<pg.ClientBase, 'escapeLiteral'>, streamId: string): string {
+  return `pg_advisory_xact_lock(hashtextextended('mt_stream:' || ${client.escapeLiteral(streamId)}, 0))`;
+}
 
 /** Which of the batch's record ids the stream already has (only asked when the fast path cannot decide). */
 const READ_EXISTING = `

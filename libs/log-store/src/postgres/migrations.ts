@@ -76,4 +76,27 @@ export class EventStoreSchema1763769600000 implements MigrationInterface {
   }
 }
 
-export const logStoreMigrations: MigrationInterface[] = [new EventStoreSchema1763769600000()];
+/**
+ * Stream deletions, one row per deletion that removed records: a reader holding records it read before
+ * (a projector's queue, a cache in another process) learns from it which of them are gone.
+ */
+export class StreamDeletions1796300000000 implements MigrationInterface {
+  readonly name = 'StreamDeletions1796300000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE mt_stream_deletions (
+        seq bigserial PRIMARY KEY,
+        stream_id text NOT NULL,
+        position bigint NOT NULL,
+        deleted_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await queryRunner.query('CREATE INDEX mt_stream_deletions_stream ON mt_stream_deletions (stream_id, position)');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE mt_stream_deletions');
+  }
+}
+
+export const logStoreMigrations: MigrationInterface[] = [new EventStoreSchema1763769600000(), new StreamDeletions1796300000000()];

@@ -4,6 +4,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import {
   byStreamId,
   type AppendResult,
+  type DeletedStream,
   type RecordContent,
   type RecordMetadata,
   type LogStore,
@@ -17,6 +18,7 @@ import {
   type SubscribeOptions,
 } from '../port';
 import { appendRecords } from './append';
+import { deleteStreamIn } from './delete-stream';
 import {
   EVENT_COLUMNS,
   HEAD_POSITION,
@@ -196,6 +198,10 @@ export class PostgresLogStore implements LogStore {
         inner.unsubscribe();
       };
     });
+  }
+
+  deleteStream(streamId: string): Promise<DeletedStream> {
+    return inTransaction(this.pool, (client) => deleteStreamIn(client, streamId));
   }
 
   /** Completes live subscriptions, waits until their connections are closed, ends an owned pool. */

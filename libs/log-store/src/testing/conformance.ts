@@ -452,6 +452,101 @@ export function describeLogStoreConformance(name: string, factory: LogStoreFacto
       );
     });
 
+    describe('deleteStream', () => {
+      it(
+        'removes the stream and its tag entries from every read; other streams keep theirs',
+        async () => {
+          const start = await store.headPosition();
+          const tag = `${prefix}-fact:1`;
+          const doomed = [newRecord({ n: 0 }, [tag]), newRecord({ n: 1 }), newRecord({ n: 2 }, [tag])];
+          const kept = newRecord({ n: 3 }, [tag]);
+          await store.append(stream('gone'), doomed, { expectedRevision: 'no_stream' });
+          const keptAt = await store.append(stream('kept'), [kept], { expectedRevision: 'no_stream' });
+          const written = await store.readStream(stream('gone'));
+
+          expect(await store.deleteStream(stream('gone'))).toEqual({ records: 3, position: written[2]!.position });
+
+          expect(await store.readStream(stream('gone'))).toEqual([]);
+          expect(await store.readStreamContent(stream('gone'))).toEqual([]);
+          expect(await store.streamPosition(stream('gone'))).toBe(0);
+          expect((await store.streamHeads(`${prefix}-`)).map((head) => head.streamId)).toEqual([stream('kept')]);
+          expect(ids(await store.readByTag(tag))).toEqual(ids([kept]));
+          const all = await eventually(
+            async () => ours(await store.readAll({ fromPosition: start, maxCount: 1_000 })),
+            (records) => records.length >= 1,
+          );
+          expect(ids(all)).toEqual(ids([kept]));
+          expect((await store.readAllContent({ fromPosition: start, maxCount: 1_000, streamPrefix: `${prefix}-` })).map((c) => c.data)).toEqual([
+            { n: 3 },
+          ]);
+          const { received } = subscribe({ fromPosition: start, streamPrefix: `${prefix}-` });
+          await eventually(
+            () => received,
+            (r) => r.length >= 1,
+          );
+          await sleep(SETTLE_MS);
+          expect(ids(received)).toEqual(ids([kept]));
+          expect(received[0]!.position).toBe(keptAt.position);
+          // Nothing left to delete: idempotent, and an unknown stream is no error.
+          expect(await store.deleteStream(stream('gone'))).toEqual({ records: 0, position: 0 });
+          expect(await store.deleteStream(stream('never'))).toEqual({ records: 0, position: 0 });
+        },
+        TIMEOUT_MS,
+      );
+
+      it(
+        'leaves an empty stream: appends start it again from revision 0, and its old record ids are new again',
+        async () => {
+          const tag = `${prefix}-fact:2`;
+          const first = [newRecord({ n: 0 }, [tag]), newRecord({ n: 1 })];
+          const before = await store.append(stream('s'), first, { expectedRevision: 'no_stream' });
+          await store.deleteStream(stream('s'));
+
+          // The same ids again (an exported log imported into the emptied stream): written, not a retry.
+          const again = await store.append(stream('s'), [first[0]!], { expectedRevision: 'no_stream' });
+          expect(again).toMatchObject({ nextExpectedRevision: 0, idempotentRetry: false });
+          expect(again.position).toBeGreaterThan(before.position);
+          const next = await store.append(stream('s'), [newRecord({ n: 2 })], { expectedRevision: 0 });
+          expect(next.nextExpectedRevision).toBe(1);
+          await expect(store.append(stream('s'), [newRecord()], { expectedRevision: 3 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+
+          const stored = await store.readStream(stream('s'));
+          expect(stored.map((record) => [record.recordId, record.revision])).toEqual([
+            [first[0]!.recordId, 0],
+            [stored[1]!.recordId, 1],
+          ]);
+          expect(await store.readStream(stream('s'), { fromRevision: 1 })).toEqual([stored[1]]);
+          expect((await store.readByTag(tag)).map((record) => [record.recordId, record.revision])).toEqual([[first[0]!.recordId, 0]]);
+          expect(await store.streamPosition(stream('s'))).toBe(next.position);
+          expect(await store.streamHeads(`${prefix}-`)).toEqual([
+            { streamId: stream('s'), revision: 1, position: next.position, metadata: expect.anything() },
+          ]);
+          const all = await eventually(
+            async () => await store.readAll({ fromPosition: 0, maxCount: 100_000, streamPrefix: `${prefix}-` }),
+            (records) => records.length >= 2,
+          );
+          expect(all.map((record) => [record.recordId, record.revision])).toEqual(stored.map((record) => [record.recordId, record.revision]));
+        },
+        TIMEOUT_MS,
+      );
+
+      it(
+        'appends racing a deletion are deleted with the stream or start it again',
+        async () => {
+          await store.append(stream('s'), newRecords(2), { expectedRevision: 'no_stream' });
+          const racing = Array.from({ length: 6 }, () => store.append(stream('s'), newRecords(1), { expectedRevision: 'any' }));
+          const deleted = await store.deleteStream(stream('s'));
+          const outcomes = await Promise.allSettled(racing);
+          // Whatever the order, every append that succeeded is either deleted or still there, at consecutive revisions from 0.
+          const appended = outcomes.filter((o) => o.status === 'fulfilled').length;
+          const remaining = await store.readStream(stream('s'));
+          expect(deleted.records + remaining.length).toBe(2 + appended);
+          expect(remaining.map((record) => record.revision)).toEqual(remaining.map((_, i) => i));
+        },
+        TIMEOUT_MS,
+      );
+    });
+
     describe('subscribe', () => {
       it(
         'catches up, then delivers live records, each once, in order',

@@ -54,7 +54,17 @@ export interface RandomLog {
   recordedAts: Instant[];
 }
 
-export function randomLog(memoryId: string, seed: number, commandCount: number): RandomLog {
+/** An ERASE of one subject (its `subject` union does not survive `CommandDraft`'s Omit as a literal type). */
+export function eraseCommand(subject: { entityId: string } | { factId: string } | { mentionId: string } | { docId: string }): CommandDraft {
+  return { op: 'ERASE', subject, reason: 'asked to forget' } as unknown as CommandDraft;
+}
+
+export interface RandomLogOptions {
+  /** Also ERASE entities, facts, mentions and documents (SPEC §5.2): later commands name them again. */
+  erase?: boolean;
+}
+
+export function randomLog(memoryId: string, seed: number, commandCount: number, options: RandomLogOptions = {}): RandomLog {
   const random = rng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const some = <T>(items: readonly T[], max = 3): T[] => {
@@ -100,6 +110,8 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
         'episode',
         'episode',
         'mention',
+        // Only when asked: the other logs' seeds keep drawing the commands they always drew.
+        ...(options.erase ? ['erase', 'erase', 'mention'] : []),
       ])
     ) {
       case 'entity':
@@ -175,6 +187,15 @@ export function randomLog(memoryId: string, seed: number, commandCount: number):
           events:
             occurrences.length === 0 || chance(0.1) ? [] : [...some(occurrences, 2), pick(occurrences), ...(chance(0.05) ? ['ev-unknown'] : [])],
         };
+      }
+      case 'erase': {
+        const subjects = [
+          ...[...state.entities.keys()].map((entityId) => ({ entityId })),
+          ...facts.map((factId) => ({ factId })),
+          ...mentions.map((mentionId) => ({ mentionId })),
+          ...[...new Set([...state.mentions.values()].map((m) => m.docId))].map((docId) => ({ docId })),
+        ];
+        return subjects.length > 0 ? eraseCommand(pick(subjects)) : null;
       }
       default:
         return {

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { textHash } from '../text-hash';
 import type { EmbeddingProvider } from './port';
@@ -12,7 +12,8 @@ export interface EmbeddingCacheOptions {
 
 /**
  * Memoizes a provider by (model, text hash): a text is embedded once per process (and
- * once ever with `dir`), and one call embeds only the texts it has not seen.
+ * once ever with `dir`), and one call embeds only the texts it has not seen. `forget`
+ * drops erased texts' vectors from memory and from the file.
  */
 export function cachedEmbeddings(provider: EmbeddingProvider, options: EmbeddingCacheOptions = {}): EmbeddingProvider {
   const max = options.maxEntries ?? 200_000;
@@ -53,7 +54,29 @@ export function cachedEmbeddings(provider: EmbeddingProvider, options: Embedding
       }
       return hashes.map((h, i) => memory.get(h) ?? missingAfterEviction(texts[i]!));
     },
+    forget(hashes) {
+      if (hashes.length === 0) return;
+      for (const hash of hashes) memory.delete(hash);
+      if (file !== undefined && existsSync(file)) forgetInFile(file, new Set(hashes));
+      provider.forget?.(hashes);
+    },
   };
+}
+
+/** Rewrites the file without the lines of `hashes` (then renamed over it: a crash leaves the old file or the new one). */
+function forgetInFile(file: string, hashes: ReadonlySet<string>): void {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const kept = lines.filter((line) => line !== '' && !hashes.has(hashOfLine(line)));
+  if (kept.length === lines.filter((line) => line !== '').length) return;
+  const next = `${file}.${process.pid}.tmp`;
+  writeFileSync(next, kept.length === 0 ? '' : kept.join('\n') + '\n');
+  renameSync(next, file);
+}
+
+/** A line is `["<hash>","<base64>"]`; a torn one has no hash. */
+function hashOfLine(line: string): string {
+  const end = line.indexOf('"', 2);
+  return line.startsWith('["') && end > 2 ? line.slice(2, end) : '';
 }
 
 function restore(memory: Map<string, Float32Array>, line: string): void {

@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { textHash } from '../text-hash';
 import { cachedEmbeddings } from './cached';
 import type { EmbeddingProvider } from './port';
 
@@ -33,5 +37,24 @@ describe('cachedEmbeddings', () => {
     await cached.embed(['c']);
     await cached.embed(['a']);
     expect(base.calls).toEqual([['a'], ['b'], ['c'], ['a']]);
+  });
+
+  it('forgets erased texts, in memory and in its file: they are embedded again, the others not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memotrace-embeddings-'));
+    try {
+      const base = counting();
+      const cached = cachedEmbeddings(base, { dir });
+      await cached.embed(['canary text', 'kept text']);
+      cached.forget!([textHash('canary text')]);
+      expect(readFileSync(join(dir, 'count.jsonl'), 'utf8')).not.toContain(textHash('canary text'));
+      expect(readFileSync(join(dir, 'count.jsonl'), 'utf8')).toContain(textHash('kept text'));
+      await cached.embed(['canary text', 'kept text']);
+      const reopened = counting();
+      await cachedEmbeddings(reopened, { dir }).embed(['kept text']);
+      expect(base.calls).toEqual([['canary text', 'kept text'], ['canary text']]);
+      expect(reopened.calls).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -12,6 +12,8 @@ export interface EmbeddingProvider {
   /** The vectors' length when known before the first call (an index must be made for it). */
   readonly dimension?: number;
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** Drops whatever it keeps of these texts (by `textHash`): their content was erased (SPEC §5.2). */
+  forget?(hashes: readonly string[]): void;
 }
 
 /**

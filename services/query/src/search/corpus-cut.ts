@@ -14,7 +14,7 @@ import { MergeForest } from '@memotrace/read-models';
 import { dot, textHash } from '@memotrace/search-index';
 import { analyze } from './analyze';
 import { BM25 } from './bm25';
-import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions } from './corpus';
+import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions, nameShownFrom } from './corpus';
 import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
 import { innerProductError, innerProductTop } from './inner-product-top';
@@ -173,7 +173,9 @@ const MAX_BUILT = 50_000;
  * rule and validity (e.g. a fact version iff its record interval holds r and its validity
  * holds validAt, a mention iff recorded by r), then the rows whose rule requires members
  * (an event: every fact it includes believed at r; an episode: one of its events visible at
- * r at any validity) are decided. Entities are named by their canonical id at r.
+ * r at any validity) are decided. Entities are named by their canonical id at r. A version whose
+ * content was erased counts for the rules (as a fact an event includes, ...) but is not visible:
+ * it is no item, hit or neighbour.
  */
 export class CutView {
   readonly size: number;
@@ -219,7 +221,7 @@ export class CutView {
       episode: (id) => this.countsAt('episode', id),
       mention: (id) => this.countsAt('mention', id),
     };
-    const { kinds } = corpus;
+    const { kinds, erased } = corpus;
     const visible = (this.visible = new Uint8Array(corpus.size));
     const deferred: number[] = [];
     let size = 0;
@@ -227,6 +229,7 @@ export class CutView {
       const bound = plans[kinds[i]!]!;
       if (!(bound.from[i]! <= r) || (bound.to !== null && !(r < bound.to[i]!))) continue;
       if (v !== null && bound.validFrom !== null && !(bound.validFrom[i]! <= v && v < bound.validTo![i]!)) continue;
+      if (erased[i] === 1) continue;
       if (bound.requires) deferred.push(i);
       else {
         visible[i] = 1;
@@ -343,9 +346,9 @@ export class CutView {
    */
   async nearest(store: VectorStore, query: Float32Array, options: NearestOptions, memoryId: string): Promise<NearestResult> {
     const table = this.corpus.vectorsOf(store.model);
-    const { versions } = this.corpus;
-    table.register(this.corpus.size, (i) => versions[i]!.text);
-    if (store.since !== undefined) await table.catchUp(store, memoryId);
+    const { versions, erased } = this.corpus;
+    table.register(this.corpus.size, (i) => (erased[i] === 1 ? null : versions[i]!.text));
+    if (store.since !== undefined) await table.catchUp(store, memoryId, this.corpus.erasedAt);
     else {
       const waiting = table.waitingHashes();
       if (waiting.length > 0) table.keepAll(await store.vectors(waiting));
@@ -460,11 +463,13 @@ export class CutView {
     switch (v.kind) {
       case 'fact': {
         const f = v.fact!;
+        const { dst } = f;
+        if (dst === null) throw new Error(`fact ${v.id}: an erased version is no search item`);
         const view = {
           factId: v.id,
           src: forest.canonical(f.src),
           rel: f.rel,
-          dst: typeof f.dst === 'string' ? forest.canonical(f.dst) : f.dst,
+          dst: typeof dst === 'string' ? forest.canonical(dst) : dst,
           validFrom: v.validFrom!,
           validTo: v.validTo!,
           recordedFrom: v.recordedFrom,
@@ -501,23 +506,29 @@ export class CutView {
     }
   }
 
-  /** An entity's name at r (its canonical entity's), or the id when not recorded by r. */
+  /** An entity's name at r (its canonical entity's), or the id when not recorded by r, erased, or named only after r. */
   private readonly nameOf = (entityId: string): string => {
     const entity = this.corpus.entities.get(this.forest.canonical(entityId));
-    return entity !== undefined && this.recorded('entity', entity) ? entity.name : this.forest.canonical(entityId);
+    const named = entity !== undefined && this.recorded('entity', entity) && Date.parse(nameShownFrom(entity)) <= this.r;
+    return (named ? entity.name : null) ?? this.forest.canonical(entityId);
   };
 
-  /** Facts naming an entity merged by r are shown with canonical names: their text (and BM25 terms) at the cut. */
+  /**
+   * Facts naming an entity merged by r are shown with canonical names, and those naming an entity
+   * named again after r (after an erasure) with its id: their text (and BM25 terms) at the cut.
+   */
   private renderMergedFacts(): void {
-    for (const merged of this.forest.mergedInto.keys()) {
+    const renamedAfter = [...this.corpus.renamed].filter((id) => Date.parse(nameShownFrom(this.corpus.entities.get(id)!)) > this.r);
+    for (const merged of [...this.forest.mergedInto.keys(), ...renamedAfter]) {
       for (const i of this.corpus.namingEntity(merged)) {
         const v = this.corpus.versions[i]!;
-        if (!this.visible[i] || v.fact === undefined || this.rendered.has(i)) continue;
+        const dst = v.fact?.dst ?? null;
+        if (!this.visible[i] || v.fact === undefined || dst === null || this.rendered.has(i)) continue;
         const text = factText(
           {
             src: this.forest.canonical(v.fact.src),
             rel: v.fact.rel,
-            dst: typeof v.fact.dst === 'string' ? this.forest.canonical(v.fact.dst) : v.fact.dst,
+            dst: typeof dst === 'string' ? this.forest.canonical(dst) : dst,
           },
           this.nameOf,
         );

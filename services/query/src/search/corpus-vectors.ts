@@ -40,13 +40,18 @@ export class CorpusVectors {
 
   /**
    * Places the versions the corpus gained since the last call (`texts(i)` is version i's own
-   * text): each takes its text's row, or waits for it.
+   * text, null when it has none: erased): each takes its text's row, or waits for it.
    */
-  register(size: number, texts: (i: number) => string): void {
+  register(size: number, texts: (i: number) => string | null): void {
     if (size <= this.registered) return;
     this.reserveVersions(size);
     for (let i = this.registered; i < size; i++) {
-      const hash = textHash(texts(i));
+      const text = texts(i);
+      if (text === null) {
+        this.rowOfVersion[i] = -1;
+        continue;
+      }
+      const hash = textHash(text);
       const row = this.rowOfHash.get(hash);
       if (row !== undefined) this.place(i, row);
       else {
@@ -68,12 +73,16 @@ export class CorpusVectors {
    * Reads what the store projected for the memory since the last read: in line when it is a
    * small delta, else in the background (the search goes on with the vectors at hand and ranks
    * the rest by BM25). Searches never wait for a read another search started.
+   *
+   * `erasedAt`: the log position of the memory's latest erasure the corpus knows of. A store not
+   * yet projected past it may still hold vectors of the texts it erased: of such a page only the
+   * vectors versions wait for are kept (an erased version waits for none).
    */
-  async catchUp(store: VectorStore, memoryId: string): Promise<void> {
+  async catchUp(store: VectorStore, memoryId: string, erasedAt = 0): Promise<void> {
     if (store.since === undefined || this.reading !== null) return;
     const read = async (limit: number) => {
       const page = await store.since!(memoryId, this.readThrough, limit);
-      this.keepAll(page.vectors);
+      this.keepAll(page.vectors, page.through >= erasedAt);
       this.readThrough = page.through;
       return page.complete;
     };
@@ -102,12 +111,15 @@ export class CorpusVectors {
     return [...this.waiting.keys()];
   }
 
-  /** Keeps these vectors by text hash: waiting versions take them, others are kept until a version has the text. */
-  keepAll(vectors: Iterable<readonly [string, Float32Array]>): void {
+  /**
+   * Keeps these vectors by text hash: waiting versions take them, others are kept until a version
+   * has the text (unless `unclaimed` is false: they may be of erased texts).
+   */
+  keepAll(vectors: Iterable<readonly [string, Float32Array]>, unclaimed = true): void {
     for (const [hash, vector] of vectors) {
       if (this.rowOfHash.has(hash)) continue;
       if (this.waiting.has(hash)) this.keep(hash, vector);
-      else this.unclaimed.set(hash, vector);
+      else if (unclaimed) this.unclaimed.set(hash, vector);
     }
   }
 

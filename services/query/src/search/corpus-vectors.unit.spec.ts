@@ -65,6 +65,20 @@ describe('CorpusVectors keeps up with the store by deltas', () => {
     expect(table.rowOf(3)).toBe(-1);
   });
 
+  it('keeps no vector no version waits for from a store not projected past the latest erasure: it may be an erased text', async () => {
+    const { texts, store } = storeOf(4);
+    const table = new CorpusVectors();
+    table.register(2, (i) => (i === 0 ? texts[0]! : null)); // version 1 was erased: it has no text
+    await table.catchUp(store, 'mem', 10);
+    table.register(4, (i) => texts[i]!); // a version of text 3 arrives after the read
+    expect([0, 1, 2, 3].map((i) => table.rowOf(i) >= 0)).toEqual([true, false, false, false]);
+    expect(table.rows).toBe(1);
+    const past = new CorpusVectors();
+    await past.catchUp(store, 'mem', 4); // projected past it: kept until a version has the text
+    past.register(4, (i) => texts[i]!);
+    expect(past.rows).toBe(4);
+  });
+
   it('asks a store without deltas only for the texts still waiting', async () => {
     const table = new CorpusVectors();
     table.register(3, (i) => ['a', 'b', 'a'][i]!);

@@ -25,12 +25,15 @@ const { factText, instantFromMillis, mentionText } = domain;
  * deltas (`SearchFeed`), so a search never re-reads the memory: cutting is a scan
  * of typed arrays, BM25 reads the postings of the query's terms only. Versions are
  * appended; the only later change to one is the close of its record interval.
- * Texts are analysed once, when the version arrives.
+ * Texts are analysed once, when the version arrives. A version whose content was erased
+ * (SPEC §5.2) is kept for the cut rules (an event's facts, an episode's events, a fact's
+ * evidence) with no text: it is never a search item.
  */
 export interface FactPart {
   src: string;
   rel: string;
-  dst: EdgeTarget;
+  /** Null when its literal was erased. */
+  dst: EdgeTarget | null;
   evidence: string[];
 }
 
@@ -43,7 +46,7 @@ export interface ItemVersion {
   validFrom?: Instant;
   validTo?: Instant | null;
   occurredAt?: Instant | null;
-  /** Rendered with the entity names as stored; a fact naming a merged entity is rendered again at the cut. */
+  /** Rendered with the entity names as stored; a fact naming a merged entity is rendered again at the cut. Empty when erased. */
   text: string;
   fact?: FactPart;
   participants?: Participant[];
@@ -202,7 +205,25 @@ function sameFact(part: FactPart, row: FactVersionRow): boolean {
   if (part.src !== row.src || part.rel !== row.rel || !sameIds(part.evidence, row.evidence)) return false;
   const a = part.dst;
   const b = row.dst;
-  return typeof a === 'string' || typeof b === 'string' ? a === b : a.literal === b.literal && a.datatype === b.datatype;
+  return a === null || b === null || typeof a === 'string' || typeof b === 'string' ? a === b : a.literal === b.literal && a.datatype === b.datatype;
+}
+
+/**
+ * When the entity's name (as the row has it) was given: a registration after an erasure names an
+ * entity again (new content), shown from then on; otherwise its recording.
+ */
+export function nameShownFrom(row: EntityNameRow): Instant {
+  if (!('namedFrom' in row)) return row.recordedFrom;
+  const at = row.namedFrom;
+  return typeof at === 'string' ? at : typeof at === 'number' ? instantFromMillis(at) : row.recordedFrom;
+}
+
+/**
+ * A row the feed marks erased. Erased content reads null, but a fact naming an entity keeps its
+ * dst: only the mark tells its erasure.
+ */
+function markedErased(row: object): boolean {
+  return 'erased' in row && row.erased === true;
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
@@ -250,10 +271,21 @@ export class MemoryCorpus {
   kinds = new Int32Array(1024);
   /** The read models' version number (facts, events, episodes; 0 for mentions). */
   versionNos = new Int32Array(1024);
+  /** 1 for a version whose content was erased: it counts for the cut rules, and is no search item. */
+  erased = new Uint8Array(1024);
   readonly postings = new Map<string, Postings>();
   /** Versions of each item (kind + id), oldest first. */
   readonly byItem = new Map<string, number[]>();
   readonly entities = new Map<string, EntityNameRow>();
+  /** Entities named again after an erasure (`namedFrom` later than their recording): before it, a cut shows their id. */
+  readonly renamed = new Set<string>();
+  /**
+   * A delta brought an entity the corpus holds with another name (named again after an erasure):
+   * the facts rendered with the name it had are wrong, so the corpus is read again whole.
+   */
+  stale = false;
+  /** The memory's erasure mark (its latest erasure's log position) when it was read: a store behind it may hold vectors of erased texts. */
+  erasedAt = 0;
   readonly merges: (MergeRecord & { seq: number })[] = [];
   /** Seqs of `merges`, to skip a merge a delta brings again. */
   private readonly mergeSeqs = new Set<number>();
@@ -296,10 +328,20 @@ export class MemoryCorpus {
   apply(delta: SearchDelta): void {
     this.generation += 1;
     for (const entity of delta.entities) {
-      if (this.entities.has(entity.entityId)) continue;
+      const known = this.entities.get(entity.entityId);
+      if (known !== undefined) {
+        // Named again: a record time of its own, new to the corpus (which is read again whole).
+        if (nameShownFrom(known) !== nameShownFrom(entity)) this.see(Date.parse(nameShownFrom(entity)));
+        if (known.name !== entity.name || nameShownFrom(known) !== nameShownFrom(entity)) this.stale = true;
+        continue;
+      }
       this.entities.set(entity.entityId, entity);
       this.namedFrom = this.size;
       this.see(Date.parse(entity.recordedFrom));
+      if (nameShownFrom(entity) !== entity.recordedFrom) {
+        this.renamed.add(entity.entityId);
+        this.see(Date.parse(nameShownFrom(entity)));
+      }
     }
     for (const merge of delta.merges) {
       if (this.mergeSeqs.has(merge.seq)) continue;
@@ -319,7 +361,13 @@ export class MemoryCorpus {
       const previous = latest < 0 ? undefined : this.versions[latest]!;
       const fact: FactPart =
         previous?.fact !== undefined && sameFact(previous.fact, f) ? previous.fact : { src: f.src, rel: f.rel, dst: f.dst, evidence: f.evidence };
-      const text = previous !== undefined && fact === previous.fact && latest >= this.namedFrom ? previous.text : factText(fact, nameOf);
+      const { dst } = fact;
+      const erased = dst === null || markedErased(f);
+      const text = erased
+        ? ''
+        : previous !== undefined && fact === previous.fact && latest >= this.namedFrom && this.erased[latest] === 0
+          ? previous.text
+          : factText({ src: fact.src, rel: fact.rel, dst }, nameOf);
       this.append(
         new StoredFact(this, this.size, previous?.id ?? f.factId, key, text, fact),
         list,
@@ -328,20 +376,23 @@ export class MemoryCorpus {
         f.recordedTo,
         f.validFrom,
         f.validTo,
+        erased,
       );
     }
     for (const e of delta.events) {
       const key = this.keyOf('event', e.eventId);
       const list = this.byItem.get(key);
       if (list !== undefined && this.known(list, e.versionNo, e.recordedTo)) continue;
+      const summary = markedErased(e) ? null : e.summary;
       this.append(
-        new StoredEvent(this, this.size, e.eventId, key, e.summary, e.participants, e.includesFacts),
+        new StoredEvent(this, this.size, e.eventId, key, summary ?? '', e.participants, e.includesFacts),
         list,
         e.versionNo,
         e.recordedFrom,
         e.recordedTo,
         e.timeSpan.from,
         e.timeSpan.to,
+        summary === null,
       );
     }
     for (const e of delta.episodes) {
@@ -356,6 +407,7 @@ export class MemoryCorpus {
         e.recordedTo,
         e.window.from,
         e.window.to,
+        false,
       );
     }
     for (const m of delta.mentions) {
@@ -363,14 +415,27 @@ export class MemoryCorpus {
       const list = this.byItem.get(key);
       if (list !== undefined && this.known(list, 0, null)) continue;
       const occurredAt = m.occurredAt === null ? null : instantFromMillis(m.occurredAt);
+      const said = markedErased(m) ? null : m.text;
+      const speaker = said === null ? null : m.speaker;
       this.append(
-        new StoredMention(this, this.size, m.mentionId, key, mentionText(m), occurredAt, m.docId, m.speaker, m.text),
+        new StoredMention(
+          this,
+          this.size,
+          m.mentionId,
+          key,
+          said === null ? '' : mentionText({ speaker, text: said }),
+          occurredAt,
+          m.docId,
+          speaker,
+          said ?? '',
+        ),
         list,
         0,
         m.recordedFrom,
         null,
         null,
         null,
+        said === null,
       );
     }
   }
@@ -424,6 +489,7 @@ export class MemoryCorpus {
     recordedTo: EpochMs | null,
     validFrom: EpochMs | null,
     validTo: EpochMs | null,
+    erased: boolean,
   ): void {
     this.see(recordedFrom);
     if (recordedTo !== null) this.see(recordedTo);
@@ -438,6 +504,7 @@ export class MemoryCorpus {
     this.validityBound = Math.max(this.validityBound, this.validFrom[index]!, to === NO_END ? Number.NEGATIVE_INFINITY : to);
     this.kinds[index] = KIND_RANK[version.kind];
     this.versionNos[index] = versionNo;
+    this.erased[index] = erased ? 1 : 0;
     if (list === undefined) this.byItem.set(version.key, [index]);
     // A push to a one-element array reserves room for many more: most items have a version or two.
     else if (list.length === 1) this.byItem.set(version.key, [list[0]!, index]);
@@ -446,7 +513,8 @@ export class MemoryCorpus {
   }
 
   private index(index: number, version: ItemVersion): void {
-    this.addText(index, version.text);
+    if (this.erased[index] === 0) this.addText(index, version.text);
+    else this.lengths[index] = 0;
     if (version.fact) {
       const { src, dst } = version.fact;
       this.byEntityRefs.add(src, index);
@@ -516,7 +584,7 @@ export class MemoryCorpus {
   private grow(size: number): void {
     if (size <= this.recFrom.length) return;
     const capacity = Math.max(size, this.recFrom.length * 2);
-    const grown = <T extends Float64Array | Int32Array>(array: T, make: (n: number) => T): T => {
+    const grown = <T extends Float64Array | Int32Array | Uint8Array>(array: T, make: (n: number) => T): T => {
       const next = make(capacity);
       next.set(array);
       return next;
@@ -528,5 +596,6 @@ export class MemoryCorpus {
     this.lengths = grown(this.lengths, (n) => new Int32Array(n));
     this.kinds = grown(this.kinds, (n) => new Int32Array(n));
     this.versionNos = grown(this.versionNos, (n) => new Int32Array(n));
+    this.erased = grown(this.erased, (n) => new Uint8Array(n));
   }
 }

@@ -1,6 +1,6 @@
 export * from './search-route';
 export { searchMemory, warmSearch, type SearchInput, type SearchResult } from './search';
-export { SearchCorpora, type CorporaOptions, DEFAULT_CORPORA } from './corpora';
+export { SearchCorpora, type CorporaOptions, type ErasureMark, DEFAULT_CORPORA } from './corpora';
 export type { CutItems } from './cut-items';
 export { type RecallBackend, type RecallRequest, type RecallResult, type RecallHit, itemKey } from './recall-backend';
 export { embeddedRecall, type VectorSource } from './embedded-recall';

@@ -1,4 +1,4 @@
-import type { EpisodeView, EventView, FactView, Instant, MentionView } from '@memotrace/domain';
+import type { EdgeTarget, EpisodeView, EventView, FactView, Instant, MentionView } from '@memotrace/domain';
 import { factText, mentionText, relationPhrase } from '@memotrace/search-index';
 
 /**
@@ -52,9 +52,31 @@ export function answeredText(c: Pick<Candidate, 'kind' | 'text' | 'occurredAt'>)
   return `[${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]} ${day.getUTCFullYear()}] ${c.text}`;
 }
 
+/**
+ * Search never returns an erased text (SPEC §5.2): an item whose content was erased, or reads null
+ * (its log record read after its key was destroyed), is no search item at all. It stays in the cut
+ * as structure (ids and times: an event's facts, a fact's evidence) but is never a candidate,
+ * a hit or a neighbour.
+ */
+export type SearchableFact = FactView & { dst: EdgeTarget };
+export type SearchableEvent = EventView & { summary: string };
+export type SearchableMention = MentionView & { text: string };
+
+export function isSearchableFact(fact: FactView): fact is SearchableFact {
+  return fact.erased !== true && fact.dst !== null;
+}
+
+export function isSearchableEvent(event: EventView): event is SearchableEvent {
+  return event.erased !== true && event.summary !== null;
+}
+
+export function isSearchableMention(mention: MentionView): mention is SearchableMention {
+  return mention.erased !== true && mention.text !== null;
+}
+
 /** Evidence mentions of a fact that the cut can show (an id naming no visible mention is left out). */
 export function factCandidate(
-  fact: Pick<FactView, 'factId' | 'src' | 'rel' | 'dst' | 'validFrom' | 'validTo' | 'recordedFrom' | 'evidence'>,
+  fact: Pick<FactView, 'factId' | 'src' | 'rel' | 'validFrom' | 'validTo' | 'recordedFrom' | 'evidence'> & { dst: EdgeTarget },
   nameOf: (entityId: string) => string,
   visibleMentions: { has(mentionId: string): boolean },
 ): Candidate {
@@ -71,7 +93,7 @@ export function factCandidate(
   };
 }
 
-export function eventCandidate(event: EventView): Candidate {
+export function eventCandidate(event: SearchableEvent): Candidate {
   return {
     kind: 'event',
     id: event.eventId,
@@ -96,7 +118,7 @@ export function episodeCandidate(episode: EpisodeView): Candidate {
   };
 }
 
-export function mentionCandidate(mention: MentionView): Candidate {
+export function mentionCandidate(mention: SearchableMention): Candidate {
   return {
     kind: 'mention',
     id: mention.mentionId,

@@ -1,5 +1,19 @@
 import type { EpisodeView, EventView, FactView, MentionView } from '@memotrace/domain';
-import { episodeCandidate, eventCandidate, factCandidate, factText, mentionCandidate, mentionText, relationPhrase } from './items';
+import {
+  type SearchableEvent,
+  type SearchableFact,
+  type SearchableMention,
+  episodeCandidate,
+  eventCandidate,
+  factCandidate,
+  factText,
+  isSearchableEvent,
+  isSearchableFact,
+  isSearchableMention,
+  mentionCandidate,
+  mentionText,
+  relationPhrase,
+} from './items';
 
 const MON = '2024-05-06T00:00:00.000Z';
 const WED = '2024-05-08T00:00:00.000Z';
@@ -7,7 +21,7 @@ const THU = '2024-05-09T10:00:00.000Z';
 const names: Record<string, string> = { alice: 'Alice', acme: 'Acme Corp' };
 const nameOf = (id: string) => names[id] ?? id;
 
-function fact(overrides: Partial<FactView> = {}): FactView {
+function fact(overrides: Partial<SearchableFact> = {}): SearchableFact {
   return {
     factId: 'alice-acme',
     src: 'alice',
@@ -70,7 +84,7 @@ describe('item time fields and evidence links', () => {
   });
 
   it('an event carries its time span and its included facts', () => {
-    const event: EventView = {
+    const event: SearchableEvent = {
       eventId: 'ev1',
       summary: 'Alice moved to Beta',
       timeSpan: { from: WED, to: null },
@@ -107,7 +121,7 @@ describe('item time fields and evidence links', () => {
   });
 
   it('a mention carries occurredAt and its speaker when it has them, no validity, and no evidence', () => {
-    const mention: MentionView = { mentionId: 'm1', docId: 'chat-1', text: 'I moved', speaker: 'Alice', occurredAt: WED, recordedFrom: THU };
+    const mention: SearchableMention = { mentionId: 'm1', docId: 'chat-1', text: 'I moved', speaker: 'Alice', occurredAt: WED, recordedFrom: THU };
     expect(mentionCandidate(mention)).toEqual({
       kind: 'mention',
       id: 'm1',
@@ -120,5 +134,33 @@ describe('item time fields and evidence links', () => {
     });
     expect(mentionCandidate({ ...mention, occurredAt: null })).not.toHaveProperty('occurredAt');
     expect(mentionCandidate({ ...mention, speaker: null })).not.toHaveProperty('speaker');
+  });
+});
+
+describe('erased items are no search items', () => {
+  it('a fact with an erased literal, or marked erased (naming an erased entity), is none', () => {
+    expect(isSearchableFact(fact())).toBe(true);
+    expect(isSearchableFact({ ...fact(), dst: null, erased: true } satisfies FactView)).toBe(false);
+    expect(isSearchableFact({ ...fact(), erased: true } satisfies FactView)).toBe(false);
+    // Read after its key was destroyed, before the erasure reached the read models: null content alone.
+    expect(isSearchableFact({ ...fact(), dst: null } satisfies FactView)).toBe(false);
+  });
+
+  it('an event with an erased summary, or a mention with an erased text, is none', () => {
+    const event: EventView = {
+      eventId: 'ev1',
+      summary: 'Alice moved',
+      timeSpan: { from: WED, to: null },
+      participants: [],
+      includesFacts: [],
+      recordedFrom: THU,
+    };
+    expect(isSearchableEvent(event)).toBe(true);
+    expect(isSearchableEvent({ ...event, summary: null, erased: true })).toBe(false);
+    expect(isSearchableEvent({ ...event, summary: null })).toBe(false);
+    const mention: MentionView = { mentionId: 'm1', docId: 'd', text: 'hi', speaker: 'Alice', occurredAt: null, recordedFrom: THU };
+    expect(isSearchableMention(mention)).toBe(true);
+    expect(isSearchableMention({ ...mention, text: null, speaker: null, erased: true })).toBe(false);
+    expect(isSearchableMention({ ...mention, text: null })).toBe(false);
   });
 });

@@ -8,13 +8,14 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
  * embedded at search time (the provider caches it). A search never waits for the model
  * to load: until `warm` has had one vector back, searches go on with BM25 only. If the
  * model cannot be loaded or the endpoint fails, search goes on with BM25 only: one
- * warning, and no new attempt for a minute.
+ * warning, and no new attempt for a minute. `forget` drops the item vectors the lookup keeps
+ * (after an erasure: SearchCorpora's `onErasure`).
  */
 export function projectedVectors(
   provider: EmbeddingProvider,
   lookup: VectorLookup,
   warn: (message: string) => void,
-): VectorSource & { warm(): void } {
+): VectorSource & { warm(): void; forget(): void } {
   let failedAt = Number.NEGATIVE_INFINITY;
   let ready = false;
   let warming: Promise<void> | null = null;
@@ -54,6 +55,7 @@ export function projectedVectors(
       return vector;
     },
     vectors: (hashes) => lookup.vectors(provider.model, hashes),
+    forget: () => lookup.forget(),
     since: (memoryId, after, limit) => lookup.since(provider.model, memoryId, after, limit),
   };
 }

@@ -2,7 +2,16 @@ import type { Cut, FactView, Instant, MemoryQueries } from '@memotrace/domain';
 import { bm25Scores } from './bm25';
 import type { CutItems } from './cut-items';
 import { ItemGraph } from './expand';
-import { type Candidate, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
+import {
+  type Candidate,
+  episodeCandidate,
+  eventCandidate,
+  factCandidate,
+  isSearchableEvent,
+  isSearchableFact,
+  isSearchableMention,
+  mentionCandidate,
+} from './items';
 import { type RecallHit, itemKey } from './recall-backend';
 import { itemInterval } from './temporal-intent';
 
@@ -63,7 +72,7 @@ export async function referenceCut(queries: MemoryQueries, memoryId: string, cut
   return new ListCutItems(memoryId, cut, await candidatesInCut(queries, memoryId, cut));
 }
 
-/** Every item visible in the cut, in answer order: events, facts, mentions, episodes, each by id. */
+/** Every search item visible in the cut (erased items are none), in answer order: events, facts, mentions, episodes, each by id. */
 export async function candidatesInCut(queries: MemoryQueries, memoryId: string, cut: Cut): Promise<Candidate[]> {
   const [facts, events, episodes, mentions] = await Promise.all([
     queries.facts(memoryId, cut, {}),
@@ -71,18 +80,20 @@ export async function candidatesInCut(queries: MemoryQueries, memoryId: string, 
     queries.episodes(memoryId, cut),
     queries.mentions(memoryId, cut.recordedAt),
   ]);
-  const names = await entityNames(queries, memoryId, cut.recordedAt, facts);
+  const searchableFacts = facts.filter(isSearchableFact);
+  const names = await entityNames(queries, memoryId, cut.recordedAt, searchableFacts);
   const nameOf = (entityId: string) => names.get(entityId) ?? entityId;
+  // Evidence is structure: an erased mention the cut shows is still listed, by id.
   const visibleMentions = new Set(mentions.map((m) => m.mentionId));
   return [
-    ...events.map(eventCandidate),
-    ...facts.map((fact) => factCandidate(fact, nameOf, visibleMentions)),
-    ...mentions.map(mentionCandidate),
+    ...events.filter(isSearchableEvent).map(eventCandidate),
+    ...searchableFacts.map((fact) => factCandidate(fact, nameOf, visibleMentions)),
+    ...mentions.filter(isSearchableMention).map(mentionCandidate),
     ...episodes.map(episodeCandidate),
   ];
 }
 
-/** Names of the entities the facts name, as of `recordedAt`. */
+/** Names of the entities the facts name, as of `recordedAt`; an erased name is none (the fact shows the id). */
 async function entityNames(queries: MemoryQueries, memoryId: string, recordedAt: Instant, facts: readonly FactView[]): Promise<Map<string, string>> {
   const ids = new Set<string>();
   for (const fact of facts) {
@@ -92,7 +103,7 @@ async function entityNames(queries: MemoryQueries, memoryId: string, recordedAt:
   const names = new Map<string, string>();
   for (const id of ids) {
     const entity = await queries.entity(memoryId, id, recordedAt);
-    if (entity !== null) names.set(id, entity.name);
+    if (entity !== null && entity.name !== null) names.set(id, entity.name);
   }
   return names;
 }

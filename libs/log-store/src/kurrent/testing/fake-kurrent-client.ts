@@ -14,7 +14,11 @@ import * as Kurrent from '@kurrent/kurrentdb-client';
  *  - readStream throws StreamNotFoundError for a stream that does not exist, resolves `$>`
  *    links when asked, and carries $all positions on the records (server 22.6+);
  *  - readAll forwards includes the event at fromPosition; filters count matching events only;
- *  - subscribeToAll starts after fromPosition, catches up, then goes live, in log order.
+ *  - subscribeToAll starts after fromPosition, catches up, then goes live, in log order;
+ *  - deleteStream soft-deletes: it writes the stream's metadata ($metadata in `$$<stream>`) with a
+ *    truncate-before past its last event; reads then find no stream, links to its events resolve to
+ *    nothing, $all keeps the events (until a scavenge, which never runs here), and an append (with
+ *    NO_STREAM) starts it again, numbering on from where it was.
  * It is the test double for the adapter's logic, not evidence of the server's behaviour.
  */
 interface Record {
@@ -31,6 +35,8 @@ interface Record {
 export class FakeKurrentClient {
   private readonly log: Record[] = [];
   private readonly streams = new Map<string, Record[]>();
+  /** Soft-deleted streams: the revision their readable events start at. */
+  private readonly truncateBefore = new Map<string, number>();
   private readonly subscriptions = new Set<FakeSubscription>();
   private nextPosition = 1_000;
   private appends = 0;
@@ -73,8 +79,8 @@ export class FakeKurrentClient {
       throw new Kurrent.UnavailableError(undefined, 'fake: connection lost');
     }
     const events = Array.isArray(eventOrEvents) ? eventOrEvents : [eventOrEvents];
-    const stream = this.streams.get(streamName) ?? [];
-    const current = stream.length - 1;
+    const stream = this.live(streamName);
+    const current = stream.length === 0 ? -1 : stream[stream.length - 1]!.revision;
     const repeat = this.repeatedAppend(stream, events);
     if (repeat)
       return {
@@ -111,8 +117,8 @@ export class FakeKurrentClient {
     return (async function* () {
       self.assertOpen();
       await Promise.resolve();
-      const stream = self.streams.get(streamName);
-      if (!stream) throw new Kurrent.StreamNotFoundError(undefined, streamName);
+      const stream = self.live(streamName);
+      if (stream.length === 0) throw new Kurrent.StreamNotFoundError(undefined, streamName);
       const backwards = options.direction === Kurrent.BACKWARDS;
       const from = options.fromRevision ?? (backwards ? Kurrent.END : Kurrent.START);
       const maxCount = Number(options.maxCount ?? Number.MAX_SAFE_INTEGER);
@@ -152,6 +158,34 @@ export class FakeKurrentClient {
     return subscription as unknown as Kurrent.AllStreamSubscription;
   }
 
+  async deleteStream(streamName: string, options: Kurrent.DeleteStreamOptions = {}): Promise<Kurrent.DeleteResult> {
+    this.assertOpen();
+    await new Promise((resolve) => setImmediate(resolve));
+    const stream = this.live(streamName);
+    const current = stream.length === 0 ? -1 : stream[stream.length - 1]!.revision;
+    const state = options.expectedRevision ?? Kurrent.ANY;
+    if (state !== Kurrent.ANY && (typeof state !== 'bigint' || BigInt(current) !== state)) {
+      throw new Kurrent.WrongExpectedVersionError(undefined, {
+        streamName,
+        expected: state,
+        current: current === -1 ? Kurrent.NO_STREAM : BigInt(current),
+      });
+    }
+    const all = this.streams.get(streamName) ?? [];
+    this.truncateBefore.set(streamName, all.length);
+    const metadata = new TextEncoder().encode(JSON.stringify({ $tb: all.length }));
+    const written = this.write(`$$${streamName}`, '$metadata', 'application/json', metadata, new Uint8Array(), randomUUID());
+    this.wakeSubscriptions();
+    return { position: { commit: BigInt(written.position), prepare: BigInt(written.position) } };
+  }
+
+  /** The readable events of a stream: all of them, or those after its soft delete. */
+  private live(streamName: string): Record[] {
+    const stream = this.streams.get(streamName) ?? [];
+    const from = this.truncateBefore.get(streamName) ?? 0;
+    return from === 0 ? stream : stream.filter((record) => record.revision >= from);
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     for (const subscription of [...this.subscriptions]) await subscription.unsubscribe();
@@ -166,7 +200,7 @@ export class FakeKurrentClient {
   resolve(record: Record, resolveLinks: boolean): Kurrent.ResolvedEvent {
     if (resolveLinks && record.type === '$>') {
       const [revision, ...rest] = new TextDecoder().decode(record.data).split('@');
-      const target = this.streams.get(rest.join('@'))?.[Number(revision)];
+      const target = this.live(rest.join('@')).find((r) => r.revision === Number(revision));
       return target
         ? { event: toRecorded(target), link: toRecorded(record) as never, commitPosition: BigInt(record.position) }
         : { event: toRecorded(record), commitPosition: BigInt(record.position) };

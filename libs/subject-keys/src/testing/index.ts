@@ -1,0 +1,1 @@
+export { InMemorySubjectKeyStore } from './in-memory-key-store';
