@@ -22,6 +22,7 @@ import {
   mentionsAt,
   validityBounds,
 } from '@memotrace/domain';
+import { isSearchableEvent, isSearchableFact, isSearchableMention } from './search/items';
 import { type Batch, historyArb, occurrenceHistoryArb, runHistory } from '@memotrace/domain/testing/histories';
 import { PostgresLogStore, logStoreMigrations } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
@@ -138,13 +139,19 @@ class Reference {
   episodes = (cut: Cut): EpisodeView[] => episodesAt(this.at(cut.recordedAt), cut.validAt);
   mentions = (r: Instant): MentionView[] => mentionsAt(this.at(r));
 
-  /** The items of the cut as the search backends name them, by kind. */
+  /** The items of the cut as the search backends name them, by kind: erased content is never a search item. */
   items(cut: Cut): Record<'fact' | 'event' | 'episode' | 'mention', string[]> {
     return {
-      fact: this.facts(cut).map((f) => f.factId),
-      event: this.events(cut).map((e) => e.eventId),
+      fact: this.facts(cut)
+        .filter(isSearchableFact)
+        .map((f) => f.factId),
+      event: this.events(cut)
+        .filter(isSearchableEvent)
+        .map((e) => e.eventId),
       episode: this.episodes(cut).map((e) => e.episodeId),
-      mention: this.mentions(cut.recordedAt).map((m) => m.mentionId),
+      mention: this.mentions(cut.recordedAt)
+        .filter(isSearchableMention)
+        .map((m) => m.mentionId),
     };
   }
 }
@@ -230,8 +237,9 @@ describe('the cut of every backend equals the domain\u2019s reference cut', () =
   function expectedLists(reference: Reference, cut: Cut): Record<string, string[]> {
     const lists: Record<string, string[]> = {};
     const mentions = new Set(reference.mentions(cut.recordedAt).map((m) => m.mentionId));
-    for (const f of reference.facts(cut)) lists[itemKey({ kind: 'fact', id: f.factId })] = [...new Set(f.evidence)].filter((id) => mentions.has(id));
-    for (const e of reference.events(cut)) lists[itemKey({ kind: 'event', id: e.eventId })] = [...new Set(e.includesFacts)];
+    for (const f of reference.facts(cut).filter(isSearchableFact))
+      lists[itemKey({ kind: 'fact', id: f.factId })] = [...new Set(f.evidence)].filter((id) => mentions.has(id));
+    for (const e of reference.events(cut).filter(isSearchableEvent)) lists[itemKey({ kind: 'event', id: e.eventId })] = [...new Set(e.includesFacts)];
     for (const e of reference.episodes(cut)) lists[itemKey({ kind: 'episode', id: e.episodeId })] = [...new Set(e.events)];
     return byKey(lists);
   }
