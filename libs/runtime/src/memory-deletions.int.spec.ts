@@ -1,3 +1,5 @@
+import { CachingKeyStore } from '@memotrace/subject-keys';
+import { InMemorySubjectKeyStore } from '@memotrace/subject-keys/testing';
 import { logStoreMigrations } from '@memotrace/log-store';
 import { createPool, migrate } from '@memotrace/postgres';
 import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
@@ -25,10 +27,12 @@ describe('memory deletions seen by a process', () => {
   it('a request naming a memory runs after the deletions committed before it were taken in', async () => {
     const forgotten: string[] = [];
     const deletions = await watchMemoryDeletions(
-      pool,
-      (memoryId) => forgotten.push(memoryId),
-      (error) => forgotten.push(`error: ${error.message}`),
-      { pollIntervalMs: 600_000 },
+      { pool, keyStore: new CachingKeyStore(new InMemorySubjectKeyStore()) },
+      {
+        forget: (memoryId) => forgotten.push(memoryId),
+        onError: (error) => forgotten.push(`error: ${error.message}`),
+        pollIntervalMs: 600_000,
+      },
     );
     const app = Fastify();
     registerDeletionFence(app, deletions);

@@ -1,24 +1,30 @@
 import { StreamDeletionWatcher, type StreamDeletionWatcherOptions } from '@memotrace/log-store';
 import { memoryIdOfStream } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
-import type { Pool } from 'pg';
+import type { Database } from './database';
+
+export interface MemoryDeletionsOptions extends Pick<StreamDeletionWatcherOptions, 'pollIntervalMs'> {
+  /** What else this process holds of a memory (folded states, logs, search corpora): its cached keys always go. */
+  forget?: (memoryId: string) => void;
+  onError: (error: Error) => void;
+}
 
 /**
- * Calls `forget` with each memory deleted by any process from now on (`DELETE /v1/memories/{id}`),
- * so this process drops what it holds of it: folded states, logs, search corpora, keys. Watches the
+ * Drops what this process holds of each memory deleted by any process from now on
+ * (`DELETE /v1/memories/{id}`): its cached keys, and whatever `forget` drops. Watches the
  * primary's deletion log (a replica does not relay notifications). Stop it before the pool ends.
  */
 export async function watchMemoryDeletions(
-  pool: Pool,
-  forget: (memoryId: string) => void,
-  onError: (error: Error) => void,
-  options: Pick<StreamDeletionWatcherOptions, 'pollIntervalMs'> = {},
+  database: Pick<Database, 'pool' | 'keyStore'>,
+  { forget, onError, ...options }: MemoryDeletionsOptions,
 ): Promise<StreamDeletionWatcher> {
   const watcher = new StreamDeletionWatcher(
-    pool,
+    database.pool,
     ({ streamId }) => {
       const memoryId = memoryIdOfStream(streamId);
-      if (memoryId !== null) forget(memoryId);
+      if (memoryId === null) return;
+      database.keyStore.forgetMemory(memoryId);
+      forget?.(memoryId);
     },
     { onError, ...options },
   );

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { deleteOrphanVectors } from './erased-items';
 
 /** What dropping a memory's search index removed. */
 export interface DroppedSearchIndex {
@@ -19,11 +20,5 @@ export async function dropMemorySearchIndex(client: Pick<PoolClient, 'query'>, m
   const items = await client.query<{ text_hash: string }>('DELETE FROM si_items WHERE memory_id = $1 RETURNING text_hash', [memoryId]);
   const candidates = [...new Set(items.rows.map((row) => row.text_hash))];
   if (candidates.length === 0) return { items: 0, hashes: [] };
-  const { rows } = await client.query<{ text_hash: string }>(
-    `DELETE FROM si_vectors v WHERE v.text_hash = ANY($1::text[])
-       AND NOT EXISTS (SELECT 1 FROM si_items i WHERE i.text_hash = v.text_hash)
-     RETURNING v.text_hash`,
-    [candidates],
-  );
-  return { items: items.rowCount ?? 0, hashes: [...new Set(rows.map((row) => row.text_hash))] };
+  return { items: items.rowCount ?? 0, hashes: await deleteOrphanVectors(client, candidates) };
 }

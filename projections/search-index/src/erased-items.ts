@@ -50,12 +50,14 @@ export async function deleteErasedRows(tx: Pick<PoolClient, 'query'>, items: rea
   return [...new Set(rows.map((r) => r.text_hash))];
 }
 
-/** Deletes the vectors of these texts (of every model) that no row has: a vector is derived from its text. */
-export async function deleteOrphanVectors(tx: Pick<PoolClient, 'query'>, hashes: readonly string[]): Promise<void> {
-  if (hashes.length === 0) return;
-  await tx.query(
+/** Deletes the vectors of these texts (of every model) that no row has: a vector is derived from its text. Returns the hashes whose vectors went. */
+export async function deleteOrphanVectors(tx: Pick<PoolClient, 'query'>, hashes: readonly string[]): Promise<string[]> {
+  if (hashes.length === 0) return [];
+  const { rows } = await tx.query<{ text_hash: string }>(
     `DELETE FROM si_vectors v WHERE v.text_hash = ANY($1::text[])
-       AND NOT EXISTS (SELECT 1 FROM si_items i WHERE i.text_hash = v.text_hash)`,
+       AND NOT EXISTS (SELECT 1 FROM si_items i WHERE i.text_hash = v.text_hash)
+     RETURNING v.text_hash`,
     [hashes],
   );
+  return [...new Set(rows.map((row) => row.text_hash))];
 }

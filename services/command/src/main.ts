@@ -44,14 +44,10 @@ async function main(): Promise<void> {
     : undefined;
   registerMemoryDeletionRoute(app, new MemoryDeletion({ pool: database.pool, openSearch, keyStore: database.keyStore, handler }));
   // A memory deleted by another process: its cached state must not decide this process's next batch.
-  const deletions = await watchMemoryDeletions(
-    database.pool,
-    (memoryId) => {
-      void handler.forgetMemory(memoryId);
-      database.keyStore.forgetMemory(memoryId);
-    },
-    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
-  );
+  const deletions = await watchMemoryDeletions(database, {
+    forget: (memoryId) => void handler.forgetMemory(memoryId),
+    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  });
   registerDeletionFence(app, deletions);
   logger.info(accessMode);
   await serveUntilSignal(

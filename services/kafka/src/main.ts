@@ -17,14 +17,10 @@ async function main(): Promise<void> {
   await container.load(infraModule(config, database), commandModule);
   const handler = container.get(COMMAND_HANDLER);
   // A memory deleted by another process: its cached state and keys must not serve this process's next batch.
-  const deletions = await watchMemoryDeletions(
-    database.pool,
-    (memoryId) => {
-      void handler.forgetMemory(memoryId);
-      database.keyStore.forgetMemory(memoryId);
-    },
-    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
-  );
+  const deletions = await watchMemoryDeletions(database, {
+    forget: (memoryId) => void handler.forgetMemory(memoryId),
+    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  });
   const bridge = await startKafkaBridge({
     config: config.kafka,
     handler,

@@ -105,15 +105,13 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     forgetCopies: (memoryId, { vectorHashes }) => queries.forgetMemory?.(memoryId, vectorHashes),
   });
   registerMemoryDeletionRoute(app, deletion);
-  const deletions = await watchMemoryDeletions(
-    database.pool,
-    (memoryId) => {
+  const deletions = await watchMemoryDeletions(database, {
+    forget: (memoryId) => {
       void handler.forgetMemory(memoryId);
       queries.forgetMemory?.(memoryId);
-      database.keyStore.forgetMemory(memoryId);
     },
-    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
-  );
+    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  });
   registerDeletionFence(app, deletions);
   const rebuild = new RebuildJob(database.url, database.masterKey);
   registerAdminRoutes(app, rebuild);

@@ -19,11 +19,9 @@ async function main(): Promise<void> {
   const database = await openDatabase(config, (m) => logger.info(m));
   const onError = (error: Error) => logger.error({ err: error }, 'projection failed');
   // A memory deleted and written again: the keys this process cached of the old one open nothing of the new one.
-  const deletions = await watchMemoryDeletions(
-    database.pool,
-    (memoryId) => database.keyStore.forgetMemory(memoryId),
-    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
-  );
+  const deletions = await watchMemoryDeletions(database, {
+    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  });
   let stop: () => Promise<void>;
   if (partitions === 1) {
     const projector = await runReadModelProjector(database.store, database.pool, onError);

@@ -47,14 +47,10 @@ async function main(): Promise<void> {
   const queries = container.get(QUERY_ROUTE_DEPS);
   registerQueryRoutes(app, queries);
   // A memory deleted (by the command side): this process must not answer from what it holds of it.
-  const deletions = await watchMemoryDeletions(
-    database.pool,
-    (memoryId) => {
-      queries.forgetMemory?.(memoryId);
-      database.keyStore.forgetMemory(memoryId);
-    },
-    (error) => logger.warn({ err: error }, 'memory deletion watcher'),
-  );
+  const deletions = await watchMemoryDeletions(database, {
+    forget: (memoryId) => queries.forgetMemory?.(memoryId),
+    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+  });
   registerDeletionFence(app, deletions);
   logger.info(accessMode);
   await serveUntilSignal(
