@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { literalTarget } from './literals';
-import { id, idList, instant, list, MAX_LIST_ITEMS, nonBlankText, nonEmptyText, text } from './primitives';
+import { id, idList, instant, list, MAX_LIST_ITEMS, nonBlankText, nonEmptyText, retention, text } from './primitives';
 
 /**
  * The DSL at the edge (SPEC §3): one strict object per `op` (unknown fields are
@@ -16,7 +16,9 @@ const envelope = {
 };
 
 function command<Op extends string, Shape extends z.ZodRawShape>(op: Op, shape: Shape) {
-  return z.strictObject({ op: z.literal(op), ...envelope, ...shape });
+  // A field of `shape` replaces the envelope's (ERASE requires `reason`): typed as the spread behaves.
+  const fields = { op: z.literal(op), ...envelope, ...shape } as { op: z.ZodLiteral<Op> } & Omit<typeof envelope, keyof Shape> & Shape;
+  return z.strictObject(fields);
 }
 
 /** Adds an issue at `path` unless `to` is open/absent or later than `from`. */
@@ -48,7 +50,12 @@ export const mergeEntity = command('MERGE_ENTITY', { srcId: id, dstId: id }).sup
   if (v.srcId === v.dstId) ctx.addIssue({ code: 'custom', message: 'must differ from srcId', path: ['dstId'], input: v.dstId });
 });
 
-export const defineRelation = command('DEFINE_RELATION', { rel: id, cardinality: z.enum(['one', 'many']) });
+/** `retention`: how long the relation's facts keep their content; omitted keeps the current one, null removes it. */
+export const defineRelation = command('DEFINE_RELATION', {
+  rel: id,
+  cardinality: z.enum(['one', 'many']),
+  retention: retention.nullable().optional(),
+});
 
 export const edgeTarget = z.union([id, literalTarget], {
   error: 'must be an entity id or a literal {literal, datatype?}',

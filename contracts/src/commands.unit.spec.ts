@@ -151,6 +151,30 @@ describe('DSL commands', () => {
     it('rejects unknown cardinalities', () => {
       expect(one({ op: 'DEFINE_RELATION', rel: 'r', cardinality: 'few' })[0]?.path).toBe('commands.0.cardinality');
     });
+
+    it('accepts a retention of weeks, days, hours, minutes or seconds, and null to remove one', () => {
+      for (const retention of ['P30D', 'P2W', 'PT12H', 'PT90M', 'PT45S', 'P1DT6H', null]) {
+        expect(wireCommand.parse({ op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many', retention })).toMatchObject({ retention });
+      }
+    });
+
+    it.each([
+      ['P1Y', /weeks, days, hours/],
+      ['P6M', /for years or months, give days/],
+      ['P', /ISO-8601 duration/],
+      ['PT', /ISO-8601 duration/],
+      ['P1DT', /ISO-8601 duration/],
+      ['PT1.5S', /whole seconds/],
+      ['30 days', /ISO-8601 duration/],
+      ['P1W2D', /ISO-8601 duration/],
+      ['P12345678D', /ISO-8601 duration/],
+      ['P0D', /longer than zero/],
+      ['PT0H0M', /longer than zero/],
+    ])('rejects the retention %s with a clear message', (retention, message) => {
+      const [issue] = one({ op: 'DEFINE_RELATION', rel: 'r', cardinality: 'many', retention });
+      expect(issue?.path).toBe('commands.0.retention');
+      expect(issue?.message).toMatch(message);
+    });
   });
 
   describe('UPSERT_EDGE', () => {

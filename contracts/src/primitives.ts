@@ -159,6 +159,32 @@ export const canonicalInstant = z
   .regex(new RegExp(CANONICAL_INSTANT_PATTERN))
   .meta({ description: 'canonical UTC instant with milliseconds', format: 'date-time', examples: ['2024-05-01T09:30:00.000Z'] });
 
+// ---------------------------------------------------------------- durations
+
+/** Weeks, or days and a time of hours, minutes and whole seconds; at least one part (`P`/`PT` alone is not one). */
+export const RETENTION_PATTERN =
+  '^P(?:\\d{1,7}W|\\d{1,7}D(?:T(?:\\d{1,7}H)?(?:\\d{1,7}M)?(?:\\d{1,7}S)?)?|T(?=\\d)(?:\\d{1,7}H)?(?:\\d{1,7}M)?(?:\\d{1,7}S)?)$';
+const RETENTION = new RegExp(RETENTION_PATTERN);
+
+/**
+ * A retention: an ISO-8601 duration longer than zero. Years and months are refused: their
+ * length depends on the calendar, and a retention must say exactly when content goes.
+ */
+export const retention = z
+  .string()
+  .check((payload) => {
+    const s = payload.value;
+    const problem = (message: string) => payload.issues.push({ code: 'custom', message, input: s });
+    if (!RETENTION.test(s) || s.endsWith('T'))
+      problem('must be an ISO-8601 duration of weeks, days, hours, minutes or whole seconds, e.g. P30D or PT12H (for years or months, give days)');
+    else if (!/[1-9]/.test(s)) problem('must be longer than zero');
+  })
+  .meta({
+    description: "ISO-8601 duration (weeks, days, hours, minutes, seconds) after which the content of the relation's facts is erased",
+    pattern: RETENTION_PATTERN,
+    examples: ['P30D', 'P1W', 'PT12H', 'P1DT6H'],
+  });
+
 // ---------------------------------------------------------------- strings
 
 // eslint-disable-next-line no-control-regex -- identifiers must not contain control characters: this finds them

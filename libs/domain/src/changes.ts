@@ -101,6 +101,8 @@ export interface RelationDeclared {
   change: 'relation';
   rel: string;
   cardinality: Cardinality;
+  /** How long its facts keep their content (ISO-8601 duration), or null. */
+  retention: string | null;
 }
 
 /** The latest link between two events of a kind wins. */

@@ -122,6 +122,8 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
     }
     case 'relation':
       state.relations.set(change.rel, change.cardinality);
+      if (change.retention === null) state.retentions.delete(change.rel);
+      else state.retentions.set(change.rel, change.retention);
       return;
     case 'opened':
       openItemVersion(state, change, at);

@@ -19,4 +19,5 @@ export type * from './search-feed';
 export * from './search-text';
 export { memoize } from './memoize';
 export { erasedItemsOf, erasureKey, erasureSubjectOf, subjectField, type ErasedItems, type ErasureSubject, type ErasureSubjectKind } from './erasure';
+export { RETENTION_ACTOR, declaresRetention, durationMillis, retentionErasures } from './retention';
 export { splitBatch, splitContent, withContent, type Content, type ContentSubject, type SplitBatchRecord, type SplitRecord } from './content';

@@ -53,9 +53,9 @@ const RECORD_TYPES: RecordTypes = {
     command: ({ srcId, dstId }) => ({ op: 'MERGE_ENTITY', srcId, dstId }),
   },
   RelationDefined: {
-    change: ({ rel, cardinality }) => ({ change: 'relation', rel, cardinality }),
+    change: ({ rel, cardinality, retention }) => ({ change: 'relation', rel, cardinality, retention: retention ?? null }),
     ids: ({ rel }) => ({ rel }),
-    command: ({ rel, cardinality }) => ({ op: 'DEFINE_RELATION', rel, cardinality }),
+    command: ({ rel, cardinality, retention }) => ({ op: 'DEFINE_RELATION', rel, cardinality, ...(retention !== undefined ? { retention } : {}) }),
   },
   FactAsserted: {
     // The record's data is the version's content (and its id): shared, never copied, since folds run per record.
@@ -185,9 +185,10 @@ export function commandBodyOf(record: LogRecord, state: MemoryState): CommandBod
   return typeOf(record).command(record.data, state);
 }
 
-/** Fact ids a record touches: the key of the per-fact audit stream. */
+/** Fact ids a record touches: the key of the per-fact audit stream. An erasure touches every fact whose content it erased. */
 export function factIdsOf(record: LogRecord): string[] {
   const change = changeOf(record);
+  if (change?.change === 'erased') return change.facts;
   const item = change === null ? null : versionedItemOf(change);
   return item !== null && item.kind === 'fact' ? [item.id] : [];
 }

@@ -26,7 +26,8 @@ export interface EntitiesMerged {
 
 export interface RelationDefined {
   type: 'RelationDefined';
-  data: { rel: string; cardinality: Cardinality };
+  /** `retention` (an ISO-8601 duration, null = none) is present when the relation has or had one; absent means none. */
+  data: { rel: string; cardinality: Cardinality; retention?: string | null };
 }
 
 export interface FactVersionFields {

@@ -97,6 +97,8 @@ export interface MemoryState {
   classes: MergeClasses;
   merges: MergeRecord[];
   relations: Map<string, Cardinality>;
+  /** Relations with a retention: rel → ISO-8601 duration after which their facts' content is erased. */
+  retentions: Map<string, string>;
   facts: Map<string, FactRecord>;
   /** `rel \0 src` (src as stored on the fact) → fact ids, for supersession. */
   factsBySubject: Map<string, Set<string>>;
@@ -117,6 +119,7 @@ export function initialState(): MemoryState {
     classes: new MergeClasses(),
     merges: [],
     relations: new Map(),
+    retentions: new Map(),
     facts: new Map(),
     factsBySubject: new Map(),
     events: new Map(),

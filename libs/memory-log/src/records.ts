@@ -1,4 +1,4 @@
-import { type LogRecord, type MemoryRecord, deriveLogRecordId, factIdsOf } from '@memotrace/domain';
+import { type LogRecord, type MemoryRecord, declaresRetention, deriveLogRecordId, factIdsOf } from '@memotrace/domain';
 import type { RecordContent, LogStore, NewRecord, PositionedRecordContent } from '@memotrace/log-store';
 
 /**
@@ -20,6 +20,14 @@ export function factTag(memoryId: string, factId: string): string {
   return `fact:${memoryId}:${factId}`;
 }
 
+/** The tag of every relation declaration that sets or removes a retention: the memories a retention sweep visits. */
+export const RETENTION_TAG = 'retention';
+
+function tagsOf(memoryId: string, record: MemoryRecord): string[] {
+  const tags = factIdsOf(record).map((factId) => factTag(memoryId, factId));
+  return declaresRetention(record) ? [...tags, RETENTION_TAG] : tags;
+}
+
 /** Log records for a decided batch; record ids are derived from (memory, command, index) so a retry is idempotent. */
 export function toNewRecords(memoryId: string, records: readonly MemoryRecord[]): NewRecord[] {
   let commandId: string | null = null;
@@ -32,7 +40,7 @@ export function toNewRecords(memoryId: string, records: readonly MemoryRecord[])
       type: record.type,
       data: record.data,
       metadata: { ...record.meta },
-      tags: factIdsOf(record).map((factId) => factTag(memoryId, factId)),
+      tags: tagsOf(memoryId, record),
     };
   });
 }

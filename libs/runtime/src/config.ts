@@ -21,6 +21,8 @@ export interface RuntimeConfig {
   openSearchUrl: string | undefined;
   /** Most item versions the search corpora keep in memory over all memories (SEARCH_CACHE_VERSIONS). */
   searchCacheVersions: number;
+  /** Milliseconds between retention sweeps of a writing process (RETENTION_SWEEP_MS); 0 turns them off. */
+  retentionSweepMs: number;
 }
 
 /**
@@ -28,6 +30,9 @@ export interface RuntimeConfig {
  * costs resident memory, so the corpora of all memories together stay within a fixed size.
  */
 export const DEFAULT_SEARCH_CACHE_VERSIONS = 200_000;
+
+/** A minute: a relation's retention is kept to within a minute, and a sweep of memories without due facts reads little. */
+export const DEFAULT_RETENTION_SWEEP_MS = 60_000;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const port = Number(env['PORT'] ?? 8080);
@@ -43,12 +48,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     kafka: readKafkaConfig(env),
     openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
     searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], DEFAULT_SEARCH_CACHE_VERSIONS),
+    retentionSweepMs: nonNegativeInteger('RETENTION_SWEEP_MS', env['RETENTION_SWEEP_MS'], DEFAULT_RETENTION_SWEEP_MS),
   };
 }
 
 function positiveInteger(name: string, text: string | undefined, fallback: number): number {
   const value = Number(text ?? fallback);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${text}`);
+  return value;
+}
+
+function nonNegativeInteger(name: string, text: string | undefined, fallback: number): number {
+  const value = Number(text ?? fallback);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${text}`);
   return value;
 }
 

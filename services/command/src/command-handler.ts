@@ -1,4 +1,5 @@
-import { type Command, type CommandResult, DomainError, decideBatch } from '@memotrace/domain';
+import { MAX_BATCH } from '@memotrace/contracts';
+import { type Command, type CommandResult, DomainError, decideBatch, retentionErasures } from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
 import { memoryStreamId, sealBatch } from '@memotrace/memory-log';
 import type { SubjectKeyStore } from '@memotrace/subject-keys';
@@ -48,6 +49,18 @@ export class CommandHandler {
       if (state.eventCount > 0) throw new DomainError('MEMORY_NOT_EMPTY', `memory ${memoryId} already has events; import needs an empty memory`);
       // No retry: a concurrent writer means the memory is no longer empty.
       return this.attempt(memoryId, commands, 0);
+    });
+  }
+
+  /**
+   * Erases, as one batch, the content of the memory's facts whose relation's retention has elapsed by
+   * the clock (ERASE commands with actor `retention`); null when none is due. At most `limit` at once:
+   * the next sweep takes the rest.
+   */
+  applyRetention(memoryId: string, limit = MAX_BATCH): Promise<BatchOutcome | null> {
+    return this.mutex.run(memoryId, async () => {
+      const due = retentionErasures(await this.cache.load(memoryId), this.clock.now());
+      return due.length === 0 ? null : this.attempt(memoryId, due.slice(0, limit), MAX_CONFLICT_RETRIES);
     });
   }
 

@@ -3,3 +3,4 @@ export * from './clock';
 export * from './http-routes';
 export * from './module';
 export * from './memory-deletion';
+export * from './retention-sweeps';

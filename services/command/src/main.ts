@@ -19,6 +19,7 @@ import pino from 'pino';
 import { registerCommandRoutes, registerMemoryDeletionRoute } from './http-routes';
 import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
+import { startRetentionSweeps } from './retention-sweeps';
 
 /** The command service alone (scale writers apart from readers). Needs DATABASE_URL. */
 async function main(): Promise<void> {
@@ -49,12 +50,19 @@ async function main(): Promise<void> {
     onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
   });
   registerDeletionFence(app, deletions);
+  const retention = startRetentionSweeps({
+    store: database.store,
+    handler,
+    intervalMs: config.retentionSweepMs,
+    logger,
+  });
   logger.info(accessMode);
   await serveUntilSignal(
     app,
     config,
     (m) => logger.info(m),
     async () => {
+      await retention.stop();
       await deletions.stop();
       await openSearch?.close();
       await database.close();

@@ -92,6 +92,9 @@ export const COMMAND_FIELDS = {
     cardinality:
       '"one": one value at a time, a new fact ends the old one from its validFrom (e.g. works_at, lives_in); ' +
       '"many": values add up (e.g. speaks, hobby). Undeclared relations are "many".',
+    retention:
+      'How long its facts keep their content, as an ISO-8601 duration, e.g. "P30D" or "PT12H": after it, their values and sources are ' +
+      'erased (the facts stay, without content). Omit to keep the current retention; null removes it.',
   },
   UPSERT_EDGE: {
     op: '"UPSERT_EDGE": assert a fact src -rel-> dst, e.g. {"op": "UPSERT_EDGE", "src": "Alice", "rel": "works_at", "dst": "Acme"}.',

@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { COMMAND_HANDLER, MemoryDeletion, commandModule, registerCommandRoutes, registerMemoryDeletionRoute } from '@memotrace/command-service';
+import {
+  COMMAND_HANDLER,
+  MemoryDeletion,
+  type RetentionSweeps,
+  commandModule,
+  registerCommandRoutes,
+  registerMemoryDeletionRoute,
+  startRetentionSweeps,
+} from '@memotrace/command-service';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
@@ -40,6 +48,8 @@ export interface RunningService {
   databaseUrl: string;
   /** The Kafka command consumer and event relay, when KAFKA_BROKERS is set. */
   kafka: RunningKafkaBridge | undefined;
+  /** Relations' retentions, swept every RETENTION_SWEEP_MS (and on `sweep()`). */
+  retention: RetentionSweeps;
   close(): Promise<void>;
 }
 
@@ -113,6 +123,12 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
   });
   registerDeletionFence(app, deletions);
+  const retention = startRetentionSweeps({
+    store: database.store,
+    handler,
+    intervalMs: config.retentionSweepMs,
+    logger,
+  });
   const rebuild = new RebuildJob(database.url, database.masterKey);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
@@ -138,8 +154,10 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     url,
     databaseUrl: database.url,
     kafka,
+    retention,
     async close() {
       await app.close();
+      await retention.stop();
       await deletions.stop();
       await kafka?.stop();
       await rebuild.settled();

@@ -34,8 +34,14 @@ export function decideMergeEntity(command: MergeEntity, { state }: DecideContext
   return { records: [{ type: 'EntitiesMerged', data: { srcId: command.srcId, dstId: command.dstId, srcRoot, dstRoot } }], ids };
 }
 
+/** An omitted `retention` keeps the relation's current one; `null` removes it. */
 export function decideDefineRelation(command: DefineRelation, { state }: DecideContext): Decision {
-  const ids = { rel: command.rel };
-  if (state.relations.get(command.rel) === command.cardinality) return unchanged(ids);
-  return { records: [{ type: 'RelationDefined', data: { rel: command.rel, cardinality: command.cardinality } }], ids };
+  const { rel, cardinality } = command;
+  const ids = { rel };
+  const current = state.retentions.get(rel) ?? null;
+  const retention = command.retention === undefined ? current : command.retention;
+  if (state.relations.get(rel) === cardinality && retention === current) return unchanged(ids);
+  // The record names a retention only when there is or was one, so records of relations without any stay as they were.
+  const data = retention !== null || current !== null ? { rel, cardinality, retention } : { rel, cardinality };
+  return { records: [{ type: 'RelationDefined', data }], ids };
 }

@@ -34,7 +34,7 @@ export type Step =
   | { k: 'entity'; e: number; alias: string | null; type: string | null }
   | { k: 'entityByName'; name: string }
   | { k: 'merge'; a: number; b: number }
-  | { k: 'relation'; rel: number; one: boolean }
+  | { k: 'relation'; rel: number; one: boolean; retention: 'omit' | null | 'P1D' }
   | {
       k: 'edge';
       factId: string | null;
@@ -99,7 +99,12 @@ const STEP_ARBS: { [K in Step['k']]: fc.Arbitrary<Extract<Step, { k: K }>> } = {
   }),
   entityByName: fc.record({ k: fc.constant('entityByName' as const), name: fc.constantFrom('Alice', ' alice ', 'Bob') }),
   merge: fc.record({ k: fc.constant('merge' as const), a: entityRef, b: entityRef }),
-  relation: fc.record({ k: fc.constant('relation' as const), rel: fc.nat({ max: RELATIONS.length - 1 }), one: fc.boolean() }),
+  relation: fc.record({
+    k: fc.constant('relation' as const),
+    rel: fc.nat({ max: RELATIONS.length - 1 }),
+    one: fc.boolean(),
+    retention: fc.constantFrom('omit' as const, null, 'P1D' as const),
+  }),
   edge: fc.record({
     k: fc.constant('edge' as const),
     factId: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('fx', 'fy') }),
@@ -312,7 +317,12 @@ function resolve(step: Step, state: MemoryState): Unstamped {
     case 'merge':
       return { op: 'MERGE_ENTITY', srcId: entityId(step.a), dstId: entityId(step.b) };
     case 'relation':
-      return { op: 'DEFINE_RELATION', rel: RELATIONS[step.rel]!, cardinality: step.one ? 'one' : 'many' };
+      return {
+        op: 'DEFINE_RELATION',
+        rel: RELATIONS[step.rel]!,
+        cardinality: step.one ? 'one' : 'many',
+        ...(step.retention !== 'omit' ? { retention: step.retention } : {}),
+      };
     case 'edge':
       return {
         op: 'UPSERT_EDGE',
