@@ -58,7 +58,9 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
  * sorted, so export -> import -> export gives the same bytes.
  */
 function unchangedRecord(command: Command, ids: Record<string, string | string[]>): LogRecord {
-  const resolved: Record<string, unknown> = { ...command, ...ids };
+  // An ERASE's ids name its subject, which the command holds already: as fields of their own they
+  // would make the exported command one that import refuses (ERASE has no `entityId`, ...).
+  const resolved: Record<string, unknown> = command.op === 'ERASE' ? { ...command } : { ...command, ...ids };
   const keys = Object.keys(resolved)
     .filter((key) => !ENVELOPE_KEYS.has(key) && key !== 'op')
     .sort();

@@ -157,6 +157,8 @@ function standInCommand(command: Record<string, unknown>): Record<string, unknow
   if (out['summary'] === null) out['summary'] = id('eventId');
   if (out['text'] === null) out['text'] = id('mentionId');
   if (out['speaker'] === null) delete out['speaker'];
+  // An unchanged ERASE logged with its subject's id beside `subject` (as logs written before held it): ERASE has no such field.
+  if (out['op'] === 'ERASE') for (const field of ['entityId', 'factId', 'mentionId', 'docId']) delete out[field];
   return out;
 }
 

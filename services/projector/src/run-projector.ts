@@ -1,7 +1,7 @@
 import type { LogStore } from '@memotrace/log-store';
 import { readModelsProjection } from '@memotrace/read-models';
 import { startProjector } from '@memotrace/projection';
-import { type EmbeddingProvider, searchIndexProjection } from '@memotrace/search-index';
+import { type EmbeddingProvider, searchIndexProjection, textHash } from '@memotrace/search-index';
 import { type OpenSearchItemIndex, VECTOR_DIMENSION, openSearchProjection } from '@memotrace/search-opensearch';
 import type { Pool } from 'pg';
 
@@ -42,7 +42,14 @@ export async function runOpenSearchProjector(
 ): Promise<RunningProjector> {
   const dimension = provider ? await vectorLength(provider) : VECTOR_DIMENSION;
   await index.ensureIndex(dimension);
-  const embedder = provider ? { embed: async (texts: readonly string[]) => (await provider.embed(texts)).map((v) => Array.from(v)) } : undefined;
+  // The embedded search index shares the provider's cache but may render a fact's text otherwise (ids where the read
+  // models have no name yet): the texts this projection erases are forgotten too, or their vectors stay cached.
+  const embedder = provider
+    ? {
+        embed: async (texts: readonly string[]) => (await provider.embed(texts)).map((v) => Array.from(v)),
+        forget: (texts: readonly string[]) => provider.forget?.(texts.map(textHash)),
+      }
+    : undefined;
   return startProjector({ store, pool, projections: [openSearchProjection(index, { embedder, dimension })], batchSize: 64, retryMs: 5000, onError });
 }
 
