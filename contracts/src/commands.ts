@@ -13,6 +13,8 @@ const envelope = {
   recordedAt: instant.optional(),
   actor: id.optional(),
   reason: text.optional(),
+  /** The mentions (dialog turns) the command was derived from: `GET …/mentions/{id}/derived` lists it. */
+  derivedFrom: idList.optional(),
 };
 
 function command<Op extends string, Shape extends z.ZodRawShape>(op: Op, shape: Shape) {

@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
+  /** `extraction: "sync"` turns whose extractor failed or timed out: nothing was written (SPEC §5.1). */
+  EXTRACTION_FAILED: 502,
   NOT_READY: 503,
   /** A memory whose search index is larger than the process keeps in memory (SEARCH_CACHE_VERSIONS). */
   SEARCH_TOO_LARGE: 503,

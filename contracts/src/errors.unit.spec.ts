@@ -24,6 +24,7 @@ describe('error codes', () => {
       MEMORY_NOT_EMPTY: 409,
       PAYLOAD_TOO_LARGE: 413,
       INTERNAL: 500,
+      EXTRACTION_FAILED: 502,
       NOT_READY: 503,
       SEARCH_TOO_LARGE: 503,
     };

@@ -7,5 +7,6 @@ export * from './queries';
 export * from './responses';
 export * from './transfer';
 export * from './admin';
+export * from './turns';
 export { buildOpenApiDocument } from './openapi/document';
 export { buildComponentSchemas } from './openapi/components';

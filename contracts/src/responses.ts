@@ -19,7 +19,7 @@ export const commandResult = z.strictObject({
 });
 
 /** Positions are per memory: its log's length after a write (a consistency token for `minPosition`). */
-const memoryPosition = (description: string) => z.number().int().nonnegative().meta({ description });
+export const memoryPosition = (description: string) => z.number().int().nonnegative().meta({ description });
 
 export const commandsResponse = z.strictObject({
   position: memoryPosition("the memory's position after this batch (its log's length): pass it as minPosition to read your writes"),

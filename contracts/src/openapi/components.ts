@@ -8,6 +8,7 @@ import { canonicalInstant, id, instant } from '../primitives';
 import { searchRequest } from '../queries';
 import * as res from '../responses';
 import { importResponse } from '../transfer';
+import * as turns from '../turns';
 
 /**
  * `components.schemas` of the OpenAPI document, generated from the zod schemas via
@@ -37,6 +38,7 @@ export const requestSchemas: Record<string, z.ZodType> = {
   RecordMentionCommand: cmd.recordMention,
   Command: cmd.wireCommand,
   CommandsRequest: cmd.commandsRequest,
+  TurnsRequest: turns.turnsRequest,
   SearchRequest: searchRequest,
   RebuildRequest: admin.rebuildRequest,
   McpRequest: mcp.jsonRpcRequest,
@@ -50,6 +52,8 @@ export const responseSchemas: Record<string, z.ZodType> = {
   Cut: res.cut,
   CommandResult: res.commandResult,
   CommandsResponse: res.commandsResponse,
+  TurnsResponse: turns.turnsResponse,
+  DerivedResponse: turns.derivedResponse,
   FactsResponse: res.factsResponse,
   HistoryResponse: res.historyResponse,
   AuditEvent: res.auditEvent,

@@ -66,6 +66,14 @@ function buildPaths(): Obj {
         responses: responses('CommandsResponse', [400, 404, 409, 413]),
       },
     },
+    [`${m}/turns`]: {
+      post: {
+        operationId: 'postTurns',
+        parameters: memory(),
+        requestBody: jsonBody('TurnsRequest'),
+        responses: responses('TurnsResponse', [400, 404, 409, 413, 502]),
+      },
+    },
     [`${m}/facts`]: {
       get: {
         operationId: 'getFacts',
@@ -120,6 +128,13 @@ function buildPaths(): Obj {
         operationId: 'getMention',
         parameters: [...parameters(q.mentionParams, 'path'), ...parameters(q.mentionQuery, 'query')],
         responses: responses('Mention', [400, 404, 408]),
+      },
+    },
+    [`${m}/mentions/{mentionId}/derived`]: {
+      get: {
+        operationId: 'getDerivedCommands',
+        parameters: parameters(q.mentionParams, 'path'),
+        responses: responses('DerivedResponse', [400, 404]),
       },
     },
     [`${m}/changes`]: {

@@ -17,6 +17,8 @@ const SPEC_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/export'],
   ['post', '/v1/memories/{memoryId}/import'],
   ['delete', '/v1/memories/{memoryId}'], // SPEC §5.2
+  ['post', '/v1/memories/{memoryId}/turns'], // SPEC §5.1
+  ['get', '/v1/memories/{memoryId}/mentions/{mentionId}/derived'], // SPEC §5.1
   ['get', '/healthz'],
   ['get', '/readyz'],
   ['get', '/metrics'],

@@ -293,3 +293,58 @@ export const mcpResponse = {
   id: 1,
   result: { content: [{ type: 'text', text: JSON.stringify(factsResponse) }], structuredContent: factsResponse },
 };
+
+const SESSION = 'session-7';
+const SAID = '2024-05-11T18:30:00.000Z';
+
+/** Two turns of a dialog; the extractor derives what they state. */
+export const turnsRequest = {
+  sessionId: SESSION,
+  turns: [
+    { turnId: 'session-7:1', speaker: 'Alice', text: 'I moved to Lyon last month.', at: '2024-05-11T18:30:00Z' },
+    { turnId: 'session-7:2', speaker: 'Bob', text: 'Nice! How is the new flat?', at: '2024-05-11T18:31:00Z' },
+  ],
+  extraction: 'sync',
+};
+
+const DERIVED_ID = 'x_3f1c0a9d2e7b4c5a6f8e9d0c';
+
+export const turnsResponse = {
+  position: 9,
+  results: [
+    { commandId: 'turn_8a41d2f0c3b5e6a7d8c9b0a1', status: 'applied', recordedAt: SAID, ids: { mentionId: 'session-7:1' } },
+    { commandId: 'turn_0b7e5d3c1a9f8e7d6c5b4a39', status: 'applied', recordedAt: SAID, ids: { mentionId: 'session-7:2' } },
+  ],
+  derived: [
+    {
+      commandId: DERIVED_ID,
+      op: 'UPSERT_EDGE',
+      status: 'applied',
+      ids: { factId: 'alice-lives-in-lyon' },
+      turns: ['session-7:1'],
+    },
+  ],
+};
+
+export const derivedResponse = {
+  mentionId: 'session-7:1',
+  commands: [
+    {
+      op: 'UPSERT_EDGE',
+      factId: 'alice-lives-in-lyon',
+      src: 'alice',
+      rel: 'lives_in',
+      dst: { literal: 'Lyon', datatype: 'string' },
+      validFrom: '2024-04-01T00:00:00.000Z',
+      validTo: null,
+      confidence: 0.8,
+      evidence: ['session-7:1'],
+      source: null,
+      commandId: DERIVED_ID,
+      recordedAt: SAID,
+      actor: 'extractor:rules@1.0.0',
+      reason: 'first person "moved to" (confidence 0.80)',
+      derivedFrom: ['session-7:1'],
+    },
+  ],
+};

@@ -4,6 +4,7 @@ import * as cmd from '../commands';
 import * as mcp from '../mcp';
 import { searchRequest } from '../queries';
 import * as res from '../responses';
+import * as turns from '../turns';
 import { JSONL_CONTENT_TYPE, importResponse, parseImportJsonl } from '../transfer';
 import * as ex from './examples';
 
@@ -96,6 +97,27 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tags: ['commands'],
     request: { schema: cmd.commandsRequest, example: ex.commandsRequest },
     response: { schema: res.commandsResponse, example: ex.commandsResponse },
+  },
+  postTurns: {
+    summary: 'Record dialog turns, and what an extractor derives from them',
+    description:
+      'Records 1..1000 turns of session `sessionId` as mentions (`mentionId` = `turnId`, else derived from sessionId, at, speaker and ' +
+      'text; a resent turn is `duplicate` and derives nothing new). `extraction` (default `sync`): `sync` derives DSL commands ' +
+      '(entities, facts, events) from the new turns and appends them with the turns as one atomic batch at one `recordedAt`; ' +
+      '`off` records the turns only. Derived commands carry `actor` `extractor:<name>@<version>`, a confidence, their turns in ' +
+      "`derivedFrom` (and as a fact's `evidence`); only those reaching the memory's confidence gate are appended. An extractor " +
+      'that fails or times out answers 502 EXTRACTION_FAILED and nothing is written.',
+    tags: ['commands'],
+    request: { schema: turns.turnsRequest, example: ex.turnsRequest },
+    response: { schema: turns.turnsResponse, example: ex.turnsResponse },
+  },
+  getDerivedCommands: {
+    summary: 'The commands derived from a mention',
+    description:
+      'Every accepted command whose `derivedFrom` names the mention (a dialog turn), in log order, as the export writes it. ' +
+      '404 UNKNOWN_MENTION when the memory never recorded the mention.',
+    tags: ['audit'],
+    response: { schema: turns.derivedResponse, example: ex.derivedResponse },
   },
   getFacts: {
     summary: 'Fact versions in a bitemporal cut',

@@ -56,6 +56,20 @@ describe('MemoTraceClient', () => {
     expect(search.items.length).toBeGreaterThan(0);
   });
 
+  it('records dialog turns (a retry is a duplicate) and lists what was derived from one', async () => {
+    const request = {
+      sessionId: 'chat-9',
+      turns: [{ turnId: 'chat-9:1', speaker: 'Alice', text: 'Hello there', at: '2024-05-06T08:00:00Z' }],
+      recordedAt: '2024-05-06T09:00:00Z',
+      extraction: 'off' as const,
+    };
+    const first = await m().turns(request);
+    expect(first.results).toEqual([expect.objectContaining({ status: 'applied', ids: { mentionId: 'chat-9:1' } })]);
+    expect((await m().turns(request)).results[0]!.status).toBe('duplicate');
+    expect(await m().derived('chat-9:1')).toEqual({ mentionId: 'chat-9:1', commands: [] });
+    await expect(m().derived('chat-9:404')).rejects.toMatchObject({ status: 404, code: 'UNKNOWN_MENTION' });
+  });
+
   it("reads a document's mentions a page at a time, all of them in one cut, and one mention", async () => {
     const turn = (n: number, recordedAt?: string): WireCommandInput => ({
       op: 'RECORD_MENTION',

@@ -15,6 +15,9 @@ import type {
   MentionsResponse,
   SearchRequestInput,
   SearchResponse,
+  TurnsRequestInput,
+  TurnsResponse,
+  DerivedResponse,
   WireCommandInput,
 } from '@memotrace/contracts';
 import { randomUUID } from 'node:crypto';
@@ -249,6 +252,20 @@ export class MemoryClient {
     readonly memoryId: string,
   ) {
     this.path = `/v1/memories/${seg(memoryId)}`;
+  }
+
+  /**
+   * Records dialog turns (`POST …/turns`): each a mention of session `sessionId`; with `extraction` `sync`
+   * (the default) what the server's extractor derives from them joins the same atomic batch. A retried
+   * turn is a duplicate (its command id is derived from its content), so retries never double it.
+   */
+  turns(request: TurnsRequestInput): Promise<TurnsResponse> {
+    return this.client.request('POST', `${this.path}/turns`, { body: JSON.stringify(request) });
+  }
+
+  /** The commands derived from a mention (a dialog turn), in log order (`GET …/mentions/{mentionId}/derived`). */
+  derived(mentionId: string): Promise<DerivedResponse> {
+    return this.client.request('GET', `${this.path}/mentions/${seg(mentionId)}/derived`);
   }
 
   /** Applies a batch atomically; commands without a `commandId` get one here, so retries are idempotent. */

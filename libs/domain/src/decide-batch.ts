@@ -38,6 +38,7 @@ export function decideBatch(memoryId: string, state: MemoryState, commands: read
     try {
       const decision = decide(command, { memoryId, recordedAt, state });
       const meta: RecordMeta = { commandId: command.commandId, recordedAt, actor: command.actor ?? null, reason: command.reason ?? null };
+      if (command.derivedFrom !== undefined) meta.derivedFrom = command.derivedFrom;
       const applied = decision.records.length > 0;
       for (const record of applied ? decision.records : [unchangedRecord(command, decision.ids)]) {
         const stamped = { type: record.type, data: record.data, meta } as MemoryRecord;
@@ -69,7 +70,7 @@ function unchangedRecord(command: Command, ids: Record<string, string | string[]
   return { type: 'CommandUnchanged', data: { command: body, ids } };
 }
 
-const ENVELOPE_KEYS = new Set(['commandId', 'recordedAt', 'actor', 'reason']);
+const ENVELOPE_KEYS = new Set(['commandId', 'recordedAt', 'actor', 'reason', 'derivedFrom']);
 
 /** SPEC §2: the client's recordedAt, never before the latest; else max(now, latest). */
 function resolveRecordedAt(latest: Instant | null, command: Command, now: Instant, index: number): Instant {

@@ -25,7 +25,13 @@ export function commandsOfLog(records: Iterable<MemoryRecord>): Command[] {
 }
 
 function commandOf(record: MemoryRecord, state: MemoryState): Command {
-  const { commandId, recordedAt, actor, reason } = record.meta;
-  const envelope = { commandId, recordedAt, ...(actor !== null ? { actor } : {}), ...(reason !== null ? { reason } : {}) };
+  const { commandId, recordedAt, actor, reason, derivedFrom } = record.meta;
+  const envelope = {
+    commandId,
+    recordedAt,
+    ...(actor !== null ? { actor } : {}),
+    ...(reason !== null ? { reason } : {}),
+    ...(derivedFrom !== undefined ? { derivedFrom } : {}),
+  };
   return { ...commandBodyOf(record, state), ...envelope } as Command;
 }

@@ -49,3 +49,20 @@ export function deriveLogRecordId(memoryId: string, commandId: string, index: nu
   const variant = ((parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
 }
+
+/**
+ * The command id of a dialog turn's RECORD_MENTION (SPEC §5.1): the same turn sent again is a
+ * duplicate; the same turn id with other content is a new command (and a MENTION_CONFLICT).
+ */
+export function deriveTurnCommandId(memoryId: string, mentionId: string, speaker: string, text: string, at: string): string {
+  return digest('turn_', [memoryId, mentionId, speaker, text, at]);
+}
+
+/**
+ * The command id of a command an extractor derived (SPEC §5.1): from its turns, the extractor, its
+ * version and its place among the commands derived from the same turns, so deriving again from the
+ * same turns with the same extractor writes nothing new, and another version writes its own.
+ */
+export function deriveExtractedCommandId(memoryId: string, turns: readonly string[], extractor: string, version: string, ordinal: number): string {
+  return digest('x_', [memoryId, [...turns].sort().join(','), extractor, version, String(ordinal)]);
+}

@@ -137,6 +137,8 @@ export interface RecordMeta {
   recordedAt: Instant;
   actor: string | null;
   reason: string | null;
+  /** The mentions (dialog turns) the command was derived from; absent for commands not derived from any. */
+  derivedFrom?: string[];
 }
 
 export type MemoryRecord<E extends LogRecord = LogRecord> = E & { meta: RecordMeta };

@@ -14,6 +14,8 @@ export interface RecordMetadata {
   recordedAt: string;
   actor: string | null;
   reason: string | null;
+  /** Mention ids the command was derived from (the domain's `RecordMeta`); absent when none. */
+  derivedFrom?: string[];
 }
 
 export interface NewRecord {

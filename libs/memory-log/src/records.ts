@@ -1,4 +1,4 @@
-import { type LogRecord, type MemoryRecord, declaresRetention, deriveLogRecordId, factIdsOf } from '@memotrace/domain';
+import { type MemoryRecord, declaresRetention, deriveLogRecordId, factIdsOf } from '@memotrace/domain';
 import type { RecordContent, LogStore, NewRecord, PositionedRecordContent } from '@memotrace/log-store';
 
 /**
@@ -57,8 +57,10 @@ export async function readMemoryLog(store: Pick<LogStore, 'readStreamContent'>, 
 }
 
 export function toMemoryRecord(stored: RecordContent): MemoryRecord {
-  const { commandId, recordedAt, actor, reason } = stored.metadata;
-  return { type: stored.type, data: stored.data, meta: { commandId, recordedAt, actor, reason } } as LogRecord & { meta: MemoryRecord['meta'] };
+  const { commandId, recordedAt, actor, reason, derivedFrom } = stored.metadata;
+  const meta: MemoryRecord['meta'] = { commandId, recordedAt, actor, reason };
+  if (derivedFrom !== undefined) meta.derivedFrom = derivedFrom;
+  return { type: stored.type, data: stored.data, meta } as MemoryRecord;
 }
 
 export function toLoggedRecord(stored: PositionedRecordContent): LoggedRecord | null {

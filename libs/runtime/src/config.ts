@@ -23,6 +23,10 @@ export interface RuntimeConfig {
   searchCacheVersions: number;
   /** Milliseconds between retention sweeps of a writing process (RETENTION_SWEEP_MS); 0 turns them off. */
   retentionSweepMs: number;
+  /** Derived commands below this confidence are not appended (EXTRACTION_GATE, in [0, 1]). */
+  extractionGate: number;
+  /** An extraction that takes longer fails (EXTRACTION_TIMEOUT_MS). */
+  extractionTimeoutMs: number;
 }
 
 /**
@@ -33,6 +37,11 @@ export const DEFAULT_SEARCH_CACHE_VERSIONS = 200_000;
 
 /** A minute: a relation's retention is kept to within a minute, and a sweep of memories without due facts reads little. */
 export const DEFAULT_RETENTION_SWEEP_MS = 60_000;
+
+/** Half sure or better: what the default extractor means by a statement it recognised. */
+export const DEFAULT_EXTRACTION_GATE = 0.5;
+/** A sync request waits this long for its extractor (an LLM's call included). */
+export const DEFAULT_EXTRACTION_TIMEOUT_MS = 30_000;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const port = Number(env['PORT'] ?? 8080);
@@ -49,6 +58,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
     searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], DEFAULT_SEARCH_CACHE_VERSIONS),
     retentionSweepMs: nonNegativeInteger('RETENTION_SWEEP_MS', env['RETENTION_SWEEP_MS'], DEFAULT_RETENTION_SWEEP_MS),
+    extractionGate: unitInterval('EXTRACTION_GATE', env['EXTRACTION_GATE'], DEFAULT_EXTRACTION_GATE),
+    extractionTimeoutMs: positiveInteger('EXTRACTION_TIMEOUT_MS', env['EXTRACTION_TIMEOUT_MS'], DEFAULT_EXTRACTION_TIMEOUT_MS),
   };
 }
 
@@ -61,6 +72,12 @@ function positiveInteger(name: string, text: string | undefined, fallback: numbe
 function nonNegativeInteger(name: string, text: string | undefined, fallback: number): number {
   const value = Number(text ?? fallback);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${text}`);
+  return value;
+}
+
+function unitInterval(name: string, text: string | undefined, fallback: number): number {
+  const value = Number(text ?? fallback);
+  if (!(value >= 0 && value <= 1)) throw new Error(`${name} must be a number from 0 to 1, got ${text}`);
   return value;
 }
 

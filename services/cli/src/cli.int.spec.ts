@@ -129,6 +129,32 @@ describe('memotrace CLI', () => {
     expect(noMemory).toMatchObject({ code: 1, stderr: 'memotrace: --memory <memoryId> is required\n' });
   }, 120000);
 
+  it('records dialog turns from JSONL, one request per session run; a bad line writes nothing', async () => {
+    const turnLines = [
+      { sessionId: 'chat-1', turnId: 't1', speaker: 'Alice', text: 'Hi Bob', at: '2024-05-06T08:00:00Z' },
+      { sessionId: 'chat-1', turnId: 't2', speaker: 'Bob', text: 'Hi Alice', at: '2024-05-06T08:01:00Z' },
+      { sessionId: 'chat-2', turnId: 't3', speaker: 'Alice', text: 'Later', at: '2024-05-07T08:00:00Z' },
+    ].map((t) => JSON.stringify(t));
+    const bad = await cli(['--memory', 'cli-turns', 'turns', '--extraction', 'off'], {
+      stdin: [...turnLines, '{"sessionId":"x","text":"no speaker","at":"2024-05-07T08:00:00Z"}'].join('\n'),
+      key: adminToken,
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/line 4: speaker: .*nothing written/);
+    expect(await loggedCommands('cli-turns', adminToken)).toBe(0);
+    const sent = await cli(['--memory', 'cli-turns', 'turns', '--extraction', 'off', '--json'], { stdin: turnLines.join('\n'), key: adminToken });
+    expect(sent.code).toBe(0);
+    expect(
+      sent.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).results.length),
+    ).toEqual([2, 1]);
+    const again = await cli(['--memory', 'cli-turns', 'turns', '--extraction', 'off'], { stdin: turnLines.join('\n'), key: adminToken });
+    expect(again.stdout).toMatch(/^3 turns sent, 0 recorded \(the rest were there already\), 0 derived commands applied/);
+    expect(await loggedCommands('cli-turns', adminToken)).toBe(3);
+  });
+
   it('counts applied, unchanged and duplicate results', async () => {
     const mixed = [
       { op: 'UPSERT_ENTITY', commandId: 'c1', entityId: 'alice', name: 'Alice', recordedAt: '2024-05-06T09:00:00Z' }, // sent before

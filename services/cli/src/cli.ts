@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { REQUEST_LIMITS, parseCommandFile, planAtomicBatch, planBatches } from './command-file';
 import { createProgress } from './progress';
+import { parseTurnsFile } from './turns-file';
 import { type WriteTally, describeTally, writeBatches } from './write-batches';
 import { WriteFailure } from './write-failure';
 
@@ -54,7 +55,7 @@ export function commandLineEnds(jsonl: string): number[] {
 
 export function buildProgram(): Command {
   const program = new Command('memotrace')
-    .description('MemoTrace command line: write, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp')
+    .description('MemoTrace command line: write, turns, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp')
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
     .option('--key <apiKey>', 'API key (default: $MEMOTRACE_API_KEY)', process.env['MEMOTRACE_API_KEY'])
@@ -96,6 +97,35 @@ export function buildProgram(): Command {
       }
       progress.stop();
       if (!options.json) out(written ? describeTally(written) : 'no commands in the input: nothing written');
+    });
+
+  program
+    .command('turns')
+    .description(
+      'record dialog turns from a JSONL file or stdin, one {"sessionId", "turnId"?, "speaker", "text", "at"} per line: every line is ' +
+        "checked first, then each session's consecutive turns go in one request (with extraction sync, one atomic batch with what is derived)",
+    )
+    .argument('[file]', 'JSONL file ("-" or absent: stdin)')
+    .option('--extraction <mode>', 'sync (derive commands in the same batch), async, or off (turns only)', 'sync')
+    .option('--recorded-at <instant>', 'record time of the turns and what is derived (default: the server clock)')
+    .option('--json', 'print every response as JSON')
+    .action(async (file: string | undefined, o: { extraction: string; recordedAt?: string; json?: boolean }) => {
+      if (!['sync', 'async', 'off'].includes(o.extraction)) throw new Error('--extraction must be sync, async or off');
+      const { requests, turns } = parseTurnsFile(readInput(file));
+      const m = memory();
+      let recorded = 0;
+      let derived = 0;
+      for (const request of requests) {
+        const response = await m.turns({
+          ...request,
+          extraction: o.extraction as 'sync' | 'async' | 'off',
+          ...(o.recordedAt === undefined ? {} : { recordedAt: o.recordedAt }),
+        });
+        if (o.json) out(JSON.stringify(response));
+        recorded += response.results.filter((r) => r.status !== 'duplicate').length;
+        derived += response.derived.filter((d) => d.status === 'applied').length;
+      }
+      if (!o.json) out(`${turns} turns sent, ${recorded} recorded (the rest were there already), ${derived} derived commands applied`);
     });
 
   program

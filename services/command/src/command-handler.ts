@@ -1,5 +1,5 @@
 import { MAX_BATCH } from '@memotrace/contracts';
-import { type Command, type CommandResult, DomainError, decideBatch, retentionErasures } from '@memotrace/domain';
+import { type Command, type CommandResult, DomainError, type MemoryState, decideBatch, retentionErasures } from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
 import { memoryStreamId, sealBatch } from '@memotrace/memory-log';
 import type { SubjectKeyStore } from '@memotrace/subject-keys';
@@ -50,6 +50,11 @@ export class CommandHandler {
       // No retry: a concurrent writer means the memory is no longer empty.
       return this.attempt(memoryId, commands, 0);
     });
+  }
+
+  /** What `view` reads of the memory's state, caught up with its log (the view must not keep or change the state). */
+  readState<T>(memoryId: string, view: (state: MemoryState) => T): Promise<T> {
+    return this.mutex.run(memoryId, async () => view(await this.cache.load(memoryId)));
   }
 
   /**

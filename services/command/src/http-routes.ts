@@ -1,4 +1,4 @@
-import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand } from '@memotrace/contracts';
+import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand, turnsRequest } from '@memotrace/contracts';
 import { DomainError } from '@memotrace/domain';
 import {
   HttpError,
@@ -14,6 +14,8 @@ import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CommandHandler } from './command-handler';
 import type { MemoryDeletion } from './memory-deletion';
+import { ExtractionFailedError } from '@memotrace/extraction';
+import type { TurnIntake } from './turn-intake';
 
 /** POST .../commands and POST .../import (SPEC §4). */
 export function registerCommandRoutes(app: FastifyInstance, handler: CommandHandler, metrics: ServiceMetrics): void {
@@ -49,6 +51,25 @@ export function registerCommandRoutes(app: FastifyInstance, handler: CommandHand
       // A line repeating an earlier line's commandId is a duplicate: not imported twice.
       return { position: outcome.position, imported: outcome.results.filter((r) => r.status !== 'duplicate').length };
     });
+  });
+}
+
+/** POST .../turns (SPEC §5.1): dialog turns, and in sync mode what the extractor derives from them, as one batch. */
+export function registerTurnRoutes(app: FastifyInstance, intake: TurnIntake, metrics: ServiceMetrics): void {
+  app.post('/v1/memories/:memoryId/turns', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const body = parseInput(turnsRequest, request.body, 'turns request');
+    const principal = principalOf(request);
+    const outcome = await intake.record(memoryId, body, principal?.id).catch((error: unknown) => {
+      if (error instanceof ExtractionFailedError)
+        throw new HttpError(
+          'EXTRACTION_FAILED',
+          `${error.message}; nothing was written (resend with "extraction": "async" or "off" to keep the turns)`,
+        );
+      throw error;
+    });
+    for (const result of [...outcome.results, ...outcome.derived]) metrics.commands.inc({ status: result.status });
+    return outcome;
   });
 }
 

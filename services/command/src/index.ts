@@ -4,3 +4,4 @@ export * from './http-routes';
 export * from './module';
 export * from './memory-deletion';
 export * from './retention-sweeps';
+export * from './turn-intake';

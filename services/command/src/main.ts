@@ -12,11 +12,13 @@ import {
   serveUntilSignal,
   watchMemoryDeletions,
 } from '@memotrace/runtime';
+import { extractorFromEnv } from '@memotrace/extraction';
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import { Container } from 'inversify';
 import pino from 'pino';
-import { registerCommandRoutes, registerMemoryDeletionRoute } from './http-routes';
+import { registerCommandRoutes, registerMemoryDeletionRoute, registerTurnRoutes } from './http-routes';
+import { turnIntake } from './turn-intake';
 import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
 import { startRetentionSweeps } from './retention-sweeps';
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   });
   const handler = container.get(COMMAND_HANDLER);
   registerCommandRoutes(app, handler, metrics);
+  registerTurnRoutes(app, turnIntake(handler, config, extractorFromEnv()), metrics);
   // DELETE /v1/memories/{id} (admin): the memory's OpenSearch documents go too when OPENSEARCH_URL is set.
   const openSearch = config.openSearchUrl
     ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddingsFromEnv(process.env, 'index')?.model, USE_LITE_MODEL) })

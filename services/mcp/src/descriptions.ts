@@ -38,6 +38,7 @@ export const ENVELOPE = {
     "never earlier than the memory's latest record time.",
   actor: 'Who states this, e.g. "hr-agent"; kept in the audit trail.',
   reason: 'Why, in a few words, e.g. "Alice said she moved"; kept in the audit trail.',
+  derivedFrom: 'The mention ids of the dialog turns this command was derived from, e.g. ["turn-17"]; listed by the turns\' derived commands.',
 };
 
 export const MEMORY_ID = 'The memory (tenant) to use, e.g. "agent-42". Omit for the server\'s default memory.';

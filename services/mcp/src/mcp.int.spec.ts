@@ -95,6 +95,7 @@ describe('MCP server over stdio (the real process)', () => {
         'remember_entity',
         'remember_event',
         'remember_fact',
+        'remember_turns',
         'retract_fact',
         'search_memory',
       ].sort(),
@@ -153,6 +154,18 @@ describe('MCP server over stdio (the real process)', () => {
     const audit = await ok(client, 'fact_audit', { factId: 'alice-acme' });
     expect(audit.events.map((e: any) => e.actor)).toEqual(['agent-a', 'agent-a', 'agent-a']);
     expect(audit.events[0]).toMatchObject({ type: 'FactAsserted', reason: 'she said so' });
+  });
+
+  it('remembers conversation turns and what the default extractor derives from them', async () => {
+    const turns = {
+      sessionId: 'chat-7',
+      turns: [{ turnId: 'chat-7:1', speaker: 'Carol', text: 'I moved to Porto last month.', at: '2024-06-11T18:30:00Z' }],
+    };
+    const first = await ok(client, 'remember_turns', turns);
+    expect(first.results).toMatchObject([{ status: 'applied', ids: { mentionId: 'chat-7:1' } }]);
+    expect(first.derived.map((d: any) => d.op)).toEqual(expect.arrayContaining(['UPSERT_ENTITY', 'UPSERT_EDGE']));
+    const again = await ok(client, 'remember_turns', turns);
+    expect([again.results[0].status, again.derived]).toEqual(['duplicate', []]);
   });
 
   it('searches with a cut', async () => {
@@ -221,7 +234,7 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
   it("serves the tools with the caller's key and its scope", async () => {
     const client = await httpClient(TOKENS.b, '?memory=mem-b');
     try {
-      expect((await client.listTools()).tools.length).toBe(12);
+      expect((await client.listTools()).tools.length).toBe(13);
       await ok(client, 'remember_entity', { entityId: 'bcorp', name: 'B Corp' });
       await ok(client, 'remember_fact', { factId: 'bob-bcorp', src: 'bob', rel: 'works_at', dst: 'bcorp' });
       const facts = await ok(client, 'read_facts', { src: 'bob' });

@@ -1,5 +1,6 @@
 import type { ErasureSubject, MemoryClient } from '@memotrace/client';
 import {
+  EXTRACTION_MODES,
   PAGE,
   MAX_BATCH,
   archiveEdge,
@@ -16,6 +17,8 @@ import {
   recordMention,
   retroCorrect,
   searchRequest,
+  turn,
+  turnsRequest,
   upsertEdge,
   upsertEntity,
   upsertEpisode,
@@ -329,6 +332,39 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     }),
     readOnly: true,
     run: (memory, { memoryId: _m, ...filter }) => memory.entities(filter as Parameters<MemoryClient['entities']>[0]),
+  },
+  {
+    name: 'remember_turns',
+    title: 'Remember conversation turns',
+    description:
+      'Records dialog turns of one session as they were said, e.g. {sessionId: "chat-7", turns: [{speaker: "Alice", text: "I moved to ' +
+      'Lyon last month", at: "2024-05-11T18:30:00Z"}]}. With extraction "sync" (default) the server derives entities, facts and events ' +
+      'from what the turns state (relative times like "last month" resolved against `at`) and records them with the turns in one ' +
+      'atomic write; "off" records the turns only. A turn sent again is a duplicate and derives nothing new.',
+    inputSchema: z.strictObject({
+      ...memoryField,
+      sessionId: turnsRequest.shape.sessionId.describe('The conversation, e.g. "chat-7": its turns are one document of mentions.'),
+      turns: z
+        .array(
+          z.strictObject({
+            turnId: turn.shape.turnId.describe('An id for the turn, e.g. "chat-7:12". Omit to derive it from session, time, speaker and text.'),
+            speaker: turn.shape.speaker.describe('Who said it, e.g. "Alice".'),
+            text: turn.shape.text.describe('What was said, e.g. "I moved to Lyon last month".'),
+            at: turn.shape.at.describe('When it was said, with an offset, e.g. "2024-05-11T18:30:00Z".'),
+          }),
+        )
+        .min(1)
+        .max(MAX_BATCH)
+        .describe(
+          `The turns in the order they were said (1 to ${MAX_BATCH}), e.g. [{"speaker": "Alice", "text": "Hi!", "at": "2024-05-11T18:30:00Z"}].`,
+        ),
+      extraction: z
+        .enum(EXTRACTION_MODES)
+        .optional()
+        .describe('e.g. "sync" (default): derive what the turns state and record it with them; "async": derive later; "off": turns only.'),
+    }),
+    readOnly: false,
+    run: (memory, { memoryId: _m, ...request }) => memory.turns(request as Parameters<MemoryClient['turns']>[0]),
   },
   {
     name: 'search_memory',

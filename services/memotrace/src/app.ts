@@ -6,8 +6,11 @@ import {
   commandModule,
   registerCommandRoutes,
   registerMemoryDeletionRoute,
+  registerTurnRoutes,
   startRetentionSweeps,
+  turnIntake,
 } from '@memotrace/command-service';
+import { type Extractor, extractorFromEnv } from '@memotrace/extraction';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
@@ -59,6 +62,8 @@ export interface StartOptions {
   embeddings?: EmbeddingProvider | null;
   /** The OpenSearch index name when OPENSEARCH_URL is set (default `memotrace-items`; tests use their own). */
   openSearchIndex?: string;
+  /** The turns' extractor; default from the environment (EXTRACTION_*). */
+  extractor?: Extractor;
 }
 
 export async function startMemoTrace(config: RuntimeConfig, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
@@ -98,6 +103,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     access,
   });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
+  registerTurnRoutes(app, turnIntake(container.get(COMMAND_HANDLER), config, options.extractor ?? extractorFromEnv()), metrics);
   // The highest position, not the safe head: a long transaction holding the safe head back is lag too.
   metrics.trackProjectionLag('read-models', async () => (await database.store.highestPosition()) - projector.position());
   if (openSearchProjector)

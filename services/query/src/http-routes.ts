@@ -147,6 +147,16 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     return mention;
   });
 
+  app.get('/v1/memories/:memoryId/mentions/:mentionId/derived', async (request) => {
+    const { memoryId, mentionId } = parseInput(mentionParams, request.params, 'path');
+    const log = await readMemoryLog(store, memoryId);
+    if (log.length === 0) throw unknownMemory(memoryId);
+    const commands = commandsOfLog(log);
+    if (!commands.some((c) => c.op === 'RECORD_MENTION' && c.mentionId === mentionId))
+      throw new HttpError('UNKNOWN_MENTION', `unknown mention ${JSON.stringify(mentionId)}`);
+    return { mentionId, commands: commands.filter((c) => c.derivedFrom?.includes(mentionId)) };
+  });
+
   app.get('/v1/memories/:memoryId/changes', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const q = parseInput(changesQuery, request.query, 'query');

@@ -1,0 +1,219 @@
+import { deriveEntityId } from '@memotrace/domain';
+import type { Derived, Extractor, ExtractionInput } from '@memotrace/extraction';
+import { type TestService, startTestService } from './testing/test-service';
+
+/**
+ * `POST /v1/memories/{memoryId}/turns` (SPEC §5.1) through the whole service. The extractor here is
+ * a small one written for the test (the real extractors have their own tests): it states where a
+ * speaker lives when a turn says "I live in X", plus one guess below the gate.
+ */
+const livesIn: Extractor = {
+  name: 'phrases',
+  version: '1.0.0',
+  async extract({ memoryId, turns }: ExtractionInput): Promise<Derived[]> {
+    const derived: Derived[] = [];
+    for (const turn of turns) {
+      const place = /I live in (\w+)/.exec(turn.text)?.[1];
+      if (place === undefined) continue;
+      const src = deriveEntityId(memoryId, turn.speaker);
+      derived.push(
+        { command: { op: 'UPSERT_ENTITY', name: turn.speaker, types: ['person'] }, confidence: 0.9, turns: [turn.mentionId], why: 'speaker' },
+        { command: { op: 'DEFINE_RELATION', rel: 'lives_in', cardinality: 'one' }, confidence: 0.9, turns: [turn.mentionId] },
+        {
+          command: { op: 'UPSERT_EDGE', src, rel: 'lives_in', dst: { literal: place, datatype: 'string' }, validFrom: turn.at },
+          confidence: 0.8,
+          turns: [turn.mentionId],
+          why: 'first person "I live in"',
+        },
+        {
+          command: { op: 'UPSERT_EDGE', src, rel: 'likes', dst: { literal: place, datatype: 'string' } },
+          confidence: 0.2,
+          turns: [turn.mentionId],
+          why: 'a guess',
+        },
+      );
+    }
+    return derived;
+  },
+};
+
+const failing: Extractor = {
+  name: 'broken',
+  version: '0.1.0',
+  extract: () => Promise.reject(new Error('model unavailable')),
+};
+
+const slow: Extractor = {
+  name: 'slow',
+  version: '0.1.0',
+  extract: (_input, signal) => new Promise((resolve) => signal?.addEventListener('abort', () => resolve([]))),
+};
+
+const AT = '2024-05-11T18:30:00Z';
+const RECORDED = '2024-05-12T00:00:00.000Z';
+const dialog = (sessionId: string) => ({
+  sessionId,
+  recordedAt: RECORDED,
+  turns: [
+    { turnId: `${sessionId}:1`, speaker: 'Alice', text: 'I live in Lyon these days.', at: AT },
+    { turnId: `${sessionId}:2`, speaker: 'Bob', text: 'Nice, how is it?', at: '2024-05-11T18:31:00Z' },
+  ],
+});
+
+describe('turns', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ extractionGate: 0.5 }, { extractor: livesIn });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  it('records the turns and what is derived from them as one batch at one record time (sync)', async () => {
+    const { status, body } = await svc.post('/v1/memories/chat/turns', dialog('s1'));
+    expect(status).toBe(200);
+    expect(body.results).toEqual([
+      expect.objectContaining({ status: 'applied', recordedAt: RECORDED, ids: { mentionId: 's1:1' } }),
+      expect.objectContaining({ status: 'applied', recordedAt: RECORDED, ids: { mentionId: 's1:2' } }),
+    ]);
+    // The guess below the gate is not appended.
+    expect(body.derived.map((d: { op: string; status: string; turns: string[] }) => [d.op, d.status, d.turns])).toEqual([
+      ['UPSERT_ENTITY', 'applied', ['s1:1']],
+      ['DEFINE_RELATION', 'applied', ['s1:1']],
+      ['UPSERT_EDGE', 'applied', ['s1:1']],
+    ]);
+    expect(body.position).toBe(5);
+    const facts = (await svc.get(`/v1/memories/chat/facts?validAt=*&minPosition=${body.position}`)).body.facts;
+    expect(facts).toEqual([
+      expect.objectContaining({
+        rel: 'lives_in',
+        dst: { literal: 'Lyon', datatype: 'string' },
+        evidence: ['s1:1'],
+        confidence: 0.8,
+        recordedFrom: RECORDED,
+      }),
+    ]);
+    const audit = (await svc.get(`/v1/memories/chat/facts/${facts[0].factId}/audit`)).body.events;
+    expect(audit[0]).toMatchObject({ actor: 'extractor:phrases@1.0.0', reason: 'first person "I live in" (confidence 0.80)' });
+  });
+
+  it('lists what was derived from a turn, and 404 for a mention the memory never recorded', async () => {
+    const derived = await svc.get('/v1/memories/chat/mentions/s1:1/derived');
+    expect(derived.status).toBe(200);
+    expect(derived.body.commands.map((c: { op: string }) => c.op)).toEqual(['UPSERT_ENTITY', 'DEFINE_RELATION', 'UPSERT_EDGE']);
+    expect(
+      derived.body.commands.every(
+        (c: { derivedFrom: string[]; actor: string }) => c.derivedFrom[0] === 's1:1' && c.actor === 'extractor:phrases@1.0.0',
+      ),
+    ).toBe(true);
+    expect((await svc.get('/v1/memories/chat/mentions/s1:2/derived')).body.commands).toEqual([]);
+    expect((await svc.get('/v1/memories/chat/mentions/nope/derived')).body).toMatchObject({ error: { code: 'UNKNOWN_MENTION' } });
+  });
+
+  it('answers a resent turn as a duplicate and derives nothing new', async () => {
+    const { body } = await svc.post('/v1/memories/chat/turns', dialog('s1'));
+    expect(body.results.map((r: { status: string }) => r.status)).toEqual(['duplicate', 'duplicate']);
+    expect(body.derived).toEqual([]);
+    expect(body.position).toBe(5);
+  });
+
+  it('records turns only with extraction off', async () => {
+    const { body } = await svc.post('/v1/memories/quiet/turns', { ...dialog('s2'), extraction: 'off' });
+    expect(body.results).toHaveLength(2);
+    expect(body.derived).toEqual([]);
+    expect(body.position).toBe(2);
+  });
+
+  it('exports the derived commands with their turns: an import lists the same', async () => {
+    const exported = (await svc.get('/v1/memories/chat/export')).text;
+    const imported = await fetch(`${svc.url}/v1/memories/chat-copy/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: exported,
+    });
+    expect(imported.status).toBe(200);
+    const copy = (await svc.get('/v1/memories/chat-copy/mentions/s1:1/derived')).body.commands;
+    const original = (await svc.get('/v1/memories/chat/mentions/s1:1/derived')).body.commands;
+    expect(copy).toEqual(original);
+  });
+
+  it.each([
+    ['a turn without speaker', { sessionId: 's', turns: [{ text: 'hi', at: AT }] }, 'turns.0.speaker'],
+    ['a turn without text', { sessionId: 's', turns: [{ speaker: 'A', at: AT }] }, 'turns.0.text'],
+    ['an at without offset', { sessionId: 's', turns: [{ speaker: 'A', text: 'hi', at: '2024-05-11T18:30:00' }] }, 'turns.0.at'],
+    ['more than 1,000 turns', { sessionId: 's', turns: Array.from({ length: 1001 }, (_, i) => ({ speaker: 'A', text: `t${i}`, at: AT })) }, 'turns'],
+    ['a text over 64 KiB', { sessionId: 's', turns: [{ speaker: 'A', text: 'x'.repeat(64 * 1024 + 1), at: AT }] }, 'turns.0.text'],
+    ['an unknown extraction mode', { sessionId: 's', turns: [{ speaker: 'A', text: 'hi', at: AT }], extraction: 'later' }, 'extraction'],
+  ])('refuses %s with 400 and per-field details, writing nothing', async (_, body, path) => {
+    const answer = await svc.post('/v1/memories/refused/turns', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect((await svc.get('/v1/memories/refused/export')).status).toBe(404);
+  });
+});
+
+describe('turns with an extractor that fails', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ extractionTimeoutMs: 200 }, { extractor: failing });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  it('answers 502 EXTRACTION_FAILED in sync mode and writes nothing; off keeps the turns', async () => {
+    const failed = await svc.post('/v1/memories/fragile/turns', dialog('s1'));
+    expect(failed.status).toBe(502);
+    expect(failed.body.error).toMatchObject({ code: 'EXTRACTION_FAILED', message: expect.stringMatching(/model unavailable.*nothing was written/) });
+    expect((await svc.get('/v1/memories/fragile/export')).status).toBe(404);
+    const kept = await svc.post('/v1/memories/fragile/turns', { ...dialog('s1'), extraction: 'off' });
+    expect(kept.status).toBe(200);
+    expect(kept.body.position).toBe(2);
+  });
+});
+
+describe('turns with an extractor that does not answer in time', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ extractionTimeoutMs: 200 }, { extractor: slow });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  it('answers 502 EXTRACTION_FAILED after the timeout and writes nothing', async () => {
+    const failed = await svc.post('/v1/memories/late/turns', dialog('s1'));
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.message).toMatch(/timed out after 200 ms/);
+    expect((await svc.get('/v1/memories/late/export')).status).toBe(404);
+  });
+});
+
+describe('turns with the default extractor (no LLM)', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  it('derives where a speaker lives and works, and a move supersedes through the DSL', async () => {
+    const first = await svc.post('/v1/memories/moves/turns', {
+      sessionId: 'a',
+      turns: [
+        { turnId: 'a:1', speaker: 'Alice', text: 'I moved to Porto last month and I started working at Acme Corp.', at: '2024-05-11T18:30:00Z' },
+        { turnId: 'a:2', speaker: 'Bob', text: 'Cool, sounds great!', at: '2024-05-11T18:31:00Z' },
+      ],
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.derived.every((d: { turns: string[] }) => d.turns.includes('a:1'))).toBe(true);
+    expect(first.body.derived.map((d: { op: string }) => d.op)).toEqual(expect.arrayContaining(['UPSERT_ENTITY', 'UPSERT_EDGE', 'UPSERT_EVENT']));
+    const second = await svc.post('/v1/memories/moves/turns', {
+      sessionId: 'b',
+      turns: [{ turnId: 'b:1', speaker: 'Alice', text: 'I moved to Lyon last week, new flat, new life.', at: '2024-09-20T10:00:00Z' }],
+    });
+    expect(second.status).toBe(200);
+    const homeAt = async (validAt: string) => {
+      const facts = (await svc.get(`/v1/memories/moves/facts?rel=lives_in&validAt=${validAt}&minPosition=${second.body.position}`)).body.facts;
+      const names = await Promise.all(facts.map(async (f: { dst: string }) => (await svc.get(`/v1/memories/moves/entities/${f.dst}`)).body.name));
+      return names;
+    };
+    expect(await homeAt('2024-06-01T00:00:00Z')).toEqual(['Porto']);
+    expect(await homeAt('2024-10-01T00:00:00Z')).toEqual(['Lyon']);
+    const derived = (await svc.get('/v1/memories/moves/mentions/b:1/derived')).body.commands;
+    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.0.0')).toBe(true);
+  });
+});
