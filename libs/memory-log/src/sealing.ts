@@ -3,6 +3,7 @@ import {
   type ContentSubject,
   type MemoryRecord,
   type MemoryState,
+  type SplitRecord,
   type SubjectErased,
   splitBatch,
   withContent,
@@ -35,55 +36,114 @@ export interface SealedBox {
 
 const REASON_FIELD = '$reason';
 
-/** Records of a decided batch, sealed; keys missing are created. `stateAfter` folds the log through the batch. */
+interface SealPlan {
+  record: MemoryRecord;
+  split: SplitRecord;
+  /** Keys of the record's content, null when it has none. */
+  contentNames: string[] | null;
+  /** Keys of its command's reason, null when the reason stays in the clear (none, or nothing of the command is sealed). */
+  reasonNames: string[] | null;
+}
+
+/**
+ * Records of a decided batch, sealed; keys missing are created. `stateAfter` folds the log through the batch.
+ * The records are sealed while the key store creates the keys (under the keys it proposes), and only the
+ * records under a key that lost to another (a concurrent creator's, a tombstone) are sealed again.
+ */
 export async function sealBatch(
   keyStore: SubjectKeyStore,
   memoryId: string,
   records: readonly MemoryRecord[],
   stateAfter: MemoryState,
 ): Promise<NewRecord[]> {
-  const split = splitBatch(records, stateAfter);
   const refs = new Map<string, KeyRef>();
-  for (const { split: s, reasonSubjects, record } of split) {
-    for (const subject of s.subjects) refs.set(keyRefString(refOf(subject)), refOf(subject));
-    if (record.meta.reason !== null) for (const subject of reasonSubjects) refs.set(keyRefString(refOf(subject)), refOf(subject));
-  }
-  const keys = refs.size > 0 ? await keyStore.keys(memoryId, [...refs.values()], { create: true }) : new Map<string, Buffer | null>();
-  const seal = (subjects: readonly ContentSubject[], value: unknown): SealedBox => {
-    const names = subjects.map((subject) => keyRefString(refOf(subject))).sort();
-    const material = names.map((name) => {
-      const key = keys.get(name);
-      // A destroyed generation is never sealed under again: refuse rather than write content in the clear.
-      if (!key) throw new Error(`subject key ${name} of memory ${memoryId} is destroyed or missing: the batch is not written`);
-      return key;
-    });
-    return { keys: names, box: sealContent(material, memoryId, value) };
-  };
-  const sealedRecords = split.map(({ record, split: s, reasonSubjects }) => {
-    const parts: SealedParts = {};
-    const sealReason = record.meta.reason !== null && reasonSubjects.length > 0;
-    const reasonInside = sealReason && s.content !== null && sameSubjects(s.subjects, reasonSubjects);
-    if (s.content !== null) parts.content = seal(s.subjects, reasonInside ? { ...s.content, [REASON_FIELD]: record.meta.reason } : s.content);
-    if (sealReason && !reasonInside) parts.reason = seal(reasonSubjects, record.meta.reason);
-    if (parts.content === undefined && parts.reason === undefined) return record;
-    const data = parts.content !== undefined ? s.bare : record.data;
-    return {
-      ...record,
-      data: { ...data, sealed: parts },
-      meta: { ...record.meta, reason: sealReason ? null : record.meta.reason },
-    } as unknown as MemoryRecord;
+  // A command's records share one reasonSubjects array: name it once.
+  const reasonNames = new Map<readonly ContentSubject[], string[]>();
+  const plans: SealPlan[] = splitBatch(records, stateAfter).map(({ record, split, reasonSubjects }) => {
+    const contentNames = split.content !== null ? namesOf(split.subjects, refs) : null;
+    let names: string[] | null = null;
+    if (record.meta.reason !== null && reasonSubjects.length > 0) {
+      names = reasonNames.get(reasonSubjects) ?? null;
+      if (names === null) reasonNames.set(reasonSubjects, (names = namesOf(reasonSubjects, refs)));
+    }
+    return { record, split, contentNames, reasonNames: names };
+  });
+  if (refs.size === 0) return toNewRecords(memoryId, records);
+
+  const aad = Buffer.from(memoryId, 'utf8');
+  let proposed: ReadonlyMap<string, Buffer> | undefined;
+  let early: (MemoryRecord | undefined)[] | undefined;
+  const keys = await keyStore.keys(memoryId, [...refs.values()], {
+    create: true,
+    onProposed: (material) => {
+      proposed = material;
+      try {
+        early = plans.map((plan) => (everyName(plan, (name) => material.has(name)) ? sealRecord(plan, memoryId, aad, material) : undefined));
+      } catch {
+        // Sealed below under the answer, which reports the problem.
+        early = undefined;
+      }
+    },
+  });
+  const sealedRecords = plans.map((plan, i) => {
+    const sealed = early?.[i];
+    if (sealed !== undefined && everyName(plan, (name) => keys.get(name) === proposed!.get(name))) return sealed;
+    return sealRecord(plan, memoryId, aad, keys);
   });
   return toNewRecords(memoryId, sealedRecords);
 }
 
-function sameSubjects(a: readonly ContentSubject[], b: readonly ContentSubject[]): boolean {
-  if (a.length !== b.length) return false;
-  const names = new Set(a.map((subject) => keyRefString(refOf(subject))));
-  return b.every((subject) => names.has(keyRefString(refOf(subject))));
+function everyName(plan: SealPlan, test: (name: string) => boolean): boolean {
+  return (plan.contentNames ?? []).every(test) && (plan.reasonNames ?? []).every(test);
 }
 
-function refOf(subject: ContentSubject): KeyRef {
-  return { kind: subject.kind, id: subject.id, generation: subject.generation };
+function sealRecord(plan: SealPlan, memoryId: string, aad: Buffer, keys: ReadonlyMap<string, Buffer | null>): MemoryRecord {
+  const { record, split, contentNames, reasonNames: names } = plan;
+  const parts: SealedParts = {};
+  const reasonInside = names !== null && contentNames !== null && sameNames(contentNames, names);
+  if (contentNames !== null) {
+    const value = reasonInside ? { ...split.content, [REASON_FIELD]: record.meta.reason } : split.content;
+    parts.content = sealBox(contentNames, value, memoryId, aad, keys);
+  }
+  if (names !== null && !reasonInside) parts.reason = sealBox(names, record.meta.reason, memoryId, aad, keys);
+  if (parts.content === undefined && parts.reason === undefined) return record;
+  const data = parts.content !== undefined ? split.bare : record.data;
+  return {
+    ...record,
+    data: { ...data, sealed: parts },
+    meta: { ...record.meta, reason: names !== null ? null : record.meta.reason },
+  } as unknown as MemoryRecord;
+}
+
+function sealBox(names: string[], value: unknown, memoryId: string, aad: Buffer, keys: ReadonlyMap<string, Buffer | null>): SealedBox {
+  const material: Buffer[] = [];
+  for (const name of names) {
+    const key = keys.get(name);
+    // A destroyed generation is never sealed under again: refuse rather than write content in the clear.
+    if (!key) throw new Error(`subject key ${name} of memory ${memoryId} is destroyed or missing: the batch is not written`);
+    material.push(key);
+  }
+  return { keys: names, box: sealContent(material, memoryId, value, aad) };
+}
+
+/** The subjects' keyRefStrings, sorted (the order the data key is derived in); each ref is added to `refs`. */
+function namesOf(subjects: readonly ContentSubject[], refs: Map<string, KeyRef>): string[] {
+  const names: string[] = [];
+  for (const subject of subjects) {
+    const ref: KeyRef = { kind: subject.kind, id: subject.id, generation: subject.generation };
+    const name = keyRefString(ref);
+    if (!refs.has(name)) refs.set(name, ref);
+    names.push(name);
+  }
+  return names.length > 1 ? names.sort() : names;
+}
+
+/** Both lists hold distinct names, sorted: equal lists are the same key set. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -103,25 +163,28 @@ export async function openRecords<T extends RecordContent>(
     if (!parts || memoryId === null || memoryId === undefined) continue;
     let refs = wanted.get(memoryId);
     if (!refs) wanted.set(memoryId, (refs = new Map()));
-    for (const box of [parts.content, parts.reason]) for (const name of box?.keys ?? []) refs.set(name, parseRef(name));
+    for (const name of parts.content?.keys ?? []) if (!refs.has(name)) refs.set(name, parseRef(name));
+    for (const name of parts.reason?.keys ?? []) if (!refs.has(name)) refs.set(name, parseRef(name));
   }
   if (wanted.size === 0) return records as T[];
-  const keys = new Map<string, Map<string, Buffer | null>>();
-  for (const [memoryId, refs] of wanted) keys.set(memoryId, await keyStore.keys(memoryId, [...refs.values()], { create: false }));
+  const memories = new Map<string, { keys: Map<string, Buffer | null>; aad: Buffer }>();
+  for (const [memoryId, refs] of wanted) {
+    memories.set(memoryId, { keys: await keyStore.keys(memoryId, [...refs.values()], { create: false }), aad: Buffer.from(memoryId, 'utf8') });
+  }
   return records.map((record) => {
     const parts = sealedPartsOf(record);
     const memoryId = parts && memoryIdOf(record);
     if (!parts || memoryId === null || memoryId === undefined) return record;
-    const memoryKeys = keys.get(memoryId)!;
+    const memory = memories.get(memoryId)!;
     const { sealed: _, ...bare } = record.data as Record<string, unknown>;
-    const opened = parts.content ? (openBox(memoryKeys, memoryId, parts.content) as Content | null) : undefined;
+    const opened = parts.content ? (openBox(memory, memoryId, parts.content) as Content | null) : undefined;
     let reason: unknown = record.metadata.reason;
     let content = opened;
     if (opened && REASON_FIELD in opened) {
       const { [REASON_FIELD]: inside, ...fields } = opened;
       reason = inside;
       content = fields;
-    } else if (parts.reason) reason = openBox(memoryKeys, memoryId, parts.reason);
+    } else if (parts.reason) reason = openBox(memory, memoryId, parts.reason);
     const data = content === undefined ? bare : withContent(record.type as MemoryRecord['type'], bare as MemoryRecord['data'], content);
     return { ...record, data, metadata: { ...record.metadata, reason: typeof reason === 'string' ? reason : null } };
   });
@@ -136,14 +199,14 @@ async function destroyErased(keyStore: SubjectKeyStore, record: RecordContent, m
   if (memoryId !== null) await keyStore.destroy(memoryId, subject, generation);
 }
 
-function openBox(keys: ReadonlyMap<string, Buffer | null>, memoryId: string, box: SealedBox): unknown {
+function openBox(memory: { keys: ReadonlyMap<string, Buffer | null>; aad: Buffer }, memoryId: string, box: SealedBox): unknown {
   const material: Buffer[] = [];
   for (const name of box.keys) {
-    const key = keys.get(name);
+    const key = memory.keys.get(name);
     if (!key) return null;
     material.push(key);
   }
-  return openContent(material, memoryId, box.box);
+  return openContent(material, memoryId, box.box, memory.aad);
 }
 
 function sealedPartsOf(record: RecordContent): SealedParts | null {

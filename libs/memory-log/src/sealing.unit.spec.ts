@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { parseCommandsRequest } from '@memotrace/contracts';
 import { type Command, type MemoryRecord, type MemoryState, decideBatch, initialState } from '@memotrace/domain';
 import type { RecordContent } from '@memotrace/log-store';
+import { type KeyRef, type KeysOptions, type SubjectKeyStore, type SubjectKind, keyRefString } from '@memotrace/subject-keys';
 import { InMemorySubjectKeyStore } from '@memotrace/subject-keys/testing';
 import { toMemoryRecord } from './records';
 import { openRecords, sealBatch } from './sealing';
@@ -15,9 +17,43 @@ function parsed(commands: unknown[]): Command[] {
   return result.commands as Command[];
 }
 
+/**
+ * Proposes, before answering, the inner store's keys for every ref except those of the subject ids in
+ * `losing`, for which it proposes keys of its own that the answer then does not hold (as when a
+ * concurrent creator's key, or a tombstone, wins in PostgreSQL).
+ */
+class ProposingStore implements SubjectKeyStore {
+  readonly losing = new Set<string>();
+  proposals = 0;
+
+  constructor(private readonly inner: SubjectKeyStore) {}
+
+  async keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>> {
+    const answer = await this.inner.keys(memoryId, refs, { create: options.create });
+    if (options.create && options.onProposed) {
+      const proposed = new Map<string, Buffer>();
+      for (const ref of refs) {
+        const key = answer.get(keyRefString(ref));
+        proposed.set(keyRefString(ref), this.losing.has(ref.id) || !key ? randomBytes(32) : key);
+      }
+      this.proposals++;
+      options.onProposed(proposed);
+    }
+    return answer;
+  }
+
+  destroy(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): Promise<void> {
+    return this.inner.destroy(memoryId, subject, throughGeneration);
+  }
+
+  dropMemory(memoryId: string): Promise<void> {
+    return this.inner.dropMemory(memoryId);
+  }
+}
+
 /** A memory written through the sealing path: decided, sealed, stored as the log stores it. */
 function memory() {
-  const keys = new InMemorySubjectKeyStore();
+  const keys = new ProposingStore(new InMemorySubjectKeyStore());
   const state: MemoryState = initialState();
   const stored: RecordContent[] = [];
   let minute = 0;
@@ -128,6 +164,31 @@ describe('sealing the log', () => {
     const read = await m.read();
     expect(read.find((r) => r.meta.commandId === 'c3')!.data).toMatchObject({ dst: null, source: null });
     expect(read.find((r) => r.meta.commandId === 'c8')!.data).toMatchObject({ dst: { literal: 'new content' }, source: 'new source' });
+  });
+
+  it('keeps what it sealed under proposed keys that the answer holds, and seals again under the answer where a proposal lost', async () => {
+    const m = memory();
+    // p1 and f1 get proposals that lose: their content must be sealed under the answer's keys.
+    m.keys.losing.add('p1');
+    m.keys.losing.add('f1');
+    const written = await m.write(everyContentField);
+    expect(m.keys.proposals).toBe(1);
+    expect(JSON.stringify(m.stored)).not.toContain(CANARY);
+    expect(await m.read()).toEqual(written);
+  });
+
+  it('refuses to seal under a destroyed generation even when a key for it was proposed', async () => {
+    const m = memory();
+    await m.write(everyContentField.slice(0, 1));
+    await m.keys.destroy('m', { kind: 'entity', id: 'p1' }, 0);
+    m.keys.losing.add('p1');
+    const { records } = decideBatch(
+      'm',
+      m.state,
+      [{ op: 'UPSERT_ENTITY', commandId: 'c9', entityId: 'p1', name: 'x', aliases: ['again'] } as Command],
+      at(40),
+    );
+    await expect(sealBatch(m.keys, 'm', records, m.state)).rejects.toThrow(/destroyed or missing/);
   });
 
   it('refuses to seal under a destroyed generation rather than write content in the clear', async () => {

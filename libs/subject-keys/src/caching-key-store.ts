@@ -1,5 +1,5 @@
 import { LruMap } from './lru-map';
-import { type KeyRef, type SubjectKeyStore, type SubjectKind, keyRefString } from './subject-key-store';
+import { type KeyRef, type KeysOptions, type SubjectKeyStore, type SubjectKind, keyRefString } from './subject-key-store';
 
 export interface CachingKeyStoreOptions {
   /** Most (memory, ref) entries kept; the least recently used go first. Default 100,000. */
@@ -37,7 +37,7 @@ export class CachingKeyStore implements SubjectKeyStore {
     return this.cache.size;
   }
 
-  async keys(memoryId: string, refs: readonly KeyRef[], options: { create: boolean }): Promise<Map<string, Buffer | null>> {
+  async keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>> {
     const found = new Map<string, Buffer | null>();
     const missing = new Map<string, KeyRef>();
     for (const ref of refs) {
@@ -50,7 +50,18 @@ export class CachingKeyStore implements SubjectKeyStore {
     if (missing.size === 0) return found;
 
     const invalidationsBefore = this.invalidations;
-    const fetched = await this.inner.keys(memoryId, [...missing.values()], options);
+    const { onProposed } = options;
+    const fetched = await this.inner.keys(memoryId, [...missing.values()], {
+      create: options.create,
+      // The inner store's proposal completed with the keys cached here.
+      ...(onProposed && {
+        onProposed: (proposed: ReadonlyMap<string, Buffer>) => {
+          const all = new Map(proposed);
+          for (const [refString, key] of found) if (key !== null) all.set(refString, key);
+          onProposed(all);
+        },
+      }),
+    });
     const cacheable = this.invalidations === invalidationsBefore;
     for (const [refString, ref] of missing) {
       const key = fetched.get(refString) ?? null;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CachingKeyStore } from './caching-key-store';
-import { type KeyRef, type SubjectKeyStore, type SubjectKind, keyRefString } from './subject-key-store';
+import { type KeyRef, type KeysOptions, type SubjectKeyStore, type SubjectKind, keyRefString } from './subject-key-store';
 
 /** An in-memory store that records what it was asked. */
 class RecordingStore implements SubjectKeyStore {
@@ -10,8 +10,19 @@ class RecordingStore implements SubjectKeyStore {
   /** When set, keys() waits for it before answering. */
   gate: Promise<void> | undefined;
 
-  async keys(memoryId: string, refs: readonly KeyRef[], options: { create: boolean }): Promise<Map<string, Buffer | null>> {
+  async keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>> {
     this.calls.push(`keys ${memoryId} ${options.create}`);
+    // Proposes what it will create, as a store waiting on a server does.
+    if (options.create && options.onProposed) {
+      const proposed = new Map<string, Buffer>();
+      for (const ref of refs) {
+        const slot = `${memoryId}/${keyRefString(ref)}`;
+        if (!this.material.has(slot)) this.material.set(slot, randomBytes(32));
+        const key = this.material.get(slot);
+        if (key) proposed.set(keyRefString(ref), key);
+      }
+      options.onProposed(proposed);
+    }
     await this.gate;
     const found = new Map<string, Buffer | null>();
     for (const ref of refs) {
@@ -51,6 +62,18 @@ describe('CachingKeyStore', () => {
     expect([...second.keys()].sort()).toEqual(['entity:0:a', 'entity:0:b', 'entity:0:c']);
     await store.keys('m', [ref('a'), ref('b'), ref('c')], { create: false });
     expect(inner.calls).toHaveLength(2);
+  });
+
+  it('passes the inner store’s proposal on with the keys it has cached', async () => {
+    const inner = new RecordingStore();
+    const store = new CachingKeyStore(inner);
+    const first = await store.keys('m', [ref('a')], { create: true });
+    const proposals: ReadonlyMap<string, Buffer>[] = [];
+    const answer = await store.keys('m', [ref('a'), ref('b')], { create: true, onProposed: (proposed) => proposals.push(proposed) });
+    expect(inner.asked).toEqual(['m/entity:0:a', 'm/entity:0:b']);
+    expect(proposals).toHaveLength(1);
+    expect(proposals[0]!.get('entity:0:a')).toBe(first.get('entity:0:a'));
+    expect(proposals[0]!.get('entity:0:b')).toBe(answer.get('entity:0:b'));
   });
 
   it('keeps memories apart, even ids that could run together', async () => {

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type KeyObject, createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomSlice } from './random-pool';
 import { KEY_BYTES } from './subject-key-store';
 
 const IV_BYTES = 12;
@@ -9,15 +10,16 @@ const TAG_BYTES = 16;
  * bound by AAD to its memory and ref so a wrapped key copied to another row does not unwrap.
  * Layout: iv (12) | tag (16) | ciphertext (32).
  */
-export function wrapKey(masterKey: Buffer, memoryId: string, refString: string, key: Buffer): Buffer {
-  const iv = randomBytes(IV_BYTES);
+export function wrapKey(masterKey: Buffer | KeyObject, memoryId: string, refString: string, key: Buffer): Buffer {
+  const iv = randomSlice(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', masterKey, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(wrapAad(memoryId, refString));
-  const ciphertext = Buffer.concat([cipher.update(key), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+  const ciphertext = cipher.update(key);
+  const last = cipher.final();
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext, last]);
 }
 
-export function unwrapKey(masterKey: Buffer, memoryId: string, refString: string, wrapped: Buffer): Buffer {
+export function unwrapKey(masterKey: Buffer | KeyObject, memoryId: string, refString: string, wrapped: Buffer): Buffer {
   const failure = () =>
     new Error(`subject key ${refString} of memory ${memoryId} does not unwrap: wrong master key (MEMOTRACE_MASTER_KEY) or a damaged key row`);
   if (wrapped.length !== IV_BYTES + TAG_BYTES + KEY_BYTES) throw failure();

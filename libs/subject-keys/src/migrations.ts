@@ -35,4 +35,22 @@ export class SubjectKeysSchema1796100000000 implements MigrationInterface {
   }
 }
 
-export const subjectKeyMigrations: MigrationInterface[] = [new SubjectKeysSchema1796100000000()];
+/**
+ * The tombstones (destroyed keys) by subject: creating and reading keys checks each ref for a
+ * tombstone at a later generation, which without this index reads every key row of the memory.
+ */
+export class SubjectKeyTombstones1796400000000 implements MigrationInterface {
+  readonly name = 'SubjectKeyTombstones1796400000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE INDEX mt_subject_keys_tombstones ON mt_subject_keys (memory_id, subject_kind, subject_id, generation)
+      WHERE wrapped IS NULL`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP INDEX mt_subject_keys_tombstones');
+  }
+}
+
+export const subjectKeyMigrations: MigrationInterface[] = [new SubjectKeysSchema1796100000000(), new SubjectKeyTombstones1796400000000()];

@@ -30,7 +30,7 @@ describe('PostgresSubjectKeyStore', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    expect(await migrate(db.pool, subjectKeyMigrations)).toEqual(['SubjectKeysSchema1796100000000']);
+    expect(await migrate(db.pool, subjectKeyMigrations)).toEqual(['SubjectKeysSchema1796100000000', 'SubjectKeyTombstones1796400000000']);
     store = new PostgresSubjectKeyStore(db.pool, masterKey);
   });
   afterAll(async () => {
@@ -75,6 +75,20 @@ describe('PostgresSubjectKeyStore', () => {
     // Existing keys on a create: the INSERT inserts none, the SELECT reads them.
     expect(await counter.keys(m, refs, { create: true })).toEqual(created);
     expect(counted.statements).toEqual(['INSERT', 'SELECT', 'INSERT', 'SELECT']);
+  });
+
+  it('proposes the keys it creates while the INSERT runs; the answer keeps those it inserted, the stored key or null for the rest', async () => {
+    const m = memory();
+    const existing = await store.keys(m, [ref('old')], { create: true });
+    await store.destroy(m, { kind: 'entity', id: 'gone' }, 0);
+    const proposals: ReadonlyMap<string, Buffer>[] = [];
+    const answer = await store.keys(m, [ref('old'), ref('new'), ref('gone')], { create: true, onProposed: (proposed) => proposals.push(proposed) });
+    expect(proposals).toHaveLength(1);
+    expect([...proposals[0]!.keys()].sort()).toEqual(['entity:0:gone', 'entity:0:new', 'entity:0:old']);
+    expect(answer.get('entity:0:new')).toBe(proposals[0]!.get('entity:0:new'));
+    expect(answer.get('entity:0:old')).toEqual(existing.get('entity:0:old'));
+    expect(answer.get('entity:0:old')).not.toEqual(proposals[0]!.get('entity:0:old'));
+    expect(answer.get('entity:0:gone')).toBeNull();
   });
 
   it('concurrent creates from two pools for the same refs agree on every key', async () => {

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { type KeyObject, createSecretKey, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { unwrapKey, wrapKey } from './key-wrap';
-import { KEY_BYTES, type KeyRef, type SubjectKeyStore, type SubjectKind, checkKeyRef, keyRefString } from './subject-key-store';
+import { KEY_BYTES, type KeyRef, type KeysOptions, type SubjectKeyStore, type SubjectKind, checkKeyRef, keyRefString } from './subject-key-store';
 
 // Inserts the refs' fresh keys, except where the key exists (a concurrent creator's key wins) or the
 // subject has a tombstone at this generation or a later one: an erased generation never comes back.
@@ -50,15 +50,19 @@ interface KeyRow {
 
 /** Subject keys in PostgreSQL (table mt_subject_keys, see subjectKeyMigrations), each wrapped under the master key. */
 export class PostgresSubjectKeyStore implements SubjectKeyStore {
+  // A key object once: node then skips importing the raw key on every wrap and unwrap.
+  private readonly masterKey: KeyObject;
+
   constructor(
     private readonly pool: Pick<pg.Pool, 'query'>,
-    private readonly masterKey: Buffer,
+    masterKey: Buffer,
   ) {
     if (masterKey.length !== KEY_BYTES)
       throw new RangeError(`PostgresSubjectKeyStore: the master key is ${KEY_BYTES} bytes, got ${masterKey.length}`);
+    this.masterKey = createSecretKey(masterKey);
   }
 
-  async keys(memoryId: string, refs: readonly KeyRef[], options: { create: boolean }): Promise<Map<string, Buffer | null>> {
+  async keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>> {
     const unique = new Map<string, KeyRef>();
     for (const ref of refs) {
       checkKeyRef(ref);
@@ -90,7 +94,15 @@ export class PostgresSubjectKeyStore implements SubjectKeyStore {
         offset += KEY_BYTES;
       }
       material.fill(0);
-      const inserted = await this.pool.query<Omit<KeyRow, 'wrapped'>>(INSERT_KEYS, [memoryId, kinds, ids, generations, wrapped]);
+      const insertion = this.pool.query<Omit<KeyRow, 'wrapped'>>(INSERT_KEYS, [memoryId, kinds, ids, generations, wrapped]);
+      if (options.onProposed) {
+        // The caller works under the fresh keys while the server inserts them. pg hands a query to a
+        // pooled connection on the next tick: let it go out first. A failure is thrown by the await below.
+        insertion.catch(() => undefined);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        options.onProposed(fresh);
+      }
+      const inserted = await insertion;
       for (const row of inserted.rows) {
         const refString = keyRefString({ kind: row.subject_kind, id: row.subject_id, generation: row.generation });
         found.set(refString, fresh.get(refString)!);

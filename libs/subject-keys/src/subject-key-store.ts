@@ -30,13 +30,24 @@ export function checkGeneration(generation: number): void {
   }
 }
 
+export interface KeysOptions {
+  create: boolean;
+  /**
+   * With `create`, a store that waits on a server may call this once, synchronously while it waits,
+   * with the material it expects to answer (keys it knows, keys it is about to create), so the caller
+   * can start work under them. Only the answer counts: a proposed key loses to a concurrent creator's
+   * or to a tombstone, and the answer then holds another buffer or null. Must not throw.
+   */
+  onProposed?: (proposed: ReadonlyMap<string, Buffer>) => void;
+}
+
 /**
  * Per-subject keys for crypto-shredding: content is sealed under its subjects' keys, so
  * destroying a key erases that content wherever it was copied.
  */
 export interface SubjectKeyStore {
   /** Key material (32 bytes) per keyRefString; created (random) when `create` and missing; null when destroyed, or missing without `create`. */
-  keys(memoryId: string, refs: readonly KeyRef[], options: { create: boolean }): Promise<Map<string, Buffer | null>>;
+  keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>>;
   /**
    * Destroys the subject's keys of generations <= throughGeneration, and leaves a tombstone for
    * throughGeneration so it is never created again. Idempotent.
