@@ -38,10 +38,28 @@ export const turnsResponse = z.strictObject({
   derived: z.array(derivedCommand),
 });
 
-/** `GET …/mentions/{mentionId}/derived`: every accepted command derived from the mention, in log order, as exported. */
+export const EXTRACTION_STATUSES = ['none', 'pending', 'failed', 'done'] as const;
+
+/** Where the `async` extraction of a mention stands: its latest job. */
+export const mentionExtraction = z.strictObject({
+  status: z.enum(EXTRACTION_STATUSES).meta({
+    description:
+      '`none`: no async job names the turn (sync or off turns); `pending`: not derived yet; `failed`: the extractor failed, retried later ' +
+      '(the turn stays recorded); `done`: what it derived is appended',
+  }),
+  attempts: z.number().int().min(0).optional().meta({ description: 'extractions run for the job so far' }),
+  extractor: z.string().optional().meta({ description: '`name@version` of the extractor that ran (or is to run) the job' }),
+  error: z.string().optional().meta({ description: "the last failure's message, while the job is `failed`" }),
+});
+
+/**
+ * `GET …/mentions/{mentionId}/derived`: every accepted command derived from the mention, in log order, as exported, and how
+ * its async extraction stands.
+ */
 export const derivedResponse = z.strictObject({
   mentionId: z.string(),
   commands: z.array(z.record(z.string(), z.unknown())),
+  extraction: mentionExtraction,
 });
 
 export type Turn = z.output<typeof turn>;
@@ -49,5 +67,6 @@ export type TurnsRequest = z.output<typeof turnsRequest>;
 /** A turns request as a client sends it. */
 export type TurnsRequestInput = z.input<typeof turnsRequest>;
 export type DerivedResponse = z.output<typeof derivedResponse>;
+export type MentionExtractionStatus = z.output<typeof mentionExtraction>;
 export type DerivedCommandResult = z.output<typeof derivedCommand>;
 export type TurnsResponse = z.output<typeof turnsResponse>;

@@ -347,4 +347,5 @@ export const derivedResponse = {
       derivedFrom: ['session-7:1'],
     },
   ],
+  extraction: { status: 'none' },
 };

@@ -104,9 +104,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Records 1..1000 turns of session `sessionId` as mentions (`mentionId` = `turnId`, else derived from sessionId, at, speaker and ' +
       'text; a resent turn is `duplicate` and derives nothing new). `extraction` (default `sync`): `sync` derives DSL commands ' +
       '(entities, facts, events) from the new turns and appends them with the turns as one atomic batch at one `recordedAt`; ' +
+      '`async` appends the turns at once and a job derives from them later, each derived command recorded when it is derived ' +
+      '(`GET …/mentions/{mentionId}/derived` says how the job stands; a failed one is retried, the turns stay); ' +
       '`off` records the turns only. Derived commands carry `actor` `extractor:<name>@<version>`, a confidence, their turns in ' +
       "`derivedFrom` (and as a fact's `evidence`); only those reaching the memory's confidence gate are appended. An extractor " +
-      'that fails or times out answers 502 EXTRACTION_FAILED and nothing is written.',
+      'that fails or times out in `sync` mode answers 502 EXTRACTION_FAILED and nothing is written.',
     tags: ['commands'],
     request: { schema: turns.turnsRequest, example: ex.turnsRequest },
     response: { schema: turns.turnsResponse, example: ex.turnsResponse },
@@ -114,8 +116,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   getDerivedCommands: {
     summary: 'The commands derived from a mention',
     description:
-      'Every accepted command whose `derivedFrom` names the mention (a dialog turn), in log order, as the export writes it. ' +
-      '404 UNKNOWN_MENTION when the memory never recorded the mention.',
+      'Every accepted command whose `derivedFrom` names the mention (a dialog turn), in log order, as the export writes it, and ' +
+      '`extraction`: how the latest async extraction job naming the turn stands (`none`, `pending`, `failed` with its error and ' +
+      'attempts, `done`). 404 UNKNOWN_MENTION when the memory never recorded the mention.',
     tags: ['audit'],
     response: { schema: turns.derivedResponse, example: ex.derivedResponse },
   },

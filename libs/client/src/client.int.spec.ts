@@ -66,7 +66,7 @@ describe('MemoTraceClient', () => {
     const first = await m().turns(request);
     expect(first.results).toEqual([expect.objectContaining({ status: 'applied', ids: { mentionId: 'chat-9:1' } })]);
     expect((await m().turns(request)).results[0]!.status).toBe('duplicate');
-    expect(await m().derived('chat-9:1')).toEqual({ mentionId: 'chat-9:1', commands: [] });
+    expect(await m().derived('chat-9:1')).toEqual({ mentionId: 'chat-9:1', commands: [], extraction: { status: 'none' } });
     await expect(m().derived('chat-9:404')).rejects.toMatchObject({ status: 404, code: 'UNKNOWN_MENTION' });
   });
 

@@ -23,6 +23,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly extractionJobs = new Counter({
+    name: 'memotrace_extraction_jobs_total',
+    help: 'Async extraction jobs run, by outcome (done; failed, retried later; dropped: its turns were never recorded)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'memotrace_' });
   }
@@ -40,6 +47,22 @@ export class ServiceMetrics {
       registers: [this.registry],
       async collect() {
         for (const [name, measure] of lags) this.set({ projection: name }, Math.max(0, await measure()));
+      },
+    });
+  }
+
+  /** `memotrace_extraction_jobs{status}`: async extraction jobs not done (pending, failed), measured at each scrape. */
+  trackExtractionBacklog(backlog: () => Promise<{ pending: number; failed: number }>): void {
+    if (this.registry.getSingleMetric('memotrace_extraction_jobs')) return;
+    new Gauge({
+      name: 'memotrace_extraction_jobs',
+      help: 'Async extraction jobs not done yet, by status (pending: not derived yet; failed: retried later)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const { pending, failed } = await backlog();
+        this.set({ status: 'pending' }, pending);
+        this.set({ status: 'failed' }, failed);
       },
     });
   }

@@ -27,6 +27,10 @@ export interface RuntimeConfig {
   extractionGate: number;
   /** An extraction that takes longer fails (EXTRACTION_TIMEOUT_MS). */
   extractionTimeoutMs: number;
+  /** Milliseconds between polls for async extraction jobs due (EXTRACTION_POLL_MS); 0: only when this process takes async turns. */
+  extractionPollMs: number;
+  /** A failed async extraction is retried after this many milliseconds, doubling with each failure up to ten minutes (EXTRACTION_RETRY_MS). */
+  extractionRetryMs: number;
 }
 
 /**
@@ -42,6 +46,10 @@ export const DEFAULT_RETENTION_SWEEP_MS = 60_000;
 export const DEFAULT_EXTRACTION_GATE = 0.5;
 /** A sync request waits this long for its extractor (an LLM's call included). */
 export const DEFAULT_EXTRACTION_TIMEOUT_MS = 30_000;
+/** A second: async turns are derived about a second after they are recorded, however busy the process. */
+export const DEFAULT_EXTRACTION_POLL_MS = 1_000;
+/** Five seconds, then 10, 20, ...: an extractor down for a while is not asked again and again. */
+export const DEFAULT_EXTRACTION_RETRY_MS = 5_000;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const port = Number(env['PORT'] ?? 8080);
@@ -60,6 +68,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     retentionSweepMs: nonNegativeInteger('RETENTION_SWEEP_MS', env['RETENTION_SWEEP_MS'], DEFAULT_RETENTION_SWEEP_MS),
     extractionGate: unitInterval('EXTRACTION_GATE', env['EXTRACTION_GATE'], DEFAULT_EXTRACTION_GATE),
     extractionTimeoutMs: positiveInteger('EXTRACTION_TIMEOUT_MS', env['EXTRACTION_TIMEOUT_MS'], DEFAULT_EXTRACTION_TIMEOUT_MS),
+    extractionPollMs: nonNegativeInteger('EXTRACTION_POLL_MS', env['EXTRACTION_POLL_MS'], DEFAULT_EXTRACTION_POLL_MS),
+    extractionRetryMs: positiveInteger('EXTRACTION_RETRY_MS', env['EXTRACTION_RETRY_MS'], DEFAULT_EXTRACTION_RETRY_MS),
   };
 }
 

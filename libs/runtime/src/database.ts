@@ -6,6 +6,7 @@ import { readModelMigrations } from '@memotrace/read-models';
 import { searchIndexMigrations } from '@memotrace/search-index';
 import type { Pool } from 'pg';
 import type { RuntimeConfig } from './config';
+import { extractionJobMigrations } from './extraction-jobs';
 
 export interface Database {
   url: string;
@@ -32,7 +33,7 @@ export async function openDatabase(config: RuntimeConfig, log: (message: string)
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
   const pool = createPool(url);
   const readPool = config.readDatabaseUrl ? createPool(config.readDatabaseUrl) : pool;
-  await migrate(pool, [...logStoreMigrations, ...readModelMigrations, ...searchIndexMigrations, ...subjectKeyMigrations]);
+  await migrate(pool, [...logStoreMigrations, ...readModelMigrations, ...searchIndexMigrations, ...subjectKeyMigrations, ...extractionJobMigrations]);
   const sealedStore = new PostgresLogStore(pool);
   // The embedded database keeps its master key in the data directory, beside (never inside) the
   // database; a configured database without a configured key shares one through a table.

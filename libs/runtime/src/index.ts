@@ -5,3 +5,4 @@ export * from './tokens';
 export * from './infra-module';
 export * from './lifecycle';
 export * from './memory-deletions';
+export * from './extraction-jobs';

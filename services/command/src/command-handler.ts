@@ -18,6 +18,14 @@ export interface BatchOutcome {
 
 const MAX_CONFLICT_RETRIES = 20;
 
+/** A batch's precondition on the memory's state did not hold: nothing was written. */
+export class PreconditionFailedError extends Error {
+  constructor(readonly memoryId: string) {
+    super(`the precondition of a batch for memory ${memoryId} does not hold: nothing was written`);
+    this.name = 'PreconditionFailedError';
+  }
+}
+
 /**
  * Applies a batch atomically: catch up, decide, append with optimistic
  * concurrency on the memory's stream. A conflict (another writer got there first)
@@ -35,8 +43,12 @@ export class CommandHandler {
     this.cache = new MemoryStateCache(store);
   }
 
-  handle(memoryId: string, commands: readonly Command[]): Promise<BatchOutcome> {
-    return this.mutex.run(memoryId, () => this.attempt(memoryId, commands, MAX_CONFLICT_RETRIES));
+  /**
+   * `requires`, when given, must hold of the memory's state each time the batch is decided (a retry
+   * after a conflict included), else nothing is written and the batch fails with PreconditionFailedError.
+   */
+  handle(memoryId: string, commands: readonly Command[], requires?: (state: MemoryState) => boolean): Promise<BatchOutcome> {
+    return this.mutex.run(memoryId, () => this.attempt(memoryId, commands, MAX_CONFLICT_RETRIES, requires));
   }
 
   /**
@@ -84,8 +96,14 @@ export class CommandHandler {
     });
   }
 
-  private async attempt(memoryId: string, commands: readonly Command[], retriesLeft: number): Promise<BatchOutcome> {
+  private async attempt(
+    memoryId: string,
+    commands: readonly Command[],
+    retriesLeft: number,
+    requires?: (state: MemoryState) => boolean,
+  ): Promise<BatchOutcome> {
     const state = await this.cache.load(memoryId);
+    if (requires && !requires(state)) throw new PreconditionFailedError(memoryId);
     const expectedRevision = state.eventCount - 1;
     let decision;
     try {
@@ -109,7 +127,7 @@ export class CommandHandler {
       if (error instanceof WrongExpectedRevisionError && retriesLeft > 0) {
         // Another process wrote this memory: back off a little (jittered) and re-decide.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (MAX_CONFLICT_RETRIES - retriesLeft + 1)));
-        return this.attempt(memoryId, commands, retriesLeft - 1);
+        return this.attempt(memoryId, commands, retriesLeft - 1, requires);
       }
       throw error;
     }

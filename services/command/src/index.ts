@@ -5,3 +5,5 @@ export * from './module';
 export * from './memory-deletion';
 export * from './retention-sweeps';
 export * from './turn-intake';
+export * from './extraction-processor';
+export * from './turn-extraction';

@@ -22,6 +22,7 @@ import { turnIntake } from './turn-intake';
 import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
 import { startRetentionSweeps } from './retention-sweeps';
+import { startExtractionProcessor } from './extraction-processor';
 
 /** The command service alone (scale writers apart from readers). Needs DATABASE_URL. */
 async function main(): Promise<void> {
@@ -41,7 +42,11 @@ async function main(): Promise<void> {
   });
   const handler = container.get(COMMAND_HANDLER);
   registerCommandRoutes(app, handler, metrics);
-  registerTurnRoutes(app, turnIntake(handler, config, extractorFromEnv()), metrics);
+  const extractor = extractorFromEnv();
+  // Async turns are derived by whichever writing process takes their job first.
+  const extraction = startExtractionProcessor({ pool: database.pool, handler, extractor, config, logger, metrics });
+  registerTurnRoutes(app, turnIntake(handler, config, extractor, extraction), metrics);
+  metrics.trackExtractionBacklog(() => extraction.backlog());
   // DELETE /v1/memories/{id} (admin): the memory's OpenSearch documents go too when OPENSEARCH_URL is set.
   const openSearch = config.openSearchUrl
     ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddingsFromEnv(process.env, 'index')?.model, USE_LITE_MODEL) })
@@ -65,6 +70,7 @@ async function main(): Promise<void> {
     config,
     (m) => logger.info(m),
     async () => {
+      await extraction.stop();
       await retention.stop();
       await deletions.stop();
       await openSearch?.close();

@@ -2,6 +2,7 @@ import { deleteStreamIn } from '@memotrace/log-store';
 import { memoryStreamId } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
 import { dropMemoryReadModels } from '@memotrace/read-models';
+import { deleteMemoryExtractionJobsIn } from '@memotrace/runtime';
 import { dropMemorySearchIndex } from '@memotrace/search-index';
 import type { Pool } from 'pg';
 import type { CommandHandler } from './command-handler';
@@ -32,7 +33,7 @@ export interface MemoryDeletionResult {
  * an empty memory (reads 404 UNKNOWN_MEMORY, a write starts it again at position 1).
  *
  * One transaction removes its log, its read-model rows (in every schema a rebuild made), its search
- * items and the vectors only they referred to, and its OpenSearch documents. It first locks every
+ * items and the vectors only they referred to, its async extraction jobs, and its OpenSearch documents. It first locks every
  * projector's checkpoint row (in their order): a projector batch in flight commits before it, and
  * the next waits for it and then skips the memory's records it read earlier (the log says up to
  * which position they are gone), so no copy comes back. Its keys go after the commit (a failed
@@ -56,6 +57,8 @@ export class MemoryDeletion {
       const log = await deleteStreamIn(client, memoryStreamId(memoryId));
       await dropMemoryReadModels(client, memoryId);
       const search = await dropMemorySearchIndex(client, memoryId);
+      // Its async extraction jobs: none is left to derive into the deleted memory (one under way then appends nothing, see ExtractionProcessor).
+      await deleteMemoryExtractionJobsIn(client, memoryId);
       // Under the checkpoint locks: the OpenSearch projector cannot write the memory's documents back meanwhile.
       await openSearch?.deleteMemory(memoryId);
       return { log, search };

@@ -1,15 +1,8 @@
-import { type DerivedCommandResult, type TurnsRequest, toDomainCommand, wireCommand } from '@memotrace/contracts';
-import {
-  type Command,
-  type CommandResult,
-  DomainError,
-  type MemoryState,
-  deriveExtractedCommandId,
-  deriveMentionId,
-  deriveTurnCommandId,
-} from '@memotrace/domain';
-import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn } from '@memotrace/extraction';
+import type { DerivedCommandResult, TurnsRequest } from '@memotrace/contracts';
+import { type Command, type CommandResult, DomainError, deriveMentionId, deriveTurnCommandId } from '@memotrace/domain';
+import type { Extractor, Turn } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
+import { type TurnExtraction, turnExtraction } from './turn-extraction';
 
 export interface TurnsOutcome {
   position: number;
@@ -17,46 +10,39 @@ export interface TurnsOutcome {
   derived: DerivedCommandResult[];
 }
 
-export interface TurnIntakeOptions {
-  /** Derives commands from turns; without one, turns are recorded only. */
-  extractor?: Extractor;
-  /** Derived commands below this confidence are not appended. */
-  gate: number;
-  /** An extraction that takes longer fails (502 EXTRACTION_FAILED in sync mode). */
-  timeoutMs: number;
-  /** Earlier turns of the session given to the extractor as context. */
-  windowTurns: number;
+/** Where `async` turns wait to be derived from (the extraction processor). */
+export interface AsyncExtractionQueue {
+  /** Records a job for turns about to be appended; its id. */
+  enqueue(job: { memoryId: string; sessionId: string; mentionIds: string[]; turnCommandIds: string[] }): Promise<number>;
+  /** The job's turns will never be appended (their batch was refused): nothing to wait for. */
+  cancel(jobId: number): Promise<void>;
+  /** The turns of a job are appended: derive from them now rather than at the next poll. */
+  wake(): void;
 }
 
-/** Earlier turns of a session an extractor sees as context. */
-const WINDOW_TURNS = 20;
-
-/** The intake as a process wires it: the configured extractor (an explicit one wins), gate and timeout. */
+/** The intake as a process wires it: the configured extractor (an explicit one wins), gate and timeout, and the async jobs' queue. */
 export function turnIntake(
   handler: CommandHandler,
   config: { extractionGate: number; extractionTimeoutMs: number },
   extractor: Extractor | undefined,
+  queue?: AsyncExtractionQueue,
 ): TurnIntake {
-  return new TurnIntake(handler, { extractor, gate: config.extractionGate, timeoutMs: config.extractionTimeoutMs, windowTurns: WINDOW_TURNS });
-}
-
-interface Planned {
-  command: Command;
-  turns: string[];
+  return new TurnIntake(handler, extractor && turnExtraction(extractor, config), queue);
 }
 
 /**
  * Conversation turns in (SPEC §5.1): each turn becomes a RECORD_MENTION of its session with a
  * command id derived from its content, so a resent turn is a duplicate. In `sync` mode the
  * extractor derives commands from the turns not recorded before, and they join the turns' batch:
- * one atomic append at one record time. Derived commands are ordinary DSL, with actor
- * `extractor:<name>@<version>`, the turns they rest on in `derivedFrom`, and command ids derived
- * from turns, extractor and version.
+ * one atomic append at one record time. In `async` mode a job for those turns is recorded before
+ * they are appended, and the extraction processor derives from them later. Without an extractor
+ * (or, for `async`, without a queue) turns are recorded only.
  */
 export class TurnIntake {
   constructor(
     private readonly handler: CommandHandler,
-    private readonly options: TurnIntakeOptions,
+    private readonly extraction?: TurnExtraction,
+    private readonly queue?: AsyncExtractionQueue,
   ) {}
 
   async record(memoryId: string, request: TurnsRequest, actor?: string): Promise<TurnsOutcome> {
@@ -78,136 +64,50 @@ export class TurnIntake {
       occurredAt: turn.at,
       ...envelope,
     }));
-    const extractor = this.options.extractor;
-    if (request.extraction !== 'sync' || extractor === undefined) {
+    const { extraction, queue } = this;
+    if (extraction !== undefined && request.extraction === 'async' && queue !== undefined) {
+      return this.recordForLater(memoryId, request.sessionId, turns, turnCommands, queue);
+    }
+    if (extraction === undefined || request.extraction !== 'sync') {
       const outcome = await this.handler.handle(memoryId, turnCommands);
       return { ...outcome, derived: [] };
     }
-    const context = await this.handler.readState(memoryId, (state) => ({
+    const context = await this.handler.readState(memoryId, (state) =>
       // A turn sent before is a duplicate and derives nothing new.
-      fresh: turns.filter((turn, i) => !state.outcomes.has(turnCommands[i]!.commandId)),
-      entities: knownEntities(state),
-      window: sessionWindow(state, request.sessionId, this.options.windowTurns),
-      declared: new Set(state.relations.keys()),
-    }));
-    // A relation the memory declared already keeps its declaration: an extractor's guess never changes a cardinality.
-    const derived = context.fresh.length === 0 ? [] : await this.extract(extractor, memoryId, context);
-    const planned = this.plan(
-      memoryId,
-      extractor,
-      derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel))),
-      envelope,
+      extraction.context(
+        state,
+        turns.filter((_, i) => !state.outcomes.has(turnCommands[i]!.commandId)),
+        request.sessionId,
+      ),
     );
-    return this.append(memoryId, turnCommands, planned);
-  }
-
-  private async extract(
-    extractor: Extractor,
-    memoryId: string,
-    context: { fresh: Turn[]; entities: KnownEntity[]; window: Turn[] },
-  ): Promise<Derived[]> {
-    const name = `extractor ${extractor.name}@${extractor.version}`;
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
-    const timedOut = () => new ExtractionFailedError(`${name} timed out after ${this.options.timeoutMs} ms`);
-    const timeout = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(timedOut())));
-    try {
-      const derived = await Promise.race([
-        extractor.extract({ memoryId, turns: context.fresh, window: context.window, entities: context.entities }, signal),
-        timeout,
-      ]);
-      // An extractor that answers once aborted (with what it had) is late all the same.
-      if (signal.aborted) throw timedOut();
-      return derived;
-    } catch (error) {
-      if (error instanceof ExtractionFailedError) throw error;
-      throw new ExtractionFailedError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
-    }
-  }
-
-  /** The derived commands at or above the gate, with their envelope, checked as any client's command is. */
-  private plan(memoryId: string, extractor: Extractor, derived: readonly Derived[], envelope: { recordedAt?: string }): Planned[] {
-    const actor = `extractor:${extractor.name}@${extractor.version}`;
-    const ordinals = new Map<string, number>();
-    const planned: Planned[] = [];
-    for (const item of derived) {
-      if (!(item.confidence >= this.options.gate) || item.turns.length === 0) continue;
-      const turnsKey = [...item.turns].sort().join(',');
-      const ordinal = ordinals.get(turnsKey) ?? 0;
-      ordinals.set(turnsKey, ordinal + 1);
-      const body = item.command.op === 'UPSERT_EDGE' ? withFactEvidence(item.command, item) : item.command;
-      const wire = {
-        ...body,
-        commandId: deriveExtractedCommandId(memoryId, item.turns, extractor.name, extractor.version, ordinal),
-        ...(envelope.recordedAt !== undefined ? { recordedAt: envelope.recordedAt } : {}),
-        actor,
-        reason: `${item.why ?? 'derived'} (confidence ${item.confidence.toFixed(2)})`,
-        derivedFrom: item.turns,
-      };
-      const parsed = wireCommand.safeParse(wire);
-      // A derived command the DSL refuses is the extractor's mistake: left out, never a reason to lose the turns.
-      if (!parsed.success) continue;
-      planned.push({ command: toDomainCommand(parsed.data, () => wire.commandId), turns: item.turns });
-    }
-    return planned;
+    const planned = await extraction.derive(memoryId, context, envelope);
+    return extraction.append(this.handler, memoryId, turnCommands, planned);
   }
 
   /**
-   * Turns and derived commands as one batch. A derived command the memory refuses (e.g. it names an
-   * entity erased meanwhile) is left out and the batch decided again; an error of a turn is the request's.
+   * `async`: the job first, then the turns, so no recorded turn lacks its job (a job whose turns never
+   * got appended is dropped by the processor). A turn sent before derives nothing new: no job.
    */
-  private async append(memoryId: string, turnCommands: Command[], planned: Planned[]): Promise<TurnsOutcome> {
-    let kept = planned;
-    for (;;) {
-      try {
-        const outcome = await this.handler.handle(memoryId, [...turnCommands, ...kept.map((p) => p.command)]);
-        return {
-          position: outcome.position,
-          results: outcome.results.slice(0, turnCommands.length),
-          derived: outcome.results.slice(turnCommands.length).map((result, i) => ({
-            commandId: result.commandId,
-            op: kept[i]!.command.op,
-            status: result.status,
-            ids: result.ids,
-            turns: kept[i]!.turns,
-          })),
-        };
-      } catch (error) {
-        const index = error instanceof DomainError ? error.commandIndex : undefined;
-        if (index === undefined || index < turnCommands.length) throw error;
-        kept = kept.filter((_, i) => i !== index - turnCommands.length);
-      }
+  private async recordForLater(memoryId: string, sessionId: string, turns: Turn[], turnCommands: Command[], queue: AsyncExtractionQueue) {
+    const fresh = await this.handler.readState(memoryId, (state) => turnCommands.flatMap((c, i) => (state.outcomes.has(c.commandId) ? [] : [i])));
+    const jobId =
+      fresh.length === 0
+        ? undefined
+        : await queue.enqueue({
+            memoryId,
+            sessionId,
+            mentionIds: fresh.map((i) => turns[i]!.mentionId),
+            turnCommandIds: fresh.map((i) => turnCommands[i]!.commandId),
+          });
+    let outcome;
+    try {
+      outcome = await this.handler.handle(memoryId, turnCommands);
+    } catch (error) {
+      // A refused batch wrote nothing: its job has nothing to wait for (left over, the processor drops it later).
+      if (jobId !== undefined && error instanceof DomainError) await queue.cancel(jobId).catch(() => undefined);
+      throw error;
     }
+    if (jobId !== undefined) queue.wake();
+    return { ...outcome, derived: [] };
   }
-}
-
-/** A derived fact cites its turns as evidence (SPEC §5.1), whatever else the extractor cited. */
-function withFactEvidence(command: Extract<Derived['command'], { op: 'UPSERT_EDGE' }>, item: Derived) {
-  const evidence = [...new Set([...(command.evidence ?? []), ...item.turns])];
-  return { ...command, evidence, confidence: command.confidence ?? item.confidence };
-}
-
-/** The entities the memory knows by name now: canonical ones with content. */
-function knownEntities(state: MemoryState): KnownEntity[] {
-  const known: KnownEntity[] = [];
-  for (const entity of state.entities.values()) {
-    if (entity.name === null || state.classes.canonical(entity.entityId) !== entity.entityId) continue;
-    known.push({
-      entityId: entity.entityId,
-      name: entity.name,
-      aliases: entity.aliases.map((a) => a.value),
-      types: entity.types.map((t) => t.value),
-    });
-  }
-  return known;
-}
-
-/** The session's last `size` recorded turns, oldest first (erased ones are not context). */
-function sessionWindow(state: MemoryState, sessionId: string, size: number): Turn[] {
-  const turns: Turn[] = [];
-  for (const mention of state.mentions.values()) {
-    if (mention.docId !== sessionId || mention.text === null || mention.occurredAt === null) continue;
-    turns.push({ mentionId: mention.mentionId, sessionId, speaker: mention.speaker ?? '', text: mention.text, at: mention.occurredAt });
-  }
-  turns.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return turns.slice(-size);
 }

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import {
   COMMAND_HANDLER,
+  type ExtractionProcessor,
   MemoryDeletion,
   type RetentionSweeps,
   commandModule,
   registerCommandRoutes,
   registerMemoryDeletionRoute,
   registerTurnRoutes,
+  startExtractionProcessor,
   startRetentionSweeps,
   turnIntake,
 } from '@memotrace/command-service';
@@ -53,6 +55,8 @@ export interface RunningService {
   kafka: RunningKafkaBridge | undefined;
   /** Relations' retentions, swept every RETENTION_SWEEP_MS (and on `sweep()`). */
   retention: RetentionSweeps;
+  /** Derives from `async` turns: polls every EXTRACTION_POLL_MS, wakes on this process's async turns. */
+  extraction: ExtractionProcessor;
   close(): Promise<void>;
 }
 
@@ -103,7 +107,10 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     access,
   });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
-  registerTurnRoutes(app, turnIntake(container.get(COMMAND_HANDLER), config, options.extractor ?? extractorFromEnv()), metrics);
+  const extractor = options.extractor ?? extractorFromEnv();
+  const extraction = startExtractionProcessor({ pool: database.pool, handler: container.get(COMMAND_HANDLER), extractor, config, logger, metrics });
+  registerTurnRoutes(app, turnIntake(container.get(COMMAND_HANDLER), config, extractor, extraction), metrics);
+  metrics.trackExtractionBacklog(() => extraction.backlog());
   // The highest position, not the safe head: a long transaction holding the safe head back is lag too.
   metrics.trackProjectionLag('read-models', async () => (await database.store.highestPosition()) - projector.position());
   if (openSearchProjector)
@@ -161,8 +168,10 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     databaseUrl: database.url,
     kafka,
     retention,
+    extraction,
     async close() {
       await app.close();
+      await extraction.stop();
       await retention.stop();
       await deletions.stop();
       await kafka?.stop();

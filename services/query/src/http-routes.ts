@@ -11,6 +11,7 @@ import {
   historyQuery,
   memoriesQuery,
   memoryParams,
+  type MentionExtractionStatus,
   mentionParams,
   mentionQuery,
   mentionsQuery,
@@ -35,6 +36,8 @@ export interface QueryRouteDeps {
   recall?: RecallBackend | undefined;
   /** Drops every copy of a deleted memory this process holds (logs, folded states, search corpora, vectors of the given texts or all). */
   forgetMemory?: (memoryId: string, vectorHashes?: readonly string[]) => void;
+  /** How the latest async extraction job naming a mention stands; without it, `none`. */
+  extractionOf?: (memoryId: string, mentionId: string) => Promise<MentionExtractionStatus>;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface QueryRouteDeps {
  * the memory listing of §5.0. Every read of a memory without records is 404 UNKNOWN_MEMORY: the routes
  * that ask the gate get it from there, the others (audit, export) check only when they found nothing.
  */
-export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall }: QueryRouteDeps): void {
+export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall, extractionOf }: QueryRouteDeps): void {
   registerSearchRoute(app, { gate, now, corpora, recall });
 
   // One row per memory from the log's stream index (its last record), not a scan of the log.
@@ -154,7 +157,8 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const commands = commandsOfLog(log);
     if (!commands.some((c) => c.op === 'RECORD_MENTION' && c.mentionId === mentionId))
       throw new HttpError('UNKNOWN_MENTION', `unknown mention ${JSON.stringify(mentionId)}`);
-    return { mentionId, commands: commands.filter((c) => c.derivedFrom?.includes(mentionId)) };
+    const extraction = extractionOf ? await extractionOf(memoryId, mentionId) : { status: 'none' as const };
+    return { mentionId, commands: commands.filter((c) => c.derivedFrom?.includes(mentionId)), extraction };
   });
 
   app.get('/v1/memories/:memoryId/changes', async (request) => {

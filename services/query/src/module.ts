@@ -1,6 +1,6 @@
 import { PostgresMemoryQueries, PostgresSearchFeed } from '@memotrace/read-models';
 import { type EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
-import { TOKENS } from '@memotrace/runtime';
+import { ExtractionJobs, TOKENS } from '@memotrace/runtime';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { ConsistencyGate, type ProjectionProgress } from './consistency';
 import type { QueryRouteDeps } from './http-routes';
@@ -47,7 +47,10 @@ export const queryModule = new ContainerModule(({ bind }) => {
         corpora.forget(memoryId);
         lookup?.forget(vectorHashes);
       };
-      return { gate, store, now: () => clock.now(), corpora, recall, forgetMemory };
+      // The async extraction jobs, as the replica (if any) has them.
+      const jobs = new ExtractionJobs(ctx.get(TOKENS.readPool));
+      const extractionOf = (memoryId: string, mentionId: string) => jobs.statusOf(memoryId, mentionId);
+      return { gate, store, now: () => clock.now(), corpora, recall, forgetMemory, extractionOf };
     })
     .inSingletonScope();
 });

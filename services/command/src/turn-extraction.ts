@@ -1,0 +1,204 @@
+import { type DerivedCommandResult, toDomainCommand, wireCommand } from '@memotrace/contracts';
+import { type Command, type CommandResult, DomainError, type MemoryState, deriveExtractedCommandId } from '@memotrace/domain';
+import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn } from '@memotrace/extraction';
+import type { CommandHandler } from './command-handler';
+
+export interface TurnExtractionOptions {
+  /** Derived commands below this confidence are not appended. */
+  gate: number;
+  /** An extraction that takes longer fails. */
+  timeoutMs: number;
+  /** Earlier turns of the session given to the extractor as context. */
+  windowTurns: number;
+}
+
+/** Earlier turns of a session an extractor sees as context. */
+export const WINDOW_TURNS = 20;
+
+/** The extraction as a process configures it: gate and timeout from the environment. */
+export function turnExtraction(extractor: Extractor, config: { extractionGate: number; extractionTimeoutMs: number }): TurnExtraction {
+  return new TurnExtraction(extractor, { gate: config.extractionGate, timeoutMs: config.extractionTimeoutMs, windowTurns: WINDOW_TURNS });
+}
+
+/** What an extraction reads of the memory before it starts. */
+export interface ExtractionContext {
+  /** The turns to derive from. */
+  turns: Turn[];
+  entities: KnownEntity[];
+  window: Turn[];
+  /** Relations the memory declared already. */
+  declared: Set<string>;
+}
+
+export interface Planned {
+  command: Command;
+  turns: string[];
+}
+
+export interface AppendOutcome {
+  position: number;
+  /** One per leading command. */
+  results: CommandResult[];
+  derived: DerivedCommandResult[];
+}
+
+/**
+ * Extraction as both modes run it (SPEC §5.1): the extractor with its timeout, then what is kept of
+ * its output (the gate, a declared relation's cardinality, the DSL's checks), each derived command
+ * with its envelope (actor `extractor:<name>@<version>`, its turns in `derivedFrom` and as a fact's
+ * evidence, a command id from turns, extractor, version and ordinal), and the append that leaves out
+ * a derived command the memory refuses. `sync` appends the derived commands behind the turns, in one
+ * batch; `async` appends them alone, later.
+ */
+export class TurnExtraction {
+  constructor(
+    readonly extractor: Extractor,
+    private readonly options: TurnExtractionOptions,
+  ) {}
+
+  /** `name@version`: what a job records as its extractor. */
+  get label(): string {
+    return `${this.extractor.name}@${this.extractor.version}`;
+  }
+
+  /** The memory as the extractor sees it when deriving from `turns` of session `sessionId`. */
+  context(state: MemoryState, turns: Turn[], sessionId: string): ExtractionContext {
+    return {
+      turns,
+      entities: knownEntities(state),
+      window: sessionWindow(state, sessionId, turns, this.options.windowTurns),
+      declared: new Set(state.relations.keys()),
+    };
+  }
+
+  /** The commands derived from the context's turns and kept; throws ExtractionFailedError when the extractor fails. */
+  async derive(memoryId: string, context: ExtractionContext, envelope: { recordedAt?: string }): Promise<Planned[]> {
+    if (context.turns.length === 0) return [];
+    const derived = await this.extract(memoryId, context);
+    // A relation the memory declared already keeps its declaration: an extractor's guess never changes a cardinality.
+    const kept = derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel)));
+    return this.plan(memoryId, kept, envelope);
+  }
+
+  /**
+   * `leading` commands and the planned ones as one batch. A derived command the memory refuses (e.g.
+   * it names an entity erased meanwhile) is left out and the batch decided again; an error of a
+   * leading command is the caller's.
+   */
+  async append(
+    handler: Pick<CommandHandler, 'handle'>,
+    memoryId: string,
+    leading: Command[],
+    planned: Planned[],
+    requires?: (state: MemoryState) => boolean,
+  ): Promise<AppendOutcome> {
+    let kept = planned;
+    for (;;) {
+      try {
+        const outcome = await handler.handle(memoryId, [...leading, ...kept.map((p) => p.command)], requires);
+        return {
+          position: outcome.position,
+          results: outcome.results.slice(0, leading.length),
+          derived: outcome.results.slice(leading.length).map((result, i) => ({
+            commandId: result.commandId,
+            op: kept[i]!.command.op,
+            status: result.status,
+            ids: result.ids,
+            turns: kept[i]!.turns,
+          })),
+        };
+      } catch (error) {
+        const index = error instanceof DomainError ? error.commandIndex : undefined;
+        if (index === undefined || index < leading.length) throw error;
+        kept = kept.filter((_, i) => i !== index - leading.length);
+      }
+    }
+  }
+
+  private async extract(memoryId: string, context: ExtractionContext): Promise<Derived[]> {
+    const { extractor } = this;
+    const name = `extractor ${this.label}`;
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const timedOut = () => new ExtractionFailedError(`${name} timed out after ${this.options.timeoutMs} ms`);
+    const timeout = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(timedOut())));
+    try {
+      const derived = await Promise.race([
+        extractor.extract({ memoryId, turns: context.turns, window: context.window, entities: context.entities }, signal),
+        timeout,
+      ]);
+      // An extractor that answers once aborted (with what it had) is late all the same.
+      if (signal.aborted) throw timedOut();
+      return derived;
+    } catch (error) {
+      if (error instanceof ExtractionFailedError) throw error;
+      throw new ExtractionFailedError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+    }
+  }
+
+  /** The derived commands at or above the gate, with their envelope, checked as any client's command is. */
+  private plan(memoryId: string, derived: readonly Derived[], envelope: { recordedAt?: string }): Planned[] {
+    const { extractor } = this;
+    const actor = `extractor:${this.label}`;
+    const ordinals = new Map<string, number>();
+    const planned: Planned[] = [];
+    for (const item of derived) {
+      if (!(item.confidence >= this.options.gate) || item.turns.length === 0) continue;
+      const turnsKey = [...item.turns].sort().join(',');
+      const ordinal = ordinals.get(turnsKey) ?? 0;
+      ordinals.set(turnsKey, ordinal + 1);
+      const body = item.command.op === 'UPSERT_EDGE' ? withFactEvidence(item.command, item) : item.command;
+      const wire = {
+        ...body,
+        commandId: deriveExtractedCommandId(memoryId, item.turns, extractor.name, extractor.version, ordinal),
+        ...(envelope.recordedAt !== undefined ? { recordedAt: envelope.recordedAt } : {}),
+        actor,
+        reason: `${item.why ?? 'derived'} (confidence ${item.confidence.toFixed(2)})`,
+        derivedFrom: item.turns,
+      };
+      const parsed = wireCommand.safeParse(wire);
+      // A derived command the DSL refuses is the extractor's mistake: left out, never a reason to lose the turns.
+      if (!parsed.success) continue;
+      planned.push({ command: toDomainCommand(parsed.data, () => wire.commandId), turns: item.turns });
+    }
+    return planned;
+  }
+}
+
+/** A derived fact cites its turns as evidence (SPEC §5.1), whatever else the extractor cited. */
+function withFactEvidence(command: Extract<Derived['command'], { op: 'UPSERT_EDGE' }>, item: Derived) {
+  const evidence = [...new Set([...(command.evidence ?? []), ...item.turns])];
+  return { ...command, evidence, confidence: command.confidence ?? item.confidence };
+}
+
+/** The entities the memory knows by name now: canonical ones with content. */
+function knownEntities(state: MemoryState): KnownEntity[] {
+  const known: KnownEntity[] = [];
+  for (const entity of state.entities.values()) {
+    if (entity.name === null || state.classes.canonical(entity.entityId) !== entity.entityId) continue;
+    known.push({
+      entityId: entity.entityId,
+      name: entity.name,
+      aliases: entity.aliases.map((a) => a.value),
+      types: entity.types.map((t) => t.value),
+    });
+  }
+  return known;
+}
+
+/**
+ * The session's last `size` recorded turns said no later than the latest of `turns`, oldest first,
+ * `turns` themselves not included (an async job's turns are recorded before they are derived from).
+ * Erased turns are not context.
+ */
+function sessionWindow(state: MemoryState, sessionId: string, turns: readonly Turn[], size: number): Turn[] {
+  const own = new Set(turns.map((t) => t.mentionId));
+  const latest = turns.reduce<string | null>((max, t) => (max === null || t.at > max ? t.at : max), null);
+  const window: Turn[] = [];
+  for (const mention of state.mentions.values()) {
+    if (mention.docId !== sessionId || mention.text === null || mention.occurredAt === null || own.has(mention.mentionId)) continue;
+    if (latest !== null && mention.occurredAt > latest) continue;
+    window.push({ mentionId: mention.mentionId, sessionId, speaker: mention.speaker ?? '', text: mention.text, at: mention.occurredAt });
+  }
+  window.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return window.slice(-size);
+}
