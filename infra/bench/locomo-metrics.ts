@@ -7,9 +7,37 @@ export interface QuestionScore {
   r10: number;
   r25: number;
   packed: number;
+  /** Recall over the first 10 distinct turns the items retrieve (items repeating a turn take no slot); equals r10 with mentions only. */
+  turns10?: number;
 }
 
-/** Share of the gold evidence ids among `returned` (mention ids, in answer order). */
+/** A search item as the benches read it. */
+export interface SearchHit {
+  kind: string;
+  id: string;
+  evidence?: { kind: string; id: string }[];
+}
+
+/**
+ * The turns each search item retrieves, in answer order: a mention its own id; a fact the
+ * mentions its `evidence` names; any other item the turns `cites` maps it to (by `kind:id`, e.g.
+ * an event to the `derivedFrom` turns of the commands that wrote it, as its own evidence names
+ * facts, not turns). Items retrieving no turn are left out, so with mentions only in memory
+ * this is the mention items, each its own turn.
+ */
+export function retrievedTurns(items: readonly SearchHit[], cites?: ReadonlyMap<string, readonly string[]>): string[][] {
+  const ranked: string[][] = [];
+  for (const item of items) {
+    const turns = new Set<string>();
+    if (item.kind === 'mention') turns.add(item.id);
+    if (item.kind === 'fact') for (const e of item.evidence ?? []) if (e.kind === 'mention') turns.add(e.id);
+    for (const t of cites?.get(`${item.kind}:${item.id}`) ?? []) turns.add(t);
+    if (turns.size > 0) ranked.push([...turns]);
+  }
+  return ranked;
+}
+
+/** Share of the gold evidence ids among `returned` (turn ids, in answer order). */
 export function recall(gold: readonly string[], returned: readonly string[]): number {
   const got = new Set(returned);
   return gold.filter((id) => got.has(id)).length / gold.length;
