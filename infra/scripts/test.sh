@@ -17,7 +17,8 @@ status=0
 failures_outside_jest=0
 
 echo "== typecheck"
-if ! npx tsc -p tsconfig.base.json --noEmit; then failures_outside_jest=$((failures_outside_jest + 1)); status=1; fi
+# The Node program, then the console's browser code (DOM types, Preact JSX: services/console/tsconfig.json).
+if ! npm run --silent typecheck; then failures_outside_jest=$((failures_outside_jest + 1)); status=1; fi
 
 echo "== lint"
 if ! npm run --silent lint; then

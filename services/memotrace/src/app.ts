@@ -12,6 +12,7 @@ import {
   startRetentionSweeps,
   turnIntake,
 } from '@memotrace/command-service';
+import { registerConsole } from '@memotrace/console';
 import { type Extractor, extractorFromEnv } from '@memotrace/extraction';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
@@ -145,6 +146,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const rebuild = new RebuildJob(database.url, database.masterKey);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
+  registerConsole(app); // the web console at /console, reading through the API above
   // Kafka is optional: commands in and events out only when KAFKA_BROKERS is set.
   const kafka = config.kafka
     ? await startKafkaBridge({

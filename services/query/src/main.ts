@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { registerConsole } from '@memotrace/console';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import {
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   });
   const queries = container.get(QUERY_ROUTE_DEPS);
   registerQueryRoutes(app, queries);
+  registerConsole(app); // the web console at /console: its reads work against this process alone
   // A memory deleted (by the command side): this process must not answer from what it holds of it.
   const deletions = await watchMemoryDeletions(database, {
     forget: (memoryId) => queries.forgetMemory?.(memoryId),

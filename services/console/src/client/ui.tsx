@@ -1,0 +1,141 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, type Request, callApi } from './api';
+
+/** The pasted API key: in this tab's session storage only (gone when the tab closes), never in a URL or a cookie. */
+const KEY_ITEM = 'memotrace.apiKey';
+const keyListeners = new Set<() => void>();
+
+export function storedKey(): string | null {
+  try {
+    return sessionStorage.getItem(KEY_ITEM);
+  } catch {
+    return null;
+  }
+}
+
+export function storeKey(key: string | null): void {
+  if (key) sessionStorage.setItem(KEY_ITEM, key);
+  else sessionStorage.removeItem(KEY_ITEM);
+  for (const listener of keyListeners) listener();
+}
+
+export function useKey(): string | null {
+  const [key, setKey] = useState(storedKey());
+  useEffect(() => {
+    const listener = () => setKey(storedKey());
+    keyListeners.add(listener);
+    return () => void keyListeners.delete(listener);
+  }, []);
+  return key;
+}
+
+// ------------------------------------------------------------------ routing
+
+const NAVIGATED = 'memotrace:navigated';
+
+/** Client-side navigation: a new history entry (`replace`: the same one, for a re-cut while typing). */
+export function navigate(href: string, replace = false): void {
+  if (replace) history.replaceState(null, '', href);
+  else history.pushState(null, '', href);
+  window.dispatchEvent(new Event(NAVIGATED));
+  if (!replace) window.scrollTo(0, 0);
+}
+
+export function useLocation(): { path: string; search: string } {
+  const read = () => ({ path: location.pathname.replace(/\/+$/, '') || '/', search: location.search });
+  const [where, setWhere] = useState(read());
+  useEffect(() => {
+    const update = () => setWhere(read());
+    window.addEventListener('popstate', update);
+    window.addEventListener(NAVIGATED, update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener(NAVIGATED, update);
+    };
+  }, []);
+  return where;
+}
+
+/** A real link (open in a new tab, copy the address) that navigates in place on a plain click. */
+export function Link(props: JSX.HTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const onClick = (event: MouseEvent) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(props.href);
+  };
+  return <a {...props} onClick={onClick} />;
+}
+
+// ------------------------------------------------------------------ data
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  reload(): void;
+}
+
+/**
+ * Reads through the API whenever `deps` (or the key) change; an answer to an older request that
+ * arrives late is dropped, so a live re-cut never shows a cut it has left.
+ */
+export function useApi<T>(load: (get: <R>(path: string, request?: Request) => Promise<R>) => Promise<T>, deps: unknown[]): Loaded<T> {
+  const key = useKey();
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setState((s) => ({ ...s, loading: true }));
+    load((path, request) => callApi(path, key, request)).then(
+      (data) => current && setState({ data, loading: false }),
+      (error: unknown) =>
+        current && setState({ error: error instanceof ApiError ? error : new ApiError(0, 'CLIENT', String(error)), loading: false }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [key, round, ...deps]);
+  const reload = useCallback(() => setRound((r) => r + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+export function ErrorBox({ error }: { error: ApiError | undefined }) {
+  if (error === undefined) return null;
+  return (
+    <div class="error" role="alert">
+      <strong>{error.status === 401 ? 'API key refused' : error.status === 0 ? 'No answer' : `Error ${error.status}`}</strong>
+      <p>{error.message}</p>
+    </div>
+  );
+}
+
+/** Error, then loading, then the content: the last answer stays on screen (dimmed) while the next one loads. */
+export function Loading<T>({ state, children }: { state: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  if (state.error) return <ErrorBox error={state.error} />;
+  if (state.data === undefined)
+    return (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
+  return (
+    <div class={state.loading ? 'stale' : undefined} aria-busy={state.loading}>
+      {children(state.data)}
+    </div>
+  );
+}
+
+export function Section({ title, id, children }: { title: string; id?: string; children: ComponentChildren }) {
+  const heading = id ? `${id}-heading` : undefined;
+  return (
+    <section id={id} aria-labelledby={heading}>
+      <h2 id={heading}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function consolePath(memoryId: string, rest = ''): string {
+  return `/console/memories/${encodeURIComponent(memoryId)}${rest}`;
+}

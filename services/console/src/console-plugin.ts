@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { type BuildResult, build } from 'esbuild';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/** Where the browser code is: bundled from source when the process starts, never committed as a bundle. */
+export const CLIENT_ENTRY = join(__dirname, 'client', 'main.tsx');
+
+/** The path the bundle's files are served under (`/console/assets/main.js`, `main.css`, the lazily loaded chunks). */
+const ASSETS = '/console/assets/';
+
+export interface ConsoleBundle {
+  /** File name (`main.js`, `main.css`, `chunk-XXXX.js`) -> its bytes and content type. */
+  files: Map<string, { body: Buffer; type: string }>;
+  /** How long esbuild took, in milliseconds. */
+  buildMs: number;
+}
+
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+/**
+ * Bundles the console in memory: Preact and the pages in `main.js`, the graph library in a chunk
+ * loaded by the neighbourhood page only (it is most of the bytes, and the other pages do without it).
+ */
+export async function buildConsole(): Promise<ConsoleBundle> {
+  const started = performance.now();
+  const result: BuildResult<{ write: false }> = await build({
+    entryPoints: { main: CLIENT_ENTRY },
+    bundle: true,
+    write: false,
+    splitting: true,
+    format: 'esm',
+    outdir: '/console-assets',
+    chunkNames: 'chunk-[hash]',
+    minify: true,
+    target: ['es2020'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  const files = new Map<string, { body: Buffer; type: string }>();
+  for (const file of result.outputFiles) {
+    const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+    files.set(name, { body: Buffer.from(file.contents), type: TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream' });
+  }
+  return { files, buildMs: performance.now() - started };
+}
+
+/** One bundle per process: the first registration builds it, later ones (tests start many apps) reuse it. */
+let bundle: Promise<ConsoleBundle> | undefined;
+
+export function consoleBundle(): Promise<ConsoleBundle> {
+  if (bundle === undefined) {
+    const building = buildConsole();
+    // A failed build is not kept: the next request tries again.
+    building.catch(() => {
+      if (bundle === building) bundle = undefined;
+    });
+    bundle = building;
+  }
+  return bundle;
+}
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>MemoTrace console</title>
+<link rel="stylesheet" href="${ASSETS}main.css">
+<script type="module" src="${ASSETS}main.js"></script>
+</head>
+<body>
+<div id="app"><noscript>The MemoTrace console needs JavaScript.</noscript></div>
+</body>
+</html>
+`;
+
+/**
+ * The page's scripts and styles come from this origin only, and it talks to this origin only
+ * (the public API); inline styles stay allowed for the graph library's and the diagram's attributes.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+function page(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('cache-control', 'no-cache')
+    .header('x-content-type-options', 'nosniff');
+}
+
+/**
+ * The web console at `/console`: one HTML page for every client-side route (`/console/memories/...`),
+ * its bundle under `/console/assets/`. The page holds no data and needs no key; everything it shows it
+ * reads through the public API (`/v1/...`) with the key the user pastes, so access control stays the API's.
+ * The bundle is built when this is called (the process's start), in memory.
+ */
+export function registerConsole(app: FastifyInstance): void {
+  const ready = consoleBundle();
+  ready.then(
+    ({ buildMs, files }) => {
+      const bytes = [...files.values()].reduce((sum, f) => sum + f.body.length, 0);
+      app.log.info({ buildMs: Math.round(buildMs), bytes }, 'console bundle built');
+    },
+    (error: Error) => app.log.error({ err: error }, 'console bundle failed to build'),
+  );
+  app.get('/console', async (_request, reply) => page(reply).send(INDEX_HTML));
+  app.get('/console/*', async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (!path.startsWith(ASSETS)) return page(reply).send(INDEX_HTML);
+    const file = (await consoleBundle()).files.get(path.slice(ASSETS.length));
+    if (file === undefined) return reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no console asset ${path}` } });
+    // Chunk names carry their content hash; main.js and main.css do not, so they are revalidated.
+    const immutable = path.includes('/chunk-');
+    return reply
+      .header('content-type', file.type)
+      .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send(file.body);
+  });
+}

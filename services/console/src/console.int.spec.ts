@@ -1,0 +1,229 @@
+import { hashApiKey, parseApiKeys } from '@memotrace/http-kit';
+import type { Browser, Page } from 'playwright-core';
+import { STORY } from '../../memotrace/src/testing/acme-beta-story';
+import { THU, WED_NOON } from '../../memotrace/src/testing/alice-joins-acme';
+import { type TestService, startTestService } from '../../memotrace/src/testing/test-service';
+import { findChromium, launchChromium } from './testing/browser';
+
+/**
+ * The console in a real browser: Debian's Chromium, headless, driven by playwright-core, against the
+ * whole service with access control on. Without a Chromium the suite is not selected and its title says
+ * why; under CI=true (where .ci/run installs one) a missing Chromium fails the run instead.
+ */
+const chromiumPath = findChromium();
+const ci = process.env['CI'] === 'true';
+const why =
+  chromiumPath === undefined ? `no Chromium at ${process.env['CHROMIUM_PATH'] || '/usr/bin/chromium'} (apt-get install chromium)` : undefined;
+if (why) process.stderr.write(`console browser spec not selected: ${why}\n`);
+
+const M = 'acme-story';
+const ADMIN = 'mt_console_admin_token';
+const READER = 'mt_console_reader_token';
+const keys = parseApiKeys(
+  JSON.stringify([
+    { id: 'console-admin', hash: hashApiKey(ADMIN), memories: ['*'], access: 'admin' },
+    { id: 'console-reader', hash: hashApiKey(READER), memories: [M], access: 'read' },
+  ]),
+);
+
+if (why && ci) {
+  describe('web console in Chromium', () => {
+    it(`needs a Chromium under CI=true: ${why}`, () => {
+      throw new Error(`CI=true and ${why}: .ci/run installs Debian's chromium`);
+    });
+  });
+}
+
+(why ? describe.skip : describe)(`web console in Chromium${why ? ` [not selected: ${why}]` : ''}`, () => {
+  let t: TestService;
+  let browser: Browser;
+  let page: Page;
+  let position: number;
+  const open = async (path: string) => {
+    await page.goto(t.url + path);
+  };
+  const useKey = async (key: string) => {
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+  };
+
+  beforeAll(async () => {
+    t = await startTestService({ apiKeys: keys });
+    const written = await fetch(`${t.url}/v1/memories/${M}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+      body: JSON.stringify({ commands: STORY }),
+    });
+    expect(written.status).toBe(200);
+    ({ position } = (await written.json()) as { position: number });
+    // Read-your-writes once, so every page below reads the whole story from the read models.
+    const read = await fetch(`${t.url}/v1/memories/${M}/facts?validAt=*&minPosition=${position}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(read.status).toBe(200);
+    browser = await launchChromium(chromiumPath!);
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('serves the page and its bundle without a key, and index.html for client-side routes', async () => {
+    for (const path of ['/console', `/console/memories/${M}/facts/alice-acme?validAt=*`]) {
+      const response = await fetch(t.url + path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await response.text()).toContain('/console/assets/main.js');
+    }
+    const js = await fetch(`${t.url}/console/assets/main.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await js.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    expect((await fetch(`${t.url}/console/assets/main.css`)).status).toBe(200);
+    expect((await fetch(`${t.url}/console/assets/nothing.js`)).status).toBe(404);
+    // The API stays behind the keys.
+    expect((await fetch(`${t.url}/v1/memories`)).status).toBe(401);
+  });
+
+  it('says clearly when the key is wrong, and lists the memories with a right one', async () => {
+    await open('/console');
+    await useKey('mt_not_a_key');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/API key refused.*invalid API key.*Paste a valid key/);
+    await useKey(ADMIN);
+    const row = page.getByRole('row', { name: new RegExp(M) });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(`${M}${position}`); // the size: the log's length
+    expect(await row.textContent()).toContain('2024-05-09 10:00 UTC'); // the latest record time
+    expect(await page.evaluate("sessionStorage.getItem('memotrace.apiKey')")).toBe(ADMIN);
+  });
+
+  it('shows the story As-Recorded@Wednesday: Acme, as the memory believed then', async () => {
+    await open(`/console/memories/${M}?validAt=${WED_NOON}&recordedAt=${WED_NOON}`);
+    await page.locator('[data-fact="alice-acme"]').waitFor();
+    expect(await page.getByTestId('cut-name').textContent()).toBe('As-Recorded@2024-05-08 12:00 UTC');
+    expect(await page.locator('[data-fact]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fact')))).toEqual(['alice-acme']);
+    expect(await page.locator('[data-fact="alice-acme"]').textContent()).toMatch(/works_at Acme.*valid \[2024-05-06 00:00 UTC, ∞\)/);
+    // Thursday's event is not visible yet; Monday's is.
+    expect(await page.locator('#events').textContent()).toContain('Alice joined Acme');
+    expect(await page.locator('#events').textContent()).not.toContain('Alice moved');
+  });
+
+  it('re-cuts live with the As-World shortcut, and shows the story As-World@Thursday: Beta', async () => {
+    await page.getByRole('button', { name: 'As-World' }).click();
+    await page.locator('[data-fact="alice-beta"]').waitFor();
+    expect(new URL(page.url()).searchParams.get('recordedAt')).toBeNull();
+    expect(await page.getByTestId('cut-name').textContent()).toBe('As-World@2024-05-08 12:00 UTC');
+    await open(`/console/memories/${M}?validAt=${THU}`);
+    await page.locator('[data-fact="alice-beta"]').waitFor();
+    expect(await page.locator('[data-fact]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fact')))).toEqual(['alice-beta']);
+    expect(await page.locator('[data-fact="alice-beta"]').textContent()).toMatch(/works_at Beta/);
+    expect(await page.locator('#events').textContent()).toContain('Alice moved from Acme to Beta');
+    // The changes between Wednesday and Friday: Monday's version closed, two opened.
+    await open(`/console/memories/${M}?validAt=${THU}&changesFrom=${WED_NOON}&changesTo=2024-05-10T00:00:00.000Z`);
+    const changes = page.locator('#changes tbody tr');
+    await changes.first().waitFor();
+    expect(await changes.allTextContents()).toEqual([
+      expect.stringMatching(/closed.*alice-acme/),
+      expect.stringMatching(/opened.*alice-acme/),
+      expect.stringMatching(/opened.*alice-beta/),
+    ]);
+  });
+
+  it('draws the fact as a bitemporal diagram, one rectangle per version, with its history and audit', async () => {
+    await open(`/console/memories/${M}/facts/alice-acme?validAt=${WED_NOON}&recordedAt=${WED_NOON}`);
+    const diagram = page.getByTestId('bitemporal-diagram');
+    await diagram.waitFor();
+    const rects = await diagram.locator('rect[data-version]').evaluateAll((els) =>
+      els.map((e) => ({
+        version: e.getAttribute('data-version'),
+        openRight: e.getAttribute('data-open-right'),
+        openTop: e.getAttribute('data-open-top'),
+        x: Number(e.getAttribute('x')),
+        y: Number(e.getAttribute('y')),
+        width: Number(e.getAttribute('width')),
+      })),
+    );
+    // v1: Monday's belief, valid from Monday with an open end, believed until Thursday;
+    // v2: Thursday's correction, valid Monday to Wednesday, believed since.
+    expect(rects.map(({ version, openRight, openTop }) => ({ version, openRight, openTop }))).toEqual([
+      { version: '1', openRight: 'true', openTop: 'false' },
+      { version: '2', openRight: 'false', openTop: 'true' },
+    ]);
+    expect(rects[0]!.x).toBe(rects[1]!.x); // both valid from Monday
+    expect(rects[1]!.width).toBeLessThan(rects[0]!.width); // the correction ends on Wednesday
+    expect(rects[1]!.y).toBeLessThan(rects[0]!.y); // recorded later: higher up
+    // The cut (As-Recorded@Wednesday) falls in v1. With access control on, the actor is the key that wrote.
+    expect(await diagram.locator('g.version.in-cut rect').getAttribute('data-version')).toBe('1');
+    const history = await page.getByTestId('history').locator('tbody tr').allTextContents();
+    expect(history).toHaveLength(2);
+    expect(history[1]).toContain('[2024-05-06 00:00 UTC, 2024-05-08 00:00 UTC)');
+    const audit = await page.getByTestId('audit').locator('tbody tr').allTextContents();
+    expect(audit).toEqual([
+      expect.stringMatching(/FactAsserted.*2024-05-06 09:00 UTC/),
+      expect.stringMatching(/FactSuperseded.*console-admin.*Alice said she moved/),
+    ]);
+  });
+
+  it('searches at a cut: ranked items, token count, evidence one click away', async () => {
+    await open(`/console/memories/${M}/search?q=${encodeURIComponent('Where does Alice work?')}`);
+    const summary = page.getByTestId('search-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).toMatch(/\d+ items, \d+ tokens packed/);
+    const items = await page.locator('[data-item]').evaluateAll((els) => els.map((e) => e.getAttribute('data-item')));
+    expect(items).toContain('fact:alice-beta');
+    // At Wednesday's record time, the memory did not know of Beta yet.
+    await open(`/console/memories/${M}/search?q=${encodeURIComponent('Where does Alice work?')}&validAt=*&recordedAt=${WED_NOON}`);
+    await summary.waitFor();
+    const wednesday = await page.locator('[data-item]').evaluateAll((els) => els.map((e) => e.getAttribute('data-item')));
+    expect(wednesday).toContain('fact:alice-acme');
+    expect(wednesday).not.toContain('fact:alice-beta');
+    // The Monday fact's evidence: the mention it was derived from, one click away.
+    await page.locator('[data-item="fact:alice-acme"]').getByRole('link', { name: 'mention m-mon' }).click();
+    await page.getByText('I started at Acme today').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/memories/${M}/mentions/m-mon`);
+  });
+
+  it("draws an entity's neighbourhood at the cut with the graph library", async () => {
+    await open(`/console/memories/${M}/entities/alice?validAt=${THU}`);
+    const graph = page.getByTestId('graph');
+    await graph.locator('canvas').first().waitFor();
+    await page.locator('[data-testid="graph"][data-nodes]').waitFor();
+    // alice, the fact alice-beta, Beta, the event ev-move and the evidence m-thu
+    expect(await graph.getAttribute('data-nodes')).toBe('5');
+    expect(await page.locator('#facts').textContent()).toMatch(/Alice works_at Beta/);
+  });
+
+  it('names exactly what an erasure takes before it erases, and refuses it to a read-only key', async () => {
+    await open(`/console/operations?memory=${M}`);
+    await useKey(ADMIN);
+    await page.getByTestId('rebuild').waitFor();
+    expect(await page.getByTestId('rebuild').textContent()).toContain('idle');
+    await page.getByLabel('Subject', { exact: true }).selectOption('mentionId');
+    await page.getByLabel('Its id').fill('m-thu');
+    await page.getByLabel('Reason (kept in the audit)').fill('asked to forget the chat');
+    await page.getByRole('button', { name: 'Review the erasure…' }).click();
+    const plan = page.getByTestId('erasure-plan');
+    await plan.waitFor();
+    expect(await plan.textContent()).toContain('the text and speaker of mention m-thu in document chat-2: "I moved to Beta yesterday" (Alice)');
+    const erase = page.getByRole('button', { name: 'Erase m-thu' });
+    expect(await erase.isDisabled()).toBe(true);
+    await page.getByLabel('Type m-thu to confirm').fill('m-thu');
+    // A read-only key: refused, nothing erased.
+    await useKey(READER);
+    await erase.click();
+    const refusal = page.locator('#erasure').getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/Error 403.*may not do that \(key "console-reader" is read-only\)/);
+    const mention = async () =>
+      (await (await fetch(`${t.url}/v1/memories/${M}/mentions/m-thu`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as {
+        text: string | null;
+      };
+    expect((await mention()).text).toBe('I moved to Beta yesterday');
+    await useKey(ADMIN);
+    await erase.click();
+    await page.getByText(/^Erased: applied/).waitFor();
+    expect((await mention()).text).toBeNull();
+  });
+});

@@ -1,0 +1,1 @@
+export { type ConsoleBundle, buildConsole, consoleBundle, registerConsole } from './console-plugin';
