@@ -38,6 +38,17 @@ export const turnsResponse = z.strictObject({
   derived: z.array(derivedCommand),
 });
 
+/** `POST …/reextract`: derive again from the recorded turns (all sessions', or one session's) with the current extractor. */
+export const reextractRequest = z.strictObject({
+  sessionId: id.optional().meta({ description: "only this session's turns; all sessions' when omitted" }),
+});
+
+export const reextractResponse = z.strictObject({
+  jobs: z.number().int().min(0).meta({ description: 'async extraction jobs queued, each for up to 50 turns of one session' }),
+  turns: z.number().int().min(0).meta({ description: 'turns the jobs name' }),
+  extractor: z.string().meta({ description: '`name@version` of the extractor the jobs run' }),
+});
+
 export const EXTRACTION_STATUSES = ['none', 'pending', 'failed', 'done'] as const;
 
 /** Where the `async` extraction of a mention stands: its latest job. */
@@ -70,3 +81,5 @@ export type DerivedResponse = z.output<typeof derivedResponse>;
 export type MentionExtractionStatus = z.output<typeof mentionExtraction>;
 export type DerivedCommandResult = z.output<typeof derivedCommand>;
 export type TurnsResponse = z.output<typeof turnsResponse>;
+export type ReextractRequest = z.output<typeof reextractRequest>;
+export type ReextractResponse = z.output<typeof reextractResponse>;

@@ -74,6 +74,18 @@ function buildPaths(): Obj {
         responses: responses('TurnsResponse', [400, 404, 409, 413, 502]),
       },
     },
+    [`${m}/reextract`]: {
+      post: {
+        operationId: 'postReextract',
+        parameters: memory(),
+        requestBody: jsonBody('ReextractRequest'),
+        responses: {
+          '202': { description: 'queued: the jobs and the turns they name', content: json(ref('ReextractResponse')) },
+          '400': errorResponseObject(400),
+          '404': errorResponseObject(404),
+        },
+      },
+    },
     [`${m}/facts`]: {
       get: {
         operationId: 'getFacts',

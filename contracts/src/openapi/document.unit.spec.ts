@@ -33,6 +33,7 @@ const OPERATIONS_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/entities'], // a read beyond SPEC §4: entities found by name
   ['get', '/v1/memories/{memoryId}/mentions'], // reads beyond SPEC §4: a document's mentions, and one mention
   ['get', '/v1/memories/{memoryId}/mentions/{mentionId}'],
+  ['post', '/v1/memories/{memoryId}/reextract'], // derives again from recorded turns with the current extractor
   ['post', '/mcp'], // MCP over streamable HTTP
 ];
 

@@ -349,3 +349,8 @@ export const derivedResponse = {
   ],
   extraction: { status: 'none' },
 };
+
+/** Re-extraction of one session with a new extractor version. */
+export const reextractRequest = { sessionId: 'session-7' };
+
+export const reextractResponse = { jobs: 1, turns: 2, extractor: 'rules@1.1.0' };

@@ -113,6 +113,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     request: { schema: turns.turnsRequest, example: ex.turnsRequest },
     response: { schema: turns.turnsResponse, example: ex.turnsResponse },
   },
+  postReextract: {
+    summary: 'Derive again from recorded turns with the current extractor',
+    description:
+      "Queues async extraction jobs for the memory's recorded turns (every mention with text and a time, sent through `/turns` or " +
+      'as a `RECORD_MENTION`; erased ones are left out), all sessions or only `sessionId`: one session per job, up to 50 turns each, ' +
+      "in dialog order, run by the service's current extractor, each derived command recorded when it is derived. Nothing is " +
+      'deleted: the same extractor version derives the same command ids (`duplicate`, nothing new); a new version derives new ' +
+      "commands, which supersede the old ones through the DSL (a `one` relation's new fact closes the old one's validity). " +
+      '`GET …/mentions/{mentionId}/derived` lists both and says how the latest job stands. 404 UNKNOWN_MEMORY for a memory without a log.',
+    tags: ['commands'],
+    request: { schema: turns.reextractRequest, example: ex.reextractRequest },
+    response: { schema: turns.reextractResponse, example: ex.reextractResponse, status: '202' },
+  },
   getDerivedCommands: {
     summary: 'The commands derived from a mention',
     description:

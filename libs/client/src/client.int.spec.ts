@@ -70,6 +70,17 @@ describe('MemoTraceClient', () => {
     await expect(m().derived('chat-9:404')).rejects.toMatchObject({ status: 404, code: 'UNKNOWN_MENTION' });
   });
 
+  it("queues a re-extraction of a memory's turns, all sessions' or one session's", async () => {
+    const all = await m().reextract();
+    expect(all).toEqual({ jobs: 1, turns: 1, extractor: expect.stringMatching(/^\S+@\S+$/) });
+    expect(await m().reextract({ sessionId: 'chat-9' })).toEqual(all);
+    expect(await m().reextract({ sessionId: 'no-such-session' })).toEqual({ ...all, jobs: 0, turns: 0 });
+    await expect(new MemoTraceClient({ url: svc.url, apiKey: token }).memory('c3').reextract()).rejects.toMatchObject({
+      status: 404,
+      code: 'UNKNOWN_MEMORY',
+    });
+  });
+
   it("reads a document's mentions a page at a time, all of them in one cut, and one mention", async () => {
     const turn = (n: number, recordedAt?: string): WireCommandInput => ({
       op: 'RECORD_MENTION',

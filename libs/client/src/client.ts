@@ -18,6 +18,7 @@ import type {
   TurnsRequestInput,
   TurnsResponse,
   DerivedResponse,
+  ReextractResponse,
   WireCommandInput,
 } from '@memotrace/contracts';
 import { randomUUID } from 'node:crypto';
@@ -261,6 +262,14 @@ export class MemoryClient {
    */
   turns(request: TurnsRequestInput): Promise<TurnsResponse> {
     return this.client.request('POST', `${this.path}/turns`, { body: JSON.stringify(request) });
+  }
+
+  /**
+   * Derives again from the recorded turns, all sessions' or `sessionId`'s (`POST …/reextract`): async jobs for the
+   * server's current extractor. The same extractor version derives nothing new; a new version's commands supersede.
+   */
+  reextract(request: { sessionId?: string } = {}): Promise<ReextractResponse> {
+    return this.client.request('POST', `${this.path}/reextract`, { body: JSON.stringify(request) });
   }
 
   /** The commands derived from a mention (a dialog turn), in log order (`GET …/mentions/{mentionId}/derived`). */

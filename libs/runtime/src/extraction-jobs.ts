@@ -48,7 +48,10 @@ export interface ExtractionJob {
   memoryId: string;
   sessionId: string;
   mentionIds: string[];
-  /** The command ids of the turns' RECORD_MENTIONs: the job derives only once they are in the memory. */
+  /**
+   * The command ids of the turns' RECORD_MENTIONs: the job derives only once they are in the memory.
+   * Empty for a re-extraction, whose turns are recorded already (the processor checks their mentions are).
+   */
   turnCommandIds: string[];
   /** `name@version` of the extractor asked for, then of the one that last ran it. */
   extractor: string;

@@ -153,6 +153,15 @@ describe('memotrace CLI', () => {
     const again = await cli(['--memory', 'cli-turns', 'turns', '--extraction', 'off'], { stdin: turnLines.join('\n'), key: adminToken });
     expect(again.stdout).toMatch(/^3 turns sent, 0 recorded \(the rest were there already\), 0 derived commands applied/);
     expect(await loggedCommands('cli-turns', adminToken)).toBe(3);
+
+    const all = await cli(['--memory', 'cli-turns', 'reextract'], { key: adminToken });
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(all.stdout).toMatch(/^2 extraction jobs queued for 3 turns \(extractor \S+@\S+\)\n$/);
+    const one = await cli(['--memory', 'cli-turns', 'reextract', '--session', 'chat-2', '--json'], { key: adminToken });
+    expect(JSON.parse(one.stdout)).toMatchObject({ jobs: 1, turns: 1 });
+    const unknown = await cli(['--memory', 'cli-nothing', 'reextract'], { key: adminToken });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^memotrace: UNKNOWN_MEMORY \(HTTP 404\)/);
   });
 
   it('counts applied, unchanged and duplicate results', async () => {

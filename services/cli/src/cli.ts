@@ -55,7 +55,7 @@ export function commandLineEnds(jsonl: string): number[] {
 
 export function buildProgram(): Command {
   const program = new Command('memotrace')
-    .description('MemoTrace command line: write, turns, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp')
+    .description('MemoTrace command line: write, turns, reextract, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp')
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
     .option('--key <apiKey>', 'API key (default: $MEMOTRACE_API_KEY)', process.env['MEMOTRACE_API_KEY'])
@@ -126,6 +126,20 @@ export function buildProgram(): Command {
         derived += response.derived.filter((d) => d.status === 'applied').length;
       }
       if (!o.json) out(`${turns} turns sent, ${recorded} recorded (the rest were there already), ${derived} derived commands applied`);
+    });
+
+  program
+    .command('reextract')
+    .description(
+      "derive again from the memory's recorded turns with the server's current extractor: async jobs, derived later; the same extractor " +
+        "version derives nothing new, a new version's commands supersede the old ones",
+    )
+    .option('--session <id>', "only this session's turns (default: all sessions)")
+    .option('--json', 'print the response as JSON')
+    .action(async (o: { session?: string; json?: boolean }) => {
+      const response = await memory().reextract(o.session === undefined ? {} : { sessionId: o.session });
+      if (o.json) out(JSON.stringify(response));
+      else out(`${response.jobs} extraction jobs queued for ${response.turns} turns (extractor ${response.extractor})`);
     });
 
   program

@@ -107,7 +107,7 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
     const { jobs, handler, extraction, metrics, logger } = this.options;
     const memoryId = job.memoryId;
     const context = await handler.readState(memoryId, (state): ExtractionContext | null => {
-      if (!job.turnCommandIds.every((id) => state.outcomes.has(id))) return null;
+      if (!recorded(job, state)) return null;
       // A turn erased since it was recorded is not derived from.
       const turns = job.mentionIds.flatMap((mentionId): Turn[] => {
         const mention = state.mentions.get(mentionId);
@@ -122,8 +122,7 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
       const planned = await extraction.derive(memoryId, context, {});
       // The turns must still be in the memory when the batch is decided (by any process, on every retry): a memory
       // deleted meanwhile does not come back with what was derived from it.
-      const recorded = (state: MemoryState) => job.turnCommandIds.every((id) => state.outcomes.has(id));
-      if (planned.length > 0) await extraction.append(handler, memoryId, [], planned, recorded);
+      if (planned.length > 0) await extraction.append(handler, memoryId, [], planned, (state) => recorded(job, state));
     } catch (error) {
       if (error instanceof PreconditionFailedError) return this.notRecorded(job);
       const retryInMs = Math.min(this.options.maxRetryMs, this.options.retryMs * 2 ** Math.min(job.attempts, 30));
@@ -180,6 +179,15 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
     }, this.options.pollMs);
     this.timer.unref();
   }
+}
+
+/**
+ * The job's turns are in the memory: its turn commands accepted (a job of /turns waits for them) and its
+ * mentions recorded (a re-extraction job names mentions only, however they were recorded). An erased
+ * mention stays recorded, without content; a deleted memory has neither.
+ */
+function recorded(job: ExtractionJob, state: MemoryState): boolean {
+  return job.turnCommandIds.every((id) => state.outcomes.has(id)) && job.mentionIds.every((id) => state.mentions.has(id));
 }
 
 export interface ExtractionProcessorWiring {

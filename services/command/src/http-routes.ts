@@ -1,4 +1,4 @@
-import { commandsRequest, importQuery, memoryParams, parseImportJsonl, toDomainCommand, turnsRequest } from '@memotrace/contracts';
+import { commandsRequest, importQuery, memoryParams, parseImportJsonl, reextractRequest, toDomainCommand, turnsRequest } from '@memotrace/contracts';
 import { DomainError } from '@memotrace/domain';
 import {
   HttpError,
@@ -70,6 +70,15 @@ export function registerTurnRoutes(app: FastifyInstance, intake: TurnIntake, met
     });
     for (const result of [...outcome.results, ...outcome.derived]) metrics.commands.inc({ status: result.status });
     return outcome;
+  });
+
+  // Re-extraction: async jobs for the recorded turns with the current extractor; what they derive is appended later.
+  app.post('/v1/memories/:memoryId/reextract', async (request, reply) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const body = parseInput(reextractRequest, request.body ?? {}, 'reextract request');
+    const outcome = await intake.reextract(memoryId, body.sessionId);
+    if (outcome === undefined) throw new HttpError('UNKNOWN_MEMORY', `unknown memory ${JSON.stringify(memoryId)}: it has no accepted command`);
+    return reply.status(202).send(outcome);
   });
 }
 

@@ -1,8 +1,18 @@
 import type { DerivedCommandResult, TurnsRequest } from '@memotrace/contracts';
-import { type Command, type CommandResult, DomainError, deriveMentionId, deriveTurnCommandId } from '@memotrace/domain';
+import { type Command, type CommandResult, DomainError, type MemoryState, deriveMentionId, deriveTurnCommandId } from '@memotrace/domain';
 import type { Extractor, Turn } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
 import { type TurnExtraction, turnExtraction } from './turn-extraction';
+
+/** Turns a re-extraction job names at most: one extraction's worth, as a request of async turns might hold. */
+export const REEXTRACT_TURNS_PER_JOB = 50;
+
+/** What `reextract` queued: jobs, the turns they name, and the extractor they run. */
+export interface ReextractOutcome {
+  jobs: number;
+  turns: number;
+  extractor: string;
+}
 
 export interface TurnsOutcome {
   position: number;
@@ -44,6 +54,33 @@ export class TurnIntake {
     private readonly extraction?: TurnExtraction,
     private readonly queue?: AsyncExtractionQueue,
   ) {}
+
+  /**
+   * Derives again from the memory's recorded turns (every mention with text and a time, whether sent
+   * through /turns or as a plain RECORD_MENTION), all sessions' or `sessionId`'s only: async jobs for the
+   * current extractor, one session's turns in dialog order per job. The same extractor version gives the
+   * same command ids (duplicates); a new version's commands are new and supersede through the DSL.
+   * `undefined` when the memory has no log; throws when this process has no extractor or queue.
+   */
+  async reextract(memoryId: string, sessionId?: string): Promise<ReextractOutcome | undefined> {
+    const { extraction, queue } = this;
+    if (extraction === undefined || queue === undefined) throw new Error('this process has no extractor: nothing to re-extract with');
+    const sessions = await this.handler.readState(memoryId, (state) => (state.eventCount === 0 ? undefined : turnsBySession(state, sessionId)));
+    if (sessions === undefined) return undefined;
+    let jobs = 0;
+    let turns = 0;
+    for (const [session, mentionIds] of sessions) {
+      for (let i = 0; i < mentionIds.length; i += REEXTRACT_TURNS_PER_JOB) {
+        const chunk = mentionIds.slice(i, i + REEXTRACT_TURNS_PER_JOB);
+        // No turn commands to wait for: the turns are in the memory already, and the job checks they still are.
+        await queue.enqueue({ memoryId, sessionId: session, mentionIds: chunk, turnCommandIds: [] });
+        jobs++;
+        turns += chunk.length;
+      }
+    }
+    if (jobs > 0) queue.wake();
+    return { jobs, turns, extractor: extraction.label };
+  }
 
   async record(memoryId: string, request: TurnsRequest, actor?: string): Promise<TurnsOutcome> {
     const turns = request.turns.map((t): Turn => ({
@@ -110,4 +147,24 @@ export class TurnIntake {
     if (jobId !== undefined) queue.wake();
     return { ...outcome, derived: [] };
   }
+}
+
+/**
+ * The memory's turns that can be derived from (not erased: text and time known), by session, each in
+ * dialog order (time, then mention id); sessions by their first turn, so older dialog is derived first.
+ */
+function turnsBySession(state: MemoryState, sessionId: string | undefined): Map<string, string[]> {
+  const bySession = new Map<string, { at: string; mentionId: string }[]>();
+  for (const mention of state.mentions.values()) {
+    if (mention.text === null || mention.occurredAt === null) continue;
+    if (sessionId !== undefined && mention.docId !== sessionId) continue;
+    const turns = bySession.get(mention.docId) ?? [];
+    turns.push({ at: mention.occurredAt, mentionId: mention.mentionId });
+    bySession.set(mention.docId, turns);
+  }
+  const byTime = (a: { at: string; mentionId: string }, b: { at: string; mentionId: string }) =>
+    a.at < b.at ? -1 : a.at > b.at ? 1 : a.mentionId < b.mentionId ? -1 : a.mentionId > b.mentionId ? 1 : 0;
+  const sessions = [...bySession.entries()].map(([session, turns]) => ({ session, turns: turns.sort(byTime) }));
+  sessions.sort((a, b) => byTime(a.turns[0]!, b.turns[0]!) || (a.session < b.session ? -1 : a.session > b.session ? 1 : 0));
+  return new Map(sessions.map(({ session, turns }) => [session, turns.map((t) => t.mentionId)]));
 }
