@@ -4,7 +4,7 @@ import { ApiError, memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
 import { Dst, FactLink, interval } from './memory-page';
-import { Link, Loading, Section, consolePath, navigate, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
 
 /** Evidence mentions fetched for the graph's labels: a neighbourhood is read at a glance, not exhaustively. */
 const MAX_MENTIONS = 25;
@@ -217,11 +217,7 @@ export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; enti
       <h1>
         Entity <span class="id">{entityId}</span>
       </h1>
-      <nav class="subnav" aria-label="This memory">
-        <Link href={consolePath(memoryId, cutQuery(cut))}>
-          ← memory <span class="id">{memoryId}</span> at this cut
-        </Link>
-      </nav>
+      <BackToMemory memoryId={memoryId} cut={cut} />
       <CutControls cut={cut} />
       <Loading state={state}>
         {(n) => {

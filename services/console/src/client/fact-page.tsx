@@ -3,7 +3,7 @@ import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { layoutDiagram } from './diagram';
 import { interval } from './memory-page';
-import { Link, Loading, Section, consolePath, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, consolePath, useApi } from './ui';
 
 function dstText(version: FactVersion): string {
   if (typeof version.dst === 'string') return version.dst;
@@ -111,11 +111,7 @@ export function FactPage({ memoryId, factId, cut }: { memoryId: string; factId: 
       <h1>
         Fact <span class="id">{factId}</span>
       </h1>
-      <nav class="subnav" aria-label="This fact">
-        <Link href={consolePath(memoryId, cutQuery(cut))}>
-          ← memory <span class="id">{memoryId}</span> at this cut
-        </Link>
-      </nav>
+      <BackToMemory memoryId={memoryId} cut={cut} label="This fact" />
       <Loading state={state}>
         {({ history, audit }) => (
           <>

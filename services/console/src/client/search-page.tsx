@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
-import { Link, Loading, Section, consolePath, navigate, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
 
 /** Where an item (or an item's evidence) is shown in the console: one click from the result. */
 export function itemHref(memoryId: string, kind: SearchItem['kind'], id: string, cut: Cut): string {
@@ -51,11 +51,7 @@ export function SearchPage({ memoryId, search, cut }: { memoryId: string; search
       <h1>
         Search <span class="id">{memoryId}</span>
       </h1>
-      <nav class="subnav" aria-label="This memory">
-        <Link href={consolePath(memoryId, cutQuery(cut))}>
-          ← memory <span class="id">{memoryId}</span> at this cut
-        </Link>
-      </nav>
+      <BackToMemory memoryId={memoryId} cut={cut} />
       <form class="search" onSubmit={submit} role="search">
         <label class="grow">
           Query
@@ -138,11 +134,7 @@ export function MentionPage({ memoryId, mentionId, cut }: { memoryId: string; me
       <h1>
         Mention <span class="id">{mentionId}</span>
       </h1>
-      <nav class="subnav" aria-label="This memory">
-        <Link href={consolePath(memoryId, cutQuery(cut))}>
-          ← memory <span class="id">{memoryId}</span> at this cut
-        </Link>
-      </nav>
+      <BackToMemory memoryId={memoryId} cut={cut} />
       <Loading state={state}>
         {(m) => (
           <dl class="facts-list">

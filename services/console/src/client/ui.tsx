@@ -1,6 +1,7 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, type Request, callApi } from './api';
+import { type Cut, cutQuery } from './cut';
 
 /** The pasted API key: in this tab's session storage only (gone when the tab closes), never in a URL or a cookie. */
 const KEY_ITEM = 'memotrace.apiKey';
@@ -138,4 +139,15 @@ export function Section({ title, id, children }: { title: string; id?: string; c
 
 export function consolePath(memoryId: string, rest = ''): string {
   return `/console/memories/${encodeURIComponent(memoryId)}${rest}`;
+}
+
+/** The way back from a page about one item to its memory, at the same cut. */
+export function BackToMemory({ memoryId, cut, label = 'This memory' }: { memoryId: string; cut: Cut; label?: string }) {
+  return (
+    <nav class="subnav" aria-label={label}>
+      <Link href={consolePath(memoryId, cutQuery(cut))}>
+        ← memory <span class="id">{memoryId}</span> at this cut
+      </Link>
+    </nav>
+  );
 }
