@@ -529,10 +529,11 @@ describe('erasure end to end: canaries in every content field, then no trace any
     expect(before.searchItemRows).toBeGreaterThanOrEqual(ERASED_ITEMS.length);
     const hashes = canaryTextHashes();
     expect(hashes.length).toBeGreaterThanOrEqual(8);
-    // The embedded index's vectors (its fact texts may name entities by id, OpenSearch's by name: both are cached).
-    expect(Number((await pool.query('SELECT count(*) AS n FROM si_vectors WHERE text_hash = ANY($1)', [hashes])).rows[0].n)).toBeGreaterThanOrEqual(
-      8,
-    );
+    // The embedded index's vectors (its fact texts may name entities by id, OpenSearch's by name: both are cached). The
+    // search projector embeds at idle priority, behind the cache: wait (bounded) for it to store them.
+    const vectors = async () => Number((await pool.query('SELECT count(*) AS n FROM si_vectors WHERE text_hash = ANY($1)', [hashes])).rows[0].n);
+    for (let waited = 0; (await vectors()) < 8 && waited < 60_000; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await vectors()).toBeGreaterThanOrEqual(8);
     const cached = readFileSync(cacheFile(), 'utf8');
     expect(hashes.filter((h) => !cached.includes(h))).toEqual([]);
   }, 300_000);
