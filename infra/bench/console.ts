@@ -1,0 +1,424 @@
+import { hostname } from 'node:os';
+import { createPool } from '@memotrace/postgres';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { findChromium, launchChromium } from '../../services/console/src/testing/browser';
+import { startServer } from './scale/server';
+import { type JsonCommand, emptySample, memoryBatches } from './scale/workload';
+import { percentile } from './stats';
+
+/**
+ * `npm run bench:console`: how fast each console page answers on ONE memory of BENCH_CONSOLE_FACTS
+ * facts (default 100,000). A fresh service (`npm start` wiring, embedded PostgreSQL unless DATABASE_URL
+ * is set) takes the scale benchmark's generated memory over HTTP, with events and evidence mentions
+ * woven in; then Debian's Chromium (headless, playwright-core) loads each page from its deep link, timed
+ * from navigation to the element the page shows once its data arrived. The same API calls are timed
+ * alone from Node, so the report separates the server's time from the browser's.
+ */
+const env = process.env;
+const FACTS = Number(env['BENCH_CONSOLE_FACTS'] ?? 100_000);
+const LOADS = Number(env['BENCH_CONSOLE_LOADS'] ?? 20);
+const SEED = Number(env['BENCH_CONSOLE_SEED'] ?? 7);
+const MEMORY = 'console-bench';
+const ENTITIES = Math.max(10, Math.round(FACTS / 50));
+const DAY = 86_400_000;
+/** The generator's record clock advances ~1 h per command: compressed so the history ends before today. */
+const BASE = Date.UTC(2024, 0, 1);
+const COMPRESS = 16;
+const EVENT_EVERY = 100;
+const MENTION_EVERY = 20;
+const TARGETS = 5;
+
+const squeeze = (iso: string) => new Date(BASE + Math.round((Date.parse(iso) - BASE) / COMPRESS)).toISOString();
+
+interface Loaded {
+  commands: number;
+  facts: number;
+  events: number;
+  mentions: number;
+  position: number;
+  firstRecordedMs: number;
+  lastRecordedMs: number;
+  factIds: string[];
+  seconds: number;
+}
+
+/** Sends the generated memory in batches; stops after the batch in which the FACTS-th new fact appears. */
+async function load(url: string): Promise<Loaded> {
+  const shape = { versions: 100 * FACTS, memories: 1, entitiesPerMemory: ENTITIES, batchSize: 900, seed: SEED };
+  const sample = emptySample(MEMORY);
+  const t0 = performance.now();
+  const out: Loaded = { commands: 0, facts: 0, events: 0, mentions: 0, position: 0, firstRecordedMs: 0, lastRecordedMs: 0, factIds: [], seconds: 0 };
+  let n = 0;
+  let lastLog = Date.now();
+  for (const batch of memoryBatches(shape, 0, sample)) {
+    const commands: JsonCommand[] = [];
+    for (const raw of batch) {
+      const command: JsonCommand = { ...raw, recordedAt: squeeze(raw['recordedAt'] as string) };
+      for (const field of ['validFrom', 'validTo'] as const) if (typeof command[field] === 'string') command[field] = squeeze(command[field]);
+      const isNewFact = command['op'] === 'UPSERT_EDGE' && command['validFrom'] !== undefined;
+      if (isNewFact && out.facts % MENTION_EVERY === 0) {
+        // A turn that evidences the fact, as an extractor would cite it.
+        const mentionId = `m${out.mentions++}`;
+        commands.push({
+          op: 'RECORD_MENTION',
+          mentionId,
+          docId: `conversation-${out.mentions % 200}`,
+          text: `${command['src'] as string} said something about ${command['rel'] as string}`,
+          speaker: command['src'],
+          recordedAt: command['recordedAt'],
+        });
+        command['evidence'] = [mentionId];
+      }
+      commands.push(command);
+      if (!isNewFact) continue;
+      out.facts += 1;
+      out.factIds.push(command['factId'] as string);
+      if (out.facts % EVENT_EVERY === 0) {
+        const from = command['validFrom'] as string;
+        commands.push({
+          op: 'UPSERT_EVENT',
+          eventId: `ev${out.events++}`,
+          summary: `${command['src'] as string} ${command['rel'] as string} (event ${out.events})`,
+          participants: [{ entityId: command['src'], role: 'subject' }],
+          includesFacts: [command['factId']],
+          // Half of them still going on, so the present cut shows events too.
+          timeSpan: { from, ...(out.events % 2 === 0 ? { to: new Date(Date.parse(from) + 30 * DAY).toISOString() } : {}) },
+          recordedAt: command['recordedAt'],
+        });
+      }
+    }
+    if (out.firstRecordedMs === 0) out.firstRecordedMs = Date.parse(commands[0]!['recordedAt'] as string);
+    out.lastRecordedMs = Date.parse(commands[commands.length - 1]!['recordedAt'] as string);
+    const response = await fetch(`${url}/v1/memories/${MEMORY}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ commands: commands.map((c) => ({ ...c, commandId: `c${n++}` })) }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`POST commands: HTTP ${response.status} ${text.slice(0, 500)}`);
+    const body = JSON.parse(text) as { position: number; results: Array<{ status: string }> };
+    const notApplied = body.results.find((r) => r.status !== 'applied');
+    if (notApplied) throw new Error(`a generated command was not applied: ${JSON.stringify(notApplied)}`);
+    out.commands += commands.length;
+    out.position = body.position;
+    if (Date.now() - lastLog > 10_000) {
+      lastLog = Date.now();
+      console.log(`   ${out.facts.toLocaleString('en')} facts, ${out.commands.toLocaleString('en')} commands`);
+    }
+    if (out.facts >= FACTS) break;
+  }
+  if (out.lastRecordedMs >= Date.now()) throw new Error('the compressed history ends in the future: raise COMPRESS');
+  out.seconds = (performance.now() - t0) / 1000;
+  return out;
+}
+
+// ------------------------------------------------------------------ the pages' API calls, as the console makes them
+
+interface Call {
+  path: string;
+  ms: number;
+  rows: number;
+  bytes: number;
+}
+
+async function get(
+  url: string,
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+  body?: unknown,
+): Promise<Call & { json: never }> {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const full = `${path}${params.size > 0 ? `?${params}` : ''}`;
+  const t0 = performance.now();
+  const response = await fetch(url + full, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = JSON.parse(text) as Record<string, unknown>;
+  const ms = performance.now() - t0;
+  if (!response.ok) throw new Error(`${full}: HTTP ${response.status} ${text.slice(0, 300)}`);
+  const list = ['facts', 'events', 'entities', 'changes', 'memories', 'items', 'versions'].map((k) => json[k]).find(Array.isArray);
+  return { path: full, ms, rows: list?.length ?? 1, bytes: text.length, json: json as never };
+}
+
+interface Cut {
+  validAt?: string;
+  recordedAt?: string;
+}
+
+interface PageCase {
+  name: string;
+  /** The console's deep link of target i. */
+  href(i: number): string;
+  /** What shows once the data arrived. */
+  ready: string;
+  /** The API calls the page makes for target i, in its order (parallel where it is). */
+  api(url: string, i: number): Promise<Call[]>;
+  calls: string;
+}
+
+const m = (rest = '') => `/v1/memories/${MEMORY}${rest}`;
+const cutQuery = (cut: Cut) => {
+  const params = new URLSearchParams();
+  if (cut.validAt) params.set('validAt', cut.validAt);
+  if (cut.recordedAt) params.set('recordedAt', cut.recordedAt);
+  return params.size > 0 ? `?${params}` : '';
+};
+
+function memoryCalls(url: string, cut: Cut): Promise<Call[]> {
+  return (async () => {
+    const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
+    const first = await Promise.all([get(url, m('/entities'), { ...q, limit: 1000 }), get(url, m('/facts'), q), get(url, m('/events'), q)]);
+    const end = cut.recordedAt ?? new Date().toISOString();
+    const changes = await get(url, m('/changes'), { from: new Date(Date.parse(end) - 7 * DAY).toISOString(), to: end });
+    return [...first, changes];
+  })();
+}
+
+async function entityCalls(url: string, entityId: string, cut: Cut): Promise<Call[]> {
+  const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
+  const first = await Promise.all([
+    get(url, m(`/entities/${entityId}`), { recordedAt: cut.recordedAt }),
+    get(url, m('/facts'), { ...q, src: entityId }),
+    get(url, m('/facts'), { ...q, dst: entityId }),
+    get(url, m('/events'), q),
+  ]);
+  type F = { factId: string; src: string; dst: string | object; evidence: string[] };
+  const facts = [...(first[1].json as { facts: F[] }).facts, ...(first[2].json as { facts: F[] }).facts.filter((f) => f.src !== entityId)];
+  const mentionIds = [...new Set(facts.flatMap((f) => f.evidence))].slice(0, 25);
+  const mentions = await Promise.all(mentionIds.map((id) => get(url, m(`/mentions/${id}`), { recordedAt: cut.recordedAt })));
+  const others = [...new Set(facts.flatMap((f) => [f.src, typeof f.dst === 'string' ? f.dst : undefined]))].filter(
+    (id): id is string => id !== undefined && id !== entityId,
+  );
+  const neighbours = await Promise.all(others.map((id) => get(url, m(`/entities/${id}`), { recordedAt: cut.recordedAt })));
+  return [...first, ...mentions, ...neighbours];
+}
+
+// ------------------------------------------------------------------ timing
+
+interface Figures {
+  name: string;
+  calls: string;
+  browser: number[];
+  /** Within each browser load: from the first /v1 request's start to the last one's end. */
+  apiInBrowser: number[];
+  browserCold: number;
+  apiInBrowserCold: number;
+  fetch: number[];
+  fetchCold: number;
+  /** The calls of the first warm fetch round: rows and bytes per call. */
+  shape: Call[];
+}
+
+/**
+ * One navigation in the context's tab, as a deep link opened by hand. `total` is the page's own clock: from the
+ * navigation's start to the first animation frame in which `ready` is in the document.
+ */
+async function timeBrowser(tab: Page, url: string, page: PageCase, i: number): Promise<{ total: number; api: number }> {
+  await tab.goto(url + page.href(i), { waitUntil: 'commit' });
+  const seen = await tab.waitForFunction(
+    (selector: string) => ((globalThis as unknown as InPage).document.querySelector(selector) ? performance.now() : 0),
+    page.ready,
+    {
+      polling: 'raf',
+      timeout: 300_000,
+    },
+  );
+  const total = (await seen.jsonValue()) as number;
+  const failed = await tab.locator('[role=alert]').count();
+  if (failed > 0) throw new Error(`${page.name}: the page shows an error: ${await tab.locator('[role=alert]').first().textContent()}`);
+  const api = await tab.evaluate(() => {
+    const calls = (performance.getEntriesByType('resource') as unknown as ResourceTiming[]).filter((e) =>
+      new URL(e.name).pathname.startsWith('/v1/'),
+    );
+    return calls.length === 0 ? 0 : Math.max(...calls.map((c) => c.responseEnd)) - Math.min(...calls.map((c) => c.startTime));
+  });
+  return { total, api };
+}
+
+/** What the page's functions use of the browser's globals (this file compiles without the DOM library). */
+interface InPage {
+  document: { querySelector(selector: string): unknown };
+}
+interface ResourceTiming {
+  name: string;
+  startTime: number;
+  responseEnd: number;
+}
+
+async function newTab(browser: Browser): Promise<{ context: BrowserContext; tab: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  return { context, tab: await context.newPage() };
+}
+
+async function measure(browser: Browser, url: string, page: PageCase): Promise<Figures> {
+  // Cold: a fresh browser profile (nothing cached), the first time the service answers this page.
+  const first = await newTab(browser);
+  const cold = await timeBrowser(first.tab, url, page, 0);
+  await first.context.close();
+  const { context, tab } = await newTab(browser);
+  const browserTimes: number[] = [];
+  const apiTimes: number[] = [];
+  for (let i = 0; i < LOADS; i++) {
+    const t = await timeBrowser(tab, url, page, i % TARGETS);
+    browserTimes.push(t.total);
+    apiTimes.push(t.api);
+  }
+  await context.close();
+  const fetchTimes: number[] = [];
+  let shape: Call[] = [];
+  const t0 = performance.now();
+  await page.api(url, TARGETS); // a target the browser has not loaded: the API's own cold figure
+  const fetchCold = performance.now() - t0;
+  for (let i = 0; i < LOADS; i++) {
+    const t1 = performance.now();
+    const calls = await page.api(url, i % TARGETS);
+    fetchTimes.push(performance.now() - t1);
+    if (i === 0) shape = calls;
+  }
+  return {
+    name: page.name,
+    calls: page.calls,
+    browser: browserTimes,
+    apiInBrowser: apiTimes,
+    browserCold: cold.total,
+    apiInBrowserCold: cold.api,
+    fetch: fetchTimes,
+    fetchCold,
+    shape,
+  };
+}
+
+const ms = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(0)} ms`);
+
+async function main(): Promise<void> {
+  const chromium = findChromium();
+  if (chromium === undefined) throw new Error('no Chromium: apt-get install chromium, or set CHROMIUM_PATH');
+  console.log(
+    `== console pages on one memory of ${FACTS.toLocaleString('en')} facts (${ENTITIES.toLocaleString('en')} entities), ${LOADS} warm loads each`,
+  );
+  const server = await startServer();
+  const pool = createPool(server.databaseUrl);
+  let browser: Browser | undefined;
+  try {
+    const loaded = await load(server.url);
+    console.log(
+      `   appended ${loaded.commands.toLocaleString('en')} commands (${loaded.facts.toLocaleString('en')} facts, ${loaded.events} events, ` +
+        `${loaded.mentions} mentions) in ${loaded.seconds.toFixed(1)} s`,
+    );
+    // Read-your-writes once: the read models hold the whole memory before anything is timed.
+    const t0 = performance.now();
+    for (;;) {
+      const r = await fetch(`${server.url}${m('/entities')}?limit=1&minPosition=${loaded.position}`);
+      await r.text();
+      if (r.ok) break;
+      if (performance.now() - t0 > 600_000) throw new Error(`the read models did not reach position ${loaded.position}`);
+    }
+    console.log(`   projected ${((performance.now() - t0) / 1000).toFixed(1)} s after the last append`);
+    // What autovacuum does within a minute of a bulk load (as bench:scale does).
+    await pool.query('ANALYZE');
+    const { rows } = await pool.query<{ versions: string; facts: string; entities: string }>(
+      `SELECT count(*) AS versions, count(DISTINCT fact_id) AS facts, (SELECT count(*) FROM rm_entities) AS entities FROM rm_fact_versions`,
+    );
+    const stored = rows[0]!;
+    console.log(`   read models: ${stored.facts} facts, ${stored.versions} fact versions, ${stored.entities} entity rows`);
+
+    const span = loaded.lastRecordedMs - loaded.firstRecordedMs;
+    const past = new Date(loaded.firstRecordedMs + Math.round(span * 0.6)).toISOString();
+    const asRecorded: Cut = { validAt: past, recordedAt: past };
+    const entityOf = (i: number) => `e${(i * 37 + 5) % ENTITIES}`;
+    // Facts with several versions (the diagram has something to show), from across the history.
+    const multi = await pool.query<{ fact_id: string }>(
+      `SELECT fact_id FROM rm_fact_versions GROUP BY fact_id HAVING count(*) >= 3 ORDER BY fact_id LIMIT ${TARGETS + 1}`,
+    );
+    const factOf = (i: number) => multi.rows[i % multi.rows.length]!.fact_id;
+    const query = (i: number) => `Person 0-${(i * 53 + 11) % ENTITIES} works at`;
+    const c = '/console/memories/' + MEMORY;
+    const pages: PageCase[] = [
+      {
+        name: 'Memories list',
+        href: () => '/console',
+        ready: '#memories tbody th a',
+        api: async (url) => [await get(url, '/v1/memories')],
+        calls: '`GET /v1/memories`',
+      },
+      {
+        name: 'Memory at a cut, As-World now',
+        href: () => c,
+        ready: '#changes table, #changes p:not([role="status"])',
+        api: (url) => memoryCalls(url, {}),
+        calls: '`entities?limit=1000`, `facts` (the whole cut), `events`, then `changes` (week before)',
+      },
+      {
+        name: 'Memory at a cut, As-Recorded past',
+        href: () => c + cutQuery(asRecorded),
+        ready: '#changes table, #changes p:not([role="status"])',
+        api: (url) => memoryCalls(url, asRecorded),
+        calls: 'the same four at `validAt=recordedAt=` a past instant',
+      },
+      {
+        name: 'Fact',
+        href: (i) => `${c}/facts/${factOf(i)}`,
+        ready: '[data-testid="audit"]',
+        api: async (url, i) => Promise.all([get(url, m(`/facts/${factOf(i)}/history`)), get(url, m(`/facts/${factOf(i)}/audit`))]),
+        calls: '`history`, `audit`',
+      },
+      {
+        name: 'Search at a past cut',
+        href: (i) => `${c}/search${cutQuery(asRecorded)}&q=${encodeURIComponent(query(i))}`,
+        ready: '[data-testid="search-summary"]',
+        api: async (url, i) => [await get(url, m('/search'), {}, { query: query(i), k: 10, ...asRecorded })],
+        calls: '`POST search` (k 10)',
+      },
+      {
+        name: 'Entity (graph), As-World now',
+        href: (i) => `${c}/entities/${entityOf(i)}`,
+        ready: '[data-testid="graph"][data-nodes]',
+        api: (url, i) => entityCalls(url, entityOf(i), {}),
+        calls: '`entity`, `facts?src=`, `facts?dst=`, `events` (all at the cut), then each evidence `mention`, then each neighbour `entity`',
+      },
+    ];
+    browser = await launchChromium(chromium);
+    const all: Figures[] = [];
+    for (const page of pages) {
+      const f = await measure(browser, server.url, page);
+      all.push(f);
+      console.log(
+        `   ${f.name}: browser p50 ${ms(percentile(f.browser, 50))}, p95 ${ms(percentile(f.browser, 95))}, cold ${ms(f.browserCold)}; ` +
+          `its API calls in the browser p50 ${ms(percentile(f.apiInBrowser, 50))} (cold ${ms(f.apiInBrowserCold)}); ` +
+          `fetch alone p50 ${ms(percentile(f.fetch, 50))}, p95 ${ms(percentile(f.fetch, 95))}, cold ${ms(f.fetchCold)}`,
+      );
+      const byPath = new Map<string, { n: number; rows: number; bytes: number; ms: number }>();
+      for (const call of f.shape) {
+        const key = call.path.replace(/\?.*$/, '').replace(/\/(entities|mentions)\/[^/]+$/, '/$1/{id}');
+        const s = byPath.get(key) ?? { n: 0, rows: 0, bytes: 0, ms: 0 };
+        byPath.set(key, { n: s.n + 1, rows: s.rows + call.rows, bytes: s.bytes + call.bytes, ms: Math.max(s.ms, call.ms) });
+      }
+      for (const [path, s] of byPath)
+        console.log(`      ${s.n} × ${path}: ${s.rows.toLocaleString('en')} rows, ${(s.bytes / 1024).toFixed(0)} KiB, slowest ${ms(s.ms)}`);
+    }
+    console.log('');
+    console.log('| page | API calls | median | p95 | cold | API alone (fetch) median / p95 / cold | target: p95 < 200 ms |');
+    console.log('|---|---|---|---|---|---|---|');
+    for (const f of all) {
+      console.log(
+        `| ${f.name} | ${f.calls} | ${ms(percentile(f.browser, 50))} | ${ms(percentile(f.browser, 95))} | ${ms(f.browserCold)} | ` +
+          `${ms(percentile(f.fetch, 50))} / ${ms(percentile(f.fetch, 95))} / ${ms(f.fetchCold)} | ` +
+          `${percentile(f.browser, 95) < 200 ? 'met' : 'not met'} |`,
+      );
+    }
+    console.log(`\n${new Date().toISOString().slice(0, 10)}, ${hostname()}, Node ${process.version}`);
+  } finally {
+    await browser?.close();
+    await pool.end();
+    await server.stop();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error);
+  process.exit(1);
+});
