@@ -117,9 +117,16 @@ export class CommandHandler {
     if (decision.records.length === 0) return { position, results: decision.results, appended: 0 };
     try {
       const sealed = await sealBatch(this.keyStore, memoryId, decision.records, state);
-      await this.store.append(memoryStreamId(memoryId), sealed, {
+      const appended = await this.store.append(memoryStreamId(memoryId), sealed, {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
       });
+      if (appended.idempotentRetry) {
+        // Another process appended these very records first (same command ids, e.g. two racing retention sweeps or
+        // a client's retry sent to two processes): what it wrote stands, at its record time, and this batch is its
+        // duplicate. The state decided here is not the log's: fold it again and answer from there.
+        this.cache.forget(memoryId);
+        return await this.attempt(memoryId, commands, retriesLeft, requires);
+      }
       await destroyErasedKeys(this.keyStore, memoryId, decision.records);
       return { position, results: decision.results, appended: decision.records.length };
     } catch (error) {
