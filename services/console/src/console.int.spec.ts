@@ -87,9 +87,13 @@ if (why && ci) {
 
   it('says clearly when the key is wrong, and lists the memories with a right one', async () => {
     await open('/console');
+    // Without a key the page already shows the API's refusal ("missing API key"); the wrong key's own
+    // refusal must replace it.
+    await page.getByRole('alert').filter({ hasText: 'missing API key' }).waitFor();
     await useKey('mt_not_a_key');
-    const alert = page.getByRole('alert');
+    const alert = page.getByRole('alert').filter({ hasText: 'invalid API key' });
     await alert.waitFor();
+    expect(await page.getByRole('alert').count()).toBe(1);
     expect(await alert.textContent()).toMatch(/API key refused.*invalid API key.*Paste a valid key/);
     await useKey(ADMIN);
     const row = page.getByRole('row', { name: new RegExp(M) });

@@ -87,7 +87,9 @@ export function useApi<T>(load: (get: <R>(path: string, request?: Request) => Pr
   const [round, setRound] = useState(0);
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
+    // An error belongs to the request that met it: a new request (a new key, a re-cut) clears it, so
+    // the page never shows an old refusal beside a request still under way.
+    setState((s) => ({ data: s.data, loading: true }));
     load((path, request) => callApi(path, key, request)).then(
       (data) => current && setState({ data, loading: false }),
       (error: unknown) =>
