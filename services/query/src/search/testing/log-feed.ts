@@ -40,8 +40,12 @@ export class LogSearchFeed implements SearchFeed {
     const times = [
       ...[...facts, ...events, ...episodes].flatMap((v) => [v.recordedFrom, v.recordedTo]),
       ...[...state.mentions.values(), ...state.entities.values()].map((r) => r.recordedFrom),
-      // A name given again after an erasure is a record time of its own.
-      ...[...state.entities.values()].flatMap((e) => (named.has(e.entityId) ? [named.get(e.entityId)!] : [])),
+      // A name given again after an erasure is a record time of its own, unless it is the entity's own
+      // record time (erased and named again at that instant): the row shows one time, counted once.
+      ...[...state.entities.values()].flatMap((e) => {
+        const at = named.get(e.entityId);
+        return at !== undefined && at !== e.recordedFrom ? [at] : [];
+      }),
       ...state.merges.map((m) => m.recordedAt),
     ];
     const unchangedAt = since !== null && times.filter((t) => t === since.at).length === since.seen;
