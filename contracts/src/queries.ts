@@ -73,6 +73,10 @@ export const factsQuery = z.strictObject({
   dst: id.optional(),
   limit: pageSize('facts').optional(),
   after: after('factId'),
+  include: z
+    .literal('entities')
+    .optional()
+    .meta({ description: '`entities`: the answer also holds the entities its facts name (src and an entity dst), as the entities read shows them' }),
   consistency: consistency.default('projection'),
   minPosition,
 });

@@ -71,12 +71,14 @@ describe('facts query', () => {
   });
 
   it('takes several src (the parameter once per id, duplicates dropped) and a page by factId', () => {
-    expect(factsQuery.parse({ src: ['a', 'b', 'a'], limit: '50', after: 'f-9' })).toStrictEqual({
+    expect(factsQuery.parse({ src: ['a', 'b', 'a'], limit: '50', after: 'f-9', include: 'entities' })).toStrictEqual({
       src: ['a', 'b'],
       limit: 50,
       after: 'f-9',
+      include: 'entities',
       consistency: 'projection',
     });
+    expect(paths(factsQuery, { include: 'events' })).toEqual(['include']);
     expect(factsQuery.parse({ src: Array.from({ length: MAX_LISTED_IDS }, (_, i) => `e${i}`) }).src).toHaveLength(MAX_LISTED_IDS);
   });
 });

@@ -53,13 +53,6 @@ export const cut = z.strictObject({
 const next = (description: string) => z.string().nullable().meta({ description });
 const NEXT_PAGE = "pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last (always, without `limit`)";
 
-export const factsResponse = z.strictObject({
-  cut,
-  source: z.enum(['projection', 'replay']),
-  facts: z.array(factVersion),
-  next: next(NEXT_PAGE),
-});
-
 export const historyResponse = z.strictObject({ factId: z.string(), versions: z.array(factVersion) });
 
 export const auditEvent = z.strictObject({
@@ -82,6 +75,17 @@ export const entityResponse = z.strictObject({
   types: z.array(z.string()),
   merges: z.array(z.strictObject({ entityId: z.string(), into: z.string(), recordedAt: instantOut })),
   recordedFrom: instantOut,
+});
+
+export const factsResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  facts: z.array(factVersion),
+  next: next(NEXT_PAGE),
+  entities: z
+    .array(entityResponse)
+    .optional()
+    .meta({ description: "with `include=entities`: the entities the facts name, sorted by entityId, each as at the cut's record time" }),
 });
 
 /** `GET /v1/memories/{memoryId}/entities`: a page of the entities visible in the cut, sorted by entityId. */

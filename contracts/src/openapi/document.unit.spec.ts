@@ -93,6 +93,7 @@ describe('OpenAPI document', () => {
       'after',
       'consistency',
       'dst',
+      'include',
       'limit',
       'minPosition',
       'recordedAt',

@@ -150,7 +150,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'The fact versions in the cut `(validAt, recordedAt)`: recorded at or before `recordedAt` and not closed by then, and valid at ' +
       '`validAt`; at most one version per fact, sorted by factId. `src`, `rel` and `dst` filter (an entity id also matches the ' +
       'entities merged with it by then); `src` may be given several times, for the facts from any of those entities. With `limit`, ' +
-      "a page: for the next one pass `next` as `after`, with this answer's `cut`. " +
+      "a page: for the next one pass `next` as `after`, with this answer's `cut`. `include=entities` adds the entities the " +
+      "answer's facts name (src and an entity dst), as the entities read shows them: facts and their names in one request. " +
       `${CUT_TEXT} \`consistency=replay\` answers by exact replay of the log: the same answer.`,
     tags: ['reads'],
     response: { schema: res.factsResponse, example: ex.factsResponse },

@@ -61,7 +61,15 @@ export type Cut = { validAt?: string; recordedAt?: string };
 export type Paging = { limit?: number; after?: string };
 /** `src` may name several entities: the facts from any of them. */
 export type FactsFilter = Cut &
-  Paging & { src?: string | string[]; rel?: string; dst?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
+  Paging & {
+    src?: string | string[];
+    rel?: string;
+    dst?: string;
+    /** `entities`: the answer also holds the entities its facts name. */
+    include?: 'entities';
+    consistency?: 'projection' | 'replay';
+    minPosition?: number;
+  };
 /** `entity`: the events about it (it takes part, or a fact of their evidence is from or to it). */
 export type EventsFilter = Cut & Paging & { entity?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
 /**

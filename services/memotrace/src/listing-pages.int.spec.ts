@@ -85,6 +85,17 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
     expect(before.facts.map((f: any) => f.factId)).toEqual(['f-ann', 'f-ann-age', 'f-cy']);
     const after = await both(`facts?validAt=*&${LATER}&src=cy&limit=1`);
     expect([after.facts.map((f: any) => f.factId), after.next]).toEqual([['f-cy'], 'f-cy']);
+    // With the entities they name: f-cy is cy's, to dee, who is cy's by then (one entity); f-dee is to eve.
+    const named = await both(`facts?validAt=*&${LATER}&src=cy&include=entities`);
+    expect(named.facts.map((f: any) => [f.factId, f.src, f.dst])).toEqual([
+      ['f-cy', 'cy', 'cy'],
+      ['f-dee', 'cy', 'eve'],
+    ]);
+    expect(named.entities.map((e: any) => [e.entityId, e.name])).toEqual([
+      ['cy', 'CY'],
+      ['eve', 'EVE'],
+    ]);
+    expect((await both(`facts?validAt=*&recordedAt=${T1}&src=cy`)).entities).toBeUndefined();
     const refused = await t.get(`${M}/facts?src=${Array.from({ length: 101 }, (_, i) => `e${i}`).join('&src=')}`);
     expect([refused.status, refused.body.error.details[0].path]).toEqual([400, 'src']);
   });

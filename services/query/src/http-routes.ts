@@ -71,7 +71,12 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
       projection: (queries) => queries.checkpointedFacts(memoryId, cut, filter),
     });
     const { page: facts, next } = pageAnswer(found, q.limit, (f) => f.factId);
-    return { cut, source: q.consistency, facts, next };
+    if (q.include === undefined) return { cut, source: q.consistency, facts, next };
+    // The entities the page names, by the same source at the same cut (answers name them by canonical id).
+    const ids = [...new Set(facts.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
+    const queries = await gate.source(memoryId, q.consistency, q.minPosition);
+    const entities = ids.length === 0 ? [] : await queries.entities(memoryId, cut.recordedAt, { ids });
+    return { cut, source: q.consistency, facts, next, entities };
   });
 
   app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
