@@ -172,9 +172,9 @@ const cutQuery = (cut: Cut) => {
   return params.size > 0 ? `?${params}` : '';
 };
 
-/** The ids of the entities a page names that its own listing did not, read 100 at a time as the page does. */
-async function names(url: string, ids: Iterable<string>, known: ReadonlySet<string>, cut: Cut): Promise<Call[]> {
-  const missing = [...new Set(ids)].filter((id) => !known.has(id)).sort();
+/** The entities the ids name, read 100 at a time as the page does. */
+async function names(url: string, ids: Iterable<string>, cut: Cut): Promise<Call[]> {
+  const missing = [...new Set(ids)];
   const chunks: string[][] = [];
   for (let i = 0; i < missing.length; i += 100) chunks.push(missing.slice(i, i + 100));
   return Promise.all(chunks.map((ids) => get(url, m('/entities'), { recordedAt: cut.recordedAt, ids, limit: 100 })));
@@ -183,19 +183,18 @@ async function names(url: string, ids: Iterable<string>, known: ReadonlySet<stri
 type F = { factId: string; src: string; dst: string | object; evidence: string[] };
 const entityIdsOf = (facts: readonly F[]) => facts.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src]));
 
-/** The memory page: four listings at once (entities then their facts and the names they need; events; episodes; changes then names). */
+/** The memory page: four listings at once (entities then their facts with the entities they name; events; episodes; changes then names). */
 async function memoryCalls(url: string, cut: Cut): Promise<Call[]> {
   const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const end = cut.recordedAt ?? new Date().toISOString();
   const entities = async () => {
     const page = await get(url, m('/entities'), { ...q, limit: 25 });
     const ids = (page.json as { entities: { entityId: string }[] }).entities.map((e) => e.entityId);
-    const facts = await get(url, m('/facts'), { ...q, src: ids, limit: 1000 });
-    return [page, facts, ...(await names(url, entityIdsOf((facts.json as { facts: F[] }).facts), new Set(ids), cut))];
+    return [page, await get(url, m('/facts'), { ...q, src: ids, limit: 1000, include: 'entities' })];
   };
   const changes = async () => {
     const answer = await get(url, m('/changes'), { from: new Date(Date.parse(end) - 7 * DAY).toISOString(), to: end, limit: 100 });
-    return [answer, ...(await names(url, entityIdsOf((answer.json as { changes: { version: F }[] }).changes.map((c) => c.version)), new Set(), cut))];
+    return [answer, ...(await names(url, entityIdsOf((answer.json as { changes: { version: F }[] }).changes.map((c) => c.version)), cut))];
   };
   const calls = await Promise.all([
     entities(),
@@ -207,25 +206,22 @@ async function memoryCalls(url: string, cut: Cut): Promise<Call[]> {
   return calls.flat();
 }
 
-/** The entity page: what the cut holds about the entity, then the evidence and the names it points at. */
+/** The entity page: what the cut holds about the entity (its facts with the entities they name), then its evidence. */
 async function entityCalls(url: string, entityId: string, cut: Cut): Promise<Call[]> {
   const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const [first, access] = await Promise.all([
     Promise.all([
       get(url, m(`/entities/${entityId}`), { recordedAt: cut.recordedAt }),
-      get(url, m('/facts'), { ...q, src: entityId }),
-      get(url, m('/facts'), { ...q, dst: entityId }),
+      get(url, m('/facts'), { ...q, src: entityId, include: 'entities' }),
+      get(url, m('/facts'), { ...q, dst: entityId, include: 'entities' }),
       get(url, m('/events'), { ...q, entity: entityId }),
     ]),
     get(url, '/v1/access'),
   ]);
   const facts = [...(first[1].json as { facts: F[] }).facts, ...(first[2].json as { facts: F[] }).facts.filter((f) => f.src !== entityId)];
   const mentionIds = [...new Set(facts.flatMap((f) => f.evidence))].slice(0, 25);
-  const [mentions, neighbours] = await Promise.all([
-    Promise.all(mentionIds.map((id) => get(url, m(`/mentions/${id}`), { recordedAt: cut.recordedAt }))),
-    names(url, entityIdsOf(facts), new Set([entityId]), cut),
-  ]);
-  return [...first, access, ...mentions, ...neighbours];
+  const mentions = await Promise.all(mentionIds.map((id) => get(url, m(`/mentions/${id}`), { recordedAt: cut.recordedAt })));
+  return [...first, access, ...mentions];
 }
 
 // ------------------------------------------------------------------ timing
@@ -386,8 +382,8 @@ async function main(): Promise<void> {
         ready: '[data-testid="answered-cut"]',
         api: (url) => memoryCalls(url, {}),
         calls:
-          'at once: `entities?limit=25` then `facts?src=`×25`&limit=1000` then `entities?ids=` (names); `events?limit=50`; ' +
-          '`episodes?limit=50`; `changes?limit=100` (week before) then `entities?ids=`',
+          'at once: `entities?limit=25` then `facts?src=`×25`&limit=1000&include=entities`; `events?limit=50`; ' +
+          '`episodes?limit=50`; `changes?limit=100` (week before) then `entities?ids=` (names)',
       },
       {
         name: 'Memory at a cut, As-Recorded past',
@@ -415,7 +411,7 @@ async function main(): Promise<void> {
         href: (i) => `${c}/entities/${entityOf(i)}`,
         ready: '[data-testid="graph"][data-nodes]',
         api: (url, i) => entityCalls(url, entityOf(i), {}),
-        calls: '`entity`, `facts?src=`, `facts?dst=`, `events?entity=`; then each evidence `mention` and `entities?ids=` (the neighbours)',
+        calls: '`entity`, `facts?src=` and `facts?dst=` (`include=entities`), `events?entity=`; then each evidence `mention`',
       },
     ];
     browser = await launchChromium(chromium);

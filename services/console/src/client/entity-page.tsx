@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
-import { Dst, FactLink, entityNames, interval, readEntities } from './memory-page';
+import { Dst, FactLink, entityNames, interval } from './memory-page';
 import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
 
 /** Evidence mentions fetched for the graph's labels: a neighbourhood is read at a glance, not exhaustively. */
@@ -136,6 +136,12 @@ const STYLE = [
   },
 ];
 
+/**
+ * The graph library, loaded by this page only (a chunk of its own): asked for as the page opens, so it
+ * is loaded and compiled while the neighbourhood is read, not after.
+ */
+const loadGraphLibrary = () => import('cytoscape');
+
 /** How the keyboard's selection names a node's kind. */
 const KIND_NAMES: Record<GraphNode['kind'], string> = {
   center: 'this entity',
@@ -182,8 +188,7 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
     let cy: { destroy(): void } | undefined;
     let at = -1;
     say('');
-    // The graph library is loaded by this page only (a chunk of its own).
-    void import('cytoscape').then(({ default: cytoscape }) => {
+    void loadGraphLibrary().then(({ default: cytoscape }) => {
       if (destroyed || container.current === null) return;
       const instance = cytoscape({
         container: container.current,
@@ -260,35 +265,30 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
 
 /** `/console/memories/{memoryId}/entities/{entityId}`: the entity's facts, events and evidence at the cut, as a graph and as lists. */
 export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; entityId: string; cut: Cut }) {
+  useEffect(() => void loadGraphLibrary(), []);
   const query = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const state = useApi(
     async (get): Promise<Neighbourhood> => {
-      // Two rounds: what the cut holds about the entity, then the names and evidence it points at, each all at once.
+      // Two rounds: what the cut holds about the entity (its facts with the entities they name), then its evidence.
       const [entity, out, into, events] = await Promise.all([
         get<EntityResponse>(memoryPath(memoryId, `/entities/${encodeURIComponent(entityId)}`), { query: { recordedAt: cut.recordedAt } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src: entityId } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, dst: entityId } }),
+        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src: entityId, include: 'entities' } }),
+        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, dst: entityId, include: 'entities' } }),
         get<EventsResponse>(memoryPath(memoryId, '/events'), { query: { ...query, entity: entityId } }),
       ]);
       const facts = [...out.facts, ...into.facts.filter((f) => f.src !== entity.entityId)];
       const mentionIds = [...new Set(facts.flatMap((f) => f.evidence))].slice(0, MAX_MENTIONS);
-      const others = [...new Set(facts.flatMap((f) => [f.src, typeof f.dst === 'string' ? f.dst : undefined]))].filter(
-        (id): id is string => id !== undefined && id !== entity.entityId,
-      );
-      const [mentions, neighbours] = await Promise.all([
-        Promise.all(
-          mentionIds.map((id) =>
-            get<MentionView>(memoryPath(memoryId, `/mentions/${encodeURIComponent(id)}`), { query: { recordedAt: cut.recordedAt } }).catch(
-              (error: unknown) => {
-                if (error instanceof ApiError && error.status === 404) return null;
-                throw error;
-              },
-            ),
+      const mentions = await Promise.all(
+        mentionIds.map((id) =>
+          get<MentionView>(memoryPath(memoryId, `/mentions/${encodeURIComponent(id)}`), { query: { recordedAt: cut.recordedAt } }).catch(
+            (error: unknown) => {
+              if (error instanceof ApiError && error.status === 404) return null;
+              throw error;
+            },
           ),
         ),
-        readEntities(get, memoryId, cut.recordedAt, others),
-      ]);
-      const names = entityNames([entity, ...neighbours]);
+      );
+      const names = entityNames([entity, ...(out.entities ?? []), ...(into.entities ?? [])]);
       return { entity, facts, events: events.events, mentions: mentions.filter((m): m is MentionView => m !== null), names };
     },
     [memoryId, entityId, cut.validAt, cut.recordedAt],
