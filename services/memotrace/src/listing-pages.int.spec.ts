@@ -132,14 +132,14 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
   });
 
   it('pages the changes of a window by whole record instants, each page the answer for its own window', async () => {
-    const all = await t.get(`${M}/changes?from=${T0}&to=2024-06-01T00:00:00.000Z`);
+    const all = await t.get(`${M}/changes?from=${T0}&to=2024-06-01T00:00:00.000Z&minPosition=${position}`);
     expect(all.body.changes.map((c: any) => c.at)).toEqual([...Array(6).fill(T0), T2]);
     // T0 holds six changes: the first page takes the instant whole, beyond its limit of two.
-    const first = await t.get(`${M}/changes?from=${T0}&to=2024-06-01T00:00:00.000Z&limit=2`);
+    const first = await t.get(`${M}/changes?from=${T0}&to=2024-06-01T00:00:00.000Z&limit=2&minPosition=${position}`);
     expect([first.body.changes.length, first.body.to, first.body.next]).toEqual([6, T2, T2]);
     // Its window ends before T2, so the version T2 closes is still open in it.
     expect(first.body.changes.find((c: any) => c.version.factId === 'f-eve').version.recordedTo).toBeNull();
-    const second = await t.get(`${M}/changes?from=${first.body.next}&to=2024-06-01T00:00:00.000Z&limit=2`);
+    const second = await t.get(`${M}/changes?from=${first.body.next}&to=2024-06-01T00:00:00.000Z&limit=2&minPosition=${position}`);
     expect([second.body.changes.map((c: any) => [c.change, c.version.factId]), second.body.next]).toEqual([[['closed', 'f-eve']], null]);
     expect((await t.get(`${M}/changes?from=${T0}&limit=0`)).status).toBe(400);
   });
