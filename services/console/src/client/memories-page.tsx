@@ -1,6 +1,6 @@
 import type { MemoriesResponse } from '@memotrace/contracts';
 import { formatInstant } from './cut';
-import { Link, Loading, Section, Table, consolePath, useApi } from './ui';
+import { Link, Loading, Section, Table, consolePath, count, useApi } from './ui';
 
 /** `/console`: the memories this key may read, with their sizes (log positions) and latest record times. */
 export function MemoriesPage() {
@@ -14,11 +14,7 @@ export function MemoriesPage() {
           ) : (
             <Table
               columns={['Memory', { name: 'Size (log records)', class: 'num' }, 'Latest record time', 'Open at']}
-              caption={
-                <>
-                  {memories.length} {memories.length === 1 ? 'memory' : 'memories'}; the size is the memory&apos;s log length (its position)
-                </>
-              }
+              caption={<>{count(memories.length, 'memory', 'memories')}; the size is the memory&apos;s log length (its position)</>}
             >
               {memories.map((m) => (
                 <tr key={m.memoryId}>

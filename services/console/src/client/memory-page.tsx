@@ -14,7 +14,7 @@ import { useMemo } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant, fromInputValue, toInputValue } from './cut';
 import { CutControls } from './cut-controls';
-import { Link, Loading, Section, Table, consolePath, navigate, useApi } from './ui';
+import { Link, Loading, Section, Table, consolePath, count, navigate, useApi } from './ui';
 
 const DAY = 86_400_000;
 /** A page of the memory page's listings: enough to read, little enough to answer and draw at once on a large memory. */
@@ -170,7 +170,8 @@ function Entities({ memoryId, cut, search }: Listing) {
           const bySrc = new Map<string, FactVersion[]>();
           for (const fact of facts?.facts ?? []) bySrc.set(fact.src, [...(bySrc.get(fact.src) ?? []), fact]);
           const paged = page.next !== null || current !== undefined;
-          const counted = `${page.entities.length} entities${paged ? ' on this page' : ''}, with ${facts?.facts.length ?? 0} facts from them`;
+          const listed = `${count(page.entities.length, 'entity', 'entities')}${paged ? ' on this page' : ''}`;
+          const counted = `${listed}, with ${count(facts?.facts.length ?? 0, 'fact')} from them`;
           return (
             <>
               <p class="muted" data-testid="answered-cut">
@@ -331,7 +332,7 @@ function Changes({ memoryId, cut, from, to }: { memoryId: string; cut: Cut; from
                 columns={['Recorded', 'Change', 'Fact', 'Statement', 'Valid']}
                 caption={
                   <>
-                    {changes.length} changes in [{formatInstant(start)}, {formatInstant(answered)})
+                    {count(changes.length, 'change')} in [{formatInstant(start)}, {formatInstant(answered)})
                     {next !== null ? `; more until ${formatInstant(end)}` : ''}
                   </>
                 }

@@ -47,7 +47,7 @@ function RebuildAndLag() {
               <dt>State</dt>
               <dd>{s.state}</dd>
               <dt>Started</dt>
-              <dd>{formatInstant(s.startedAt)}</dd>
+              <dd>{s.startedAt === null ? 'never' : formatInstant(s.startedAt)}</dd>
               <dt>Up to</dt>
               <dd>{s.to === null ? 'the head' : formatInstant(s.to)}</dd>
               {s.progress ? (

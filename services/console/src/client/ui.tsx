@@ -175,6 +175,11 @@ export function Section({ title, id, children }: { title: string; id?: string; c
   );
 }
 
+/** `1 fact`, `2 facts`. */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function consolePath(memoryId: string, rest = ''): string {
   return `/console/memories/${encodeURIComponent(memoryId)}${rest}`;
 }
