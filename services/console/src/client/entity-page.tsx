@@ -153,13 +153,13 @@ const KIND_NAMES: Record<GraphNode['kind'], string> = {
 };
 
 /** What the keyboard's selection says of node `i` of the graph. */
-export function nodeAnnouncement(graph: { nodes: readonly GraphNode[] }, i: number): string {
+function nodeAnnouncement(graph: { nodes: readonly GraphNode[] }, i: number): string {
   const node = graph.nodes[i]!;
   return `${node.label} (${KIND_NAMES[node.kind]}), ${i + 1} of ${graph.nodes.length}${node.href ? ': Enter opens it' : ''}`;
 }
 
 /** The node the keyboard moves to from `at` (-1: none selected yet) on `key`; undefined for a key it does not use. */
-export function nextNode(key: string, at: number, count: number): number | undefined {
+function nextNode(key: string, at: number, count: number): number | undefined {
   switch (key) {
     case 'ArrowRight':
     case 'ArrowDown':
@@ -178,7 +178,7 @@ export function nextNode(key: string, at: number, count: number): number | undef
 
 /**
  * The graph, drawn by cytoscape on a canvas. It takes the keyboard: arrow keys (Home, End) select its nodes
- * one by one in the order of the lists below, a live region says which, Enter opens it.
+ * one by one, a live region says which, Enter opens it.
  */
 function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>; label: string }) {
   const container = useRef<HTMLDivElement>(null);
@@ -187,6 +187,8 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
     let destroyed = false;
     let cy: { destroy(): void } | undefined;
     let at = -1;
+    let onKey: ((event: KeyboardEvent) => void) | undefined;
+    const element = container.current;
     say('');
     void loadGraphLibrary().then(({ default: cytoscape }) => {
       if (destroyed || container.current === null) return;
@@ -213,7 +215,7 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
         const href = event.target.data('href') as string;
         if (href) navigate(href);
       });
-      container.current.addEventListener('keydown', (event) => {
+      onKey = (event: KeyboardEvent) => {
         if (event.key === 'Enter' || event.key === ' ') {
           const href = at < 0 ? undefined : graph.nodes[at]!.href;
           if (href === undefined) return;
@@ -228,12 +230,14 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
         instance.nodes().unselect();
         instance.getElementById(graph.nodes[at]!.id).select();
         say(nodeAnnouncement(graph, at));
-      });
+      };
+      container.current.addEventListener('keydown', onKey);
       container.current.dataset['nodes'] = String(graph.nodes.length);
       cy = instance;
     });
     return () => {
       destroyed = true;
+      if (onKey) element?.removeEventListener('keydown', onKey);
       cy?.destroy();
     };
   }, [graph]);
