@@ -24,12 +24,59 @@ export const positionString = z
 const MIN_POSITION = { description: "a position this memory handed out (a write's `position`): wait (bounded) until the read models have it" };
 const minPosition = positionString.optional().meta(MIN_POSITION);
 
+/** The most items one page of a listing may hold. */
+const PAGE_MAX = 1000;
+
+/** The most ids one list parameter (`src`, `ids`) takes: a request line stays within what HTTP servers accept. */
+export const MAX_LISTED_IDS = 100;
+
+/**
+ * Several ids in one query parameter, given once per id (`src=a&src=b`); a single one parses as a
+ * list of one. Duplicates are kept out of the list.
+ */
+function idList(description: string) {
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' ? [value] : value),
+      z
+        .array(id)
+        .min(1)
+        .max(MAX_LISTED_IDS, { error: `must name at most ${MAX_LISTED_IDS} ids` }),
+    )
+    .transform((ids) => [...new Set(ids)])
+    .meta({ description: `${description}; repeat the parameter for several (at most ${MAX_LISTED_IDS})` });
+}
+
+/** A page size given as a decimal string: 1..PAGE.max. */
+function pageSize(items: string) {
+  return z
+    .string()
+    .regex(/^\d{1,4}$/, { error: `must be an integer from 1 to ${PAGE_MAX}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: 'must be at least 1' })
+        .max(PAGE_MAX, { error: `must be at most ${PAGE_MAX}` }),
+    )
+    .meta({ description: `how many ${items} one page holds (at most ${PAGE_MAX}); without it, all of them` });
+}
+
+/** The previous page's `next`: a listing sorted by id goes on after it. */
+const after = (idName: string) => id.optional().meta({ description: `the previous page's \`next\`: this page starts after that ${idName}` });
+
 export const factsQuery = z.strictObject({
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
-  src: id.optional(),
+  src: idList('facts from this entity (or an entity merged with it by then)').optional(),
   rel: id.optional(),
   dst: id.optional(),
+  limit: pageSize('facts').optional(),
+  after: after('factId'),
+  include: z
+    .literal('entities')
+    .optional()
+    .meta({ description: '`entities`: the answer also holds the entities its facts name (src and an entity dst), as the entities read shows them' }),
   consistency: consistency.default('projection'),
   minPosition,
 });
@@ -43,28 +90,35 @@ export const entityQuery = z.strictObject({ recordedAt: instant.optional(), minP
 export const eventsQuery = z.strictObject({
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
+  entity: id.optional().meta({
+    description:
+      'events about this entity (or an entity merged with it by then): it takes part in them, or a fact of their evidence is from or to it',
+  }),
+  limit: pageSize('events').optional(),
+  after: after('eventId'),
   consistency: consistency.default('projection'),
   minPosition,
 });
 
-/** Page size of a listing (a document's mentions, entities): what a reader gets when it does not say, and the most it may ask for. */
-export const PAGE = { default: 100, max: 1000 } as const;
+/** Page size of a listing (a document's mentions, entities, episodes): what a reader gets when it does not say, and the most it may ask for. */
+export const PAGE = { default: 100, max: PAGE_MAX } as const;
 
-/** A page size given as a decimal string: 1..PAGE.max. */
+/** A page size with the default page. */
 function pageLimit(items: string) {
-  return z
-    .string()
-    .regex(/^\d{1,4}$/, { error: `must be an integer from 1 to ${PAGE.max}` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(1, { error: 'must be at least 1' })
-        .max(PAGE.max, { error: `must be at most ${PAGE.max}` }),
-    )
+  return pageSize(items)
     .default(PAGE.default)
     .meta({ description: `how many ${items} one page holds (default ${PAGE.default}, at most ${PAGE.max})` });
 }
+
+/** The episodes in a cut (SPEC §3.2: visible iff one of their events is; each lists only its visible events), a page at a time. */
+export const episodesQuery = z.strictObject({
+  validAt: instantOrStar.optional(),
+  recordedAt: instant.optional(),
+  limit: pageLimit('episodes'),
+  after: after('episodeId'),
+  consistency: consistency.default('projection'),
+  minPosition,
+});
 
 /**
  * A document's mentions (SPEC §3 `RECORD_MENTION`; §5.1: a conversation's turns, `docId` = its sessionId), in
@@ -76,7 +130,7 @@ export const mentionsQuery = z.strictObject({
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
   limit: pageLimit('mentions'),
-  after: id.optional().meta({ description: "the previous page's `next`: this page starts after that mention" }),
+  after: after('mention'),
   consistency: consistency.default('projection'),
   minPosition,
 });
@@ -100,18 +154,32 @@ export const entitiesQuery = z.strictObject({
     .default('exact')
     .meta({ description: '`exact`: the whole name; `prefix`: names that start with `name` ("ali" finds "Alice Smith")' }),
   type: nonBlankText.optional().meta({ description: 'only entities with this type (case-insensitive)', examples: ['person'] }),
+  ids: idList('only the entities these ids name (an id merged away names the entity it joined)').optional(),
   validAt: instantOrStar.optional(),
   recordedAt: instant.optional(),
   limit: pageLimit('entities'),
-  after: id.optional().meta({ description: "the previous page's `next`: this page starts after that entityId" }),
+  after: after('entityId'),
   consistency: consistency.default('projection'),
   minPosition,
 });
 
 /** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */
-export const changesQuery = z.strictObject({ from: instant, to: instant.optional(), minPosition }).superRefine((v, ctx) => {
-  if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
-});
+export const changesQuery = z
+  .strictObject({
+    from: instant,
+    to: instant.optional(),
+    limit: pageSize('changes')
+      .optional()
+      .meta({
+        description:
+          'at most this many changes, whole record instants only (at least the first, which may hold more): the answer is then the window ' +
+          '[from, next), and `next` is the `from` of the following page; without it, every change of the window',
+      }),
+    minPosition,
+  })
+  .superRefine((v, ctx) => {
+    if (v.to !== undefined && v.to < v.from) ctx.addIssue({ code: 'custom', message: 'must not be earlier than from', path: ['to'], input: v.to });
+  });
 
 export const searchRequest = z.strictObject({
   query: nonBlankText,
@@ -129,6 +197,7 @@ export const searchRequest = z.strictObject({
 export const exportQuery = noParameters;
 export const importQuery = noParameters;
 export const memoriesQuery = noParameters;
+export const accessQuery = noParameters;
 
 /** Path parameters. */
 export const memoryParams = z.strictObject({ memoryId });
@@ -140,6 +209,7 @@ export type FactsQuery = z.output<typeof factsQuery>;
 export type HistoryQuery = z.output<typeof historyQuery>;
 export type EntityQuery = z.output<typeof entityQuery>;
 export type EventsQuery = z.output<typeof eventsQuery>;
+export type EpisodesQuery = z.output<typeof episodesQuery>;
 export type EntitiesQuery = z.output<typeof entitiesQuery>;
 export type MentionsQuery = z.output<typeof mentionsQuery>;
 export type MentionQuery = z.output<typeof mentionQuery>;

@@ -2,13 +2,16 @@ import { zodIssuesToDetails } from './errors';
 import {
   auditQuery,
   changesQuery,
+  entitiesQuery,
   entityParams,
+  episodesQuery,
   entityQuery,
   eventsQuery,
   exportQuery,
   factParams,
   factsQuery,
   historyQuery,
+  MAX_LISTED_IDS,
   PAGE,
   memoryParams,
   mentionParams,
@@ -34,7 +37,7 @@ describe('facts query', () => {
     ).toStrictEqual({
       validAt: '*',
       recordedAt: TC,
-      src: 'alice',
+      src: ['alice'],
       rel: 'works_at',
       dst: 'acme',
       consistency: 'replay',
@@ -53,12 +56,30 @@ describe('facts query', () => {
     [{ minPosition: '' }, ['minPosition']],
     [{ minPosition: '1e3' }, ['minPosition']],
     [{ minPosition: '99999999999999999' }, ['minPosition']],
-    [{ src: '' }, ['src']],
+    [{ src: '' }, ['src.0']],
     [{ dst: 'a\u0000' }, ['dst']],
-    [{ src: ['a', 'b'] }, ['src']],
-    [{ limit: '10' }, ['limit']],
+    [{ src: [] }, ['src']],
+    [{ src: ['a', ''] }, ['src.1']],
+    [{ src: Array.from({ length: MAX_LISTED_IDS + 1 }, (_, i) => `e${i}`) }, ['src']],
+    [{ rel: ['a', 'b'] }, ['rel']],
+    [{ limit: '0' }, ['limit']],
+    [{ limit: '1001' }, ['limit']],
+    [{ after: '' }, ['after']],
+    [{ offset: '10' }, ['offset']],
   ])('rejects %j', (input, expected) => {
     expect(paths(factsQuery, input)).toEqual(expected);
+  });
+
+  it('takes several src (the parameter once per id, duplicates dropped) and a page by factId', () => {
+    expect(factsQuery.parse({ src: ['a', 'b', 'a'], limit: '50', after: 'f-9', include: 'entities' })).toStrictEqual({
+      src: ['a', 'b'],
+      limit: 50,
+      after: 'f-9',
+      include: 'entities',
+      consistency: 'projection',
+    });
+    expect(paths(factsQuery, { include: 'events' })).toEqual(['include']);
+    expect(factsQuery.parse({ src: Array.from({ length: MAX_LISTED_IDS }, (_, i) => `e${i}`) }).src).toHaveLength(MAX_LISTED_IDS);
   });
 });
 
@@ -68,6 +89,14 @@ describe('events, history, entity, audit, export queries', () => {
     expect(historyQuery.parse({ recordedAt: T })).toStrictEqual({ recordedAt: TC });
     expect(entityQuery.parse({})).toStrictEqual({});
     expect(paths(eventsQuery, { src: 'a' })).toEqual(['src']);
+    expect(eventsQuery.parse({ entity: 'alice', limit: '2', after: 'ev-1' })).toStrictEqual({
+      entity: 'alice',
+      limit: 2,
+      after: 'ev-1',
+      consistency: 'projection',
+    });
+    expect(paths(eventsQuery, { entity: ['a', 'b'] })).toEqual(['entity']);
+    expect(paths(eventsQuery, { limit: '0' })).toEqual(['limit']);
     expect(paths(historyQuery, { validAt: T })).toEqual(['validAt']);
     expect(paths(entityQuery, { recordedAt: 'yesterday' })).toEqual(['recordedAt']);
     expect(paths(auditQuery, { x: '1' })).toEqual(['x']);
@@ -75,7 +104,33 @@ describe('events, history, entity, audit, export queries', () => {
   });
 });
 
+describe('episodes and entities queries', () => {
+  it('episodes: a cut and a page, 100 by default', () => {
+    expect(episodesQuery.parse({})).toStrictEqual({ limit: PAGE.default, consistency: 'projection' });
+    expect(episodesQuery.parse({ validAt: '*', recordedAt: T, limit: '5', after: 'ep1', consistency: 'replay' })).toStrictEqual({
+      validAt: '*',
+      recordedAt: TC,
+      limit: 5,
+      after: 'ep1',
+      consistency: 'replay',
+    });
+    expect(paths(episodesQuery, { limit: '1001' })).toEqual(['limit']);
+    expect(paths(episodesQuery, { entity: 'a' })).toEqual(['entity']);
+  });
+
+  it('entities: ids, once per id', () => {
+    expect(entitiesQuery.parse({ ids: 'alice' }).ids).toEqual(['alice']);
+    expect(entitiesQuery.parse({ ids: ['alice', 'bob'] }).ids).toEqual(['alice', 'bob']);
+    expect(paths(entitiesQuery, { ids: ['alice', '\u0007'] })).toEqual(['ids.1']);
+  });
+});
+
 describe('changes query', () => {
+  it('takes a page size', () => {
+    expect(changesQuery.parse({ from: T, limit: '100' })).toStrictEqual({ from: TC, limit: 100 });
+    expect(paths(changesQuery, { from: T, limit: '0' })).toEqual(['limit']);
+  });
+
   it('takes [from, to), to optional and not before from', () => {
     expect(changesQuery.parse({ from: T, to: '2024-05-02T00:00:00Z' })).toStrictEqual({ from: TC, to: '2024-05-02T00:00:00.000Z' });
     expect(changesQuery.parse({ from: T })).toStrictEqual({ from: TC });

@@ -50,11 +50,8 @@ export const cut = z.strictObject({
   recordedAt: instantOut,
 });
 
-export const factsResponse = z.strictObject({
-  cut,
-  source: z.enum(['projection', 'replay']),
-  facts: z.array(factVersion),
-});
+const next = (description: string) => z.string().nullable().meta({ description });
+const NEXT_PAGE = "pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last (always, without `limit`)";
 
 export const historyResponse = z.strictObject({ factId: z.string(), versions: z.array(factVersion) });
 
@@ -80,15 +77,23 @@ export const entityResponse = z.strictObject({
   recordedFrom: instantOut,
 });
 
+export const factsResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  facts: z.array(factVersion),
+  next: next(NEXT_PAGE),
+  entities: z
+    .array(entityResponse)
+    .optional()
+    .meta({ description: "with `include=entities`: the entities the facts name, sorted by entityId, each as at the cut's record time" }),
+});
+
 /** `GET /v1/memories/{memoryId}/entities`: a page of the entities visible in the cut, sorted by entityId. */
 export const entitiesResponse = z.strictObject({
   cut,
   source: z.enum(['projection', 'replay']),
   entities: z.array(entityResponse),
-  next: z
-    .string()
-    .nullable()
-    .meta({ description: "pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last" }),
+  next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last"),
 });
 
 export const eventView = z.strictObject({
@@ -100,7 +105,24 @@ export const eventView = z.strictObject({
   recordedFrom: instantOut,
 });
 
-export const eventsResponse = z.strictObject({ cut, source: z.enum(['projection', 'replay']), events: z.array(eventView) });
+export const eventsResponse = z.strictObject({ cut, source: z.enum(['projection', 'replay']), events: z.array(eventView), next: next(NEXT_PAGE) });
+
+/** An episode in a cut (SPEC §3.2): `events` lists only its events visible at the cut's record time, in its own order. */
+export const episodeView = z.strictObject({
+  episodeId: z.string(),
+  title: z.string(),
+  window: z.strictObject({ from: instantOut, to: instantOut.nullable() }),
+  events: z.array(z.string()),
+  recordedFrom: instantOut,
+});
+
+/** `GET /v1/memories/{memoryId}/episodes`: a page of the episodes visible in the cut, sorted by episodeId. */
+export const episodesResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  episodes: z.array(episodeView),
+  next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last"),
+});
 
 /** One mention (SPEC §3 `RECORD_MENTION`): recorded once, it never changes. */
 export const mentionView = z.strictObject({
@@ -119,10 +141,7 @@ export const mentionsResponse = z.strictObject({
   mentions: z.array(mentionView).meta({
     description: 'in document order: by occurredAt (mentions without one last), then by mentionId in natural order (D1:9 before D1:10)',
   }),
-  next: z
-    .string()
-    .nullable()
-    .meta({ description: "pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page ends the document" }),
+  next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page ends the document"),
 });
 
 export const factChange = z.strictObject({
@@ -131,7 +150,12 @@ export const factChange = z.strictObject({
   version: factVersion,
 });
 
-export const changesResponse = z.strictObject({ from: instantOut, to: instantOut, changes: z.array(factChange) });
+export const changesResponse = z.strictObject({
+  from: instantOut,
+  to: instantOut.meta({ description: 'the end of the window answered: with `limit`, where this page ends' }),
+  changes: z.array(factChange),
+  next: instantOut.nullable().meta({ description: 'with `limit`, the `from` of the following page (pass the same `to`); null when none follows' }),
+});
 
 export const itemKind = z.enum(['event', 'fact', 'mention', 'episode']);
 
@@ -178,6 +202,16 @@ export const memoryDeletedResponse = z.strictObject({
   records: z.number().int().positive().meta({ description: 'how many log records went with the memory' }),
 });
 
+/** `GET /v1/access`: what the key of the request may do, so a client can offer only that. */
+export const accessResponse = z.strictObject({
+  accessControl: z.boolean().meta({ description: 'false when the operator configured no keys (loopback only): then everything is allowed' }),
+  keyId: z.string().nullable().meta({ description: "the key's id, the `actor` of its commands; null without access control" }),
+  access: z
+    .enum(['read', 'write', 'admin'])
+    .meta({ description: '`read`: GET and search; `write`: also commands; `admin`: also ERASE and deleting a memory' }),
+  memories: z.array(z.string()).meta({ description: 'the memories it is scoped to; `["*"]`: all of them' }),
+});
+
 export type CommandResult = z.output<typeof commandResult>;
 export type CommandsResponse = z.output<typeof commandsResponse>;
 export type FactVersion = z.output<typeof factVersion>;
@@ -190,6 +224,9 @@ export type EntityResponse = z.output<typeof entityResponse>;
 export type EntitiesResponse = z.output<typeof entitiesResponse>;
 export type EventView = z.output<typeof eventView>;
 export type EventsResponse = z.output<typeof eventsResponse>;
+export type EpisodeView = z.output<typeof episodeView>;
+export type EpisodesResponse = z.output<typeof episodesResponse>;
+export type AccessResponse = z.output<typeof accessResponse>;
 export type MentionView = z.output<typeof mentionView>;
 export type MentionsResponse = z.output<typeof mentionsResponse>;
 export type FactChange = z.output<typeof factChange>;

@@ -1,4 +1,6 @@
 import {
+  accessResponse,
+  episodesResponse,
   auditResponse,
   changesResponse,
   commandsResponse,
@@ -35,7 +37,8 @@ describe('response schemas', () => {
       }).success,
     ).toBe(true);
     expect(
-      factsResponse.safeParse({ cut, source: 'replay', facts: [version, { ...version, dst: { literal: 3, datatype: 'number' } }] }).success,
+      factsResponse.safeParse({ cut, source: 'replay', facts: [version, { ...version, dst: { literal: 3, datatype: 'number' } }], next: null })
+        .success,
     ).toBe(true);
     expect(historyResponse.safeParse({ factId: 'f1', versions: [version] }).success).toBe(true);
     expect(
@@ -79,13 +82,32 @@ describe('response schemas', () => {
             recordedFrom: '2024-05-01T09:30:00.000Z',
           },
         ],
+        next: 'e1',
       }).success,
     ).toBe(true);
+    expect(
+      episodesResponse.safeParse({
+        cut,
+        source: 'projection',
+        episodes: [
+          {
+            episodeId: 'ep1',
+            title: 'week one',
+            window: { from: '2024-05-01T00:00:00.000Z', to: null },
+            events: ['e1'],
+            recordedFrom: '2024-05-01T09:30:00.000Z',
+          },
+        ],
+        next: null,
+      }).success,
+    ).toBe(true);
+    expect(accessResponse.safeParse({ accessControl: true, keyId: 'k', access: 'read', memories: ['m'] }).success).toBe(true);
     expect(
       changesResponse.safeParse({
         from: '2024-05-01T00:00:00.000Z',
         to: '2024-05-02T00:00:00.000Z',
         changes: [{ change: 'opened', at: '2024-05-01T09:30:00.000Z', version }],
+        next: '2024-05-01T10:00:00.000Z',
       }).success,
     ).toBe(true);
     expect(
@@ -128,6 +150,8 @@ describe('response schemas', () => {
     expect(
       commandsResponse.safeParse({ position: 1, results: [{ commandId: 'c', status: 'ok', recordedAt: cut.recordedAt, ids: {} }] }).success,
     ).toBe(false);
-    expect(factsResponse.safeParse({ cut: { validAt: 'now', recordedAt: cut.recordedAt }, source: 'projection', facts: [] }).success).toBe(false);
+    expect(
+      factsResponse.safeParse({ cut: { validAt: 'now', recordedAt: cut.recordedAt }, source: 'projection', facts: [], next: null }).success,
+    ).toBe(false);
   });
 });

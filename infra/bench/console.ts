@@ -12,7 +12,8 @@ import { percentile } from './stats';
  * is set) takes the scale benchmark's generated memory over HTTP, with events and evidence mentions
  * woven in; then Debian's Chromium (headless, playwright-core) loads each page from its deep link, timed
  * from navigation to the element the page shows once its data arrived. The same API calls are timed
- * alone from Node, so the report separates the server's time from the browser's.
+ * alone from Node, so the report separates the server's time from the browser's. Every page also asks
+ * `GET /v1/access` (the key bar says what the key may do), in parallel with its own reads.
  */
 const env = process.env;
 const FACTS = Number(env['BENCH_CONSOLE_FACTS'] ?? 100_000);
@@ -124,11 +125,14 @@ interface Call {
 async function get(
   url: string,
   path: string,
-  query: Record<string, string | number | undefined> = {},
+  query: Record<string, string | number | readonly string[] | undefined> = {},
   body?: unknown,
 ): Promise<Call & { json: never }> {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value === 'object') for (const one of value) params.append(name, one);
+    else if (value !== undefined) params.set(name, String(value));
+  }
   const full = `${path}${params.size > 0 ? `?${params}` : ''}`;
   const t0 = performance.now();
   const response = await fetch(url + full, {
@@ -140,7 +144,7 @@ async function get(
   const json = JSON.parse(text) as Record<string, unknown>;
   const ms = performance.now() - t0;
   if (!response.ok) throw new Error(`${full}: HTTP ${response.status} ${text.slice(0, 300)}`);
-  const list = ['facts', 'events', 'entities', 'changes', 'memories', 'items', 'versions'].map((k) => json[k]).find(Array.isArray);
+  const list = ['facts', 'events', 'episodes', 'entities', 'changes', 'memories', 'items', 'versions'].map((k) => json[k]).find(Array.isArray);
   return { path: full, ms, rows: list?.length ?? 1, bytes: text.length, json: json as never };
 }
 
@@ -153,7 +157,7 @@ interface PageCase {
   name: string;
   /** The console's deep link of target i. */
   href(i: number): string;
-  /** What shows once the data arrived. */
+  /** What shows once the data arrived (and nothing in the page's main part is still loading). */
   ready: string;
   /** The API calls the page makes for target i, in its order (parallel where it is). */
   api(url: string, i: number): Promise<Call[]>;
@@ -168,33 +172,56 @@ const cutQuery = (cut: Cut) => {
   return params.size > 0 ? `?${params}` : '';
 };
 
-function memoryCalls(url: string, cut: Cut): Promise<Call[]> {
-  return (async () => {
-    const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
-    const first = await Promise.all([get(url, m('/entities'), { ...q, limit: 1000 }), get(url, m('/facts'), q), get(url, m('/events'), q)]);
-    const end = cut.recordedAt ?? new Date().toISOString();
-    const changes = await get(url, m('/changes'), { from: new Date(Date.parse(end) - 7 * DAY).toISOString(), to: end });
-    return [...first, changes];
-  })();
+/** The entities the ids name, read 100 at a time as the page does. */
+async function names(url: string, ids: Iterable<string>, cut: Cut): Promise<Call[]> {
+  const missing = [...new Set(ids)];
+  const chunks: string[][] = [];
+  for (let i = 0; i < missing.length; i += 100) chunks.push(missing.slice(i, i + 100));
+  return Promise.all(chunks.map((ids) => get(url, m('/entities'), { recordedAt: cut.recordedAt, ids, limit: 100 })));
 }
 
+type F = { factId: string; src: string; dst: string | object; evidence: string[] };
+const entityIdsOf = (facts: readonly F[]) => facts.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src]));
+
+/** The memory page: four listings at once (entities then their facts with the entities they name; events; episodes; changes then names). */
+async function memoryCalls(url: string, cut: Cut): Promise<Call[]> {
+  const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
+  const end = cut.recordedAt ?? new Date().toISOString();
+  const entities = async () => {
+    const page = await get(url, m('/entities'), { ...q, limit: 25 });
+    const ids = (page.json as { entities: { entityId: string }[] }).entities.map((e) => e.entityId);
+    return [page, await get(url, m('/facts'), { ...q, src: ids, limit: 1000, include: 'entities' })];
+  };
+  const changes = async () => {
+    const answer = await get(url, m('/changes'), { from: new Date(Date.parse(end) - 7 * DAY).toISOString(), to: end, limit: 100 });
+    return [answer, ...(await names(url, entityIdsOf((answer.json as { changes: { version: F }[] }).changes.map((c) => c.version)), cut))];
+  };
+  const calls = await Promise.all([
+    entities(),
+    get(url, m('/events'), { ...q, limit: 50 }).then((c) => [c]),
+    get(url, m('/episodes'), { ...q, limit: 50 }).then((c) => [c]),
+    changes(),
+    get(url, '/v1/access').then((c) => [c]),
+  ]);
+  return calls.flat();
+}
+
+/** The entity page: what the cut holds about the entity (its facts with the entities they name), then its evidence. */
 async function entityCalls(url: string, entityId: string, cut: Cut): Promise<Call[]> {
   const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
-  const first = await Promise.all([
-    get(url, m(`/entities/${entityId}`), { recordedAt: cut.recordedAt }),
-    get(url, m('/facts'), { ...q, src: entityId }),
-    get(url, m('/facts'), { ...q, dst: entityId }),
-    get(url, m('/events'), q),
+  const [first, access] = await Promise.all([
+    Promise.all([
+      get(url, m(`/entities/${entityId}`), { recordedAt: cut.recordedAt }),
+      get(url, m('/facts'), { ...q, src: entityId, include: 'entities' }),
+      get(url, m('/facts'), { ...q, dst: entityId, include: 'entities' }),
+      get(url, m('/events'), { ...q, entity: entityId }),
+    ]),
+    get(url, '/v1/access'),
   ]);
-  type F = { factId: string; src: string; dst: string | object; evidence: string[] };
   const facts = [...(first[1].json as { facts: F[] }).facts, ...(first[2].json as { facts: F[] }).facts.filter((f) => f.src !== entityId)];
   const mentionIds = [...new Set(facts.flatMap((f) => f.evidence))].slice(0, 25);
   const mentions = await Promise.all(mentionIds.map((id) => get(url, m(`/mentions/${id}`), { recordedAt: cut.recordedAt })));
-  const others = [...new Set(facts.flatMap((f) => [f.src, typeof f.dst === 'string' ? f.dst : undefined]))].filter(
-    (id): id is string => id !== undefined && id !== entityId,
-  );
-  const neighbours = await Promise.all(others.map((id) => get(url, m(`/entities/${id}`), { recordedAt: cut.recordedAt })));
-  return [...first, ...mentions, ...neighbours];
+  return [...first, access, ...mentions];
 }
 
 // ------------------------------------------------------------------ timing
@@ -220,7 +247,11 @@ interface Figures {
 async function timeBrowser(tab: Page, url: string, page: PageCase, i: number): Promise<{ total: number; api: number }> {
   await tab.goto(url + page.href(i), { waitUntil: 'commit' });
   const seen = await tab.waitForFunction(
-    (selector: string) => ((globalThis as unknown as InPage).document.querySelector(selector) ? performance.now() : 0),
+    (selector: string) => {
+      const { document } = globalThis as unknown as InPage;
+      const loading = document.querySelector('main [role="status"], main [aria-busy="true"]');
+      return document.querySelector(selector) && !loading ? performance.now() : 0;
+    },
     page.ready,
     {
       polling: 'raf',
@@ -342,35 +373,37 @@ async function main(): Promise<void> {
         name: 'Memories list',
         href: () => '/console',
         ready: '#memories tbody th a',
-        api: async (url) => [await get(url, '/v1/memories')],
+        api: (url) => Promise.all([get(url, '/v1/memories'), get(url, '/v1/access')]),
         calls: '`GET /v1/memories`',
       },
       {
         name: 'Memory at a cut, As-World now',
         href: () => c,
-        ready: '#changes table, #changes p:not([role="status"])',
+        ready: '[data-testid="answered-cut"]',
         api: (url) => memoryCalls(url, {}),
-        calls: '`entities?limit=1000`, `facts` (the whole cut), `events`, then `changes` (week before)',
+        calls:
+          'at once: `entities?limit=25` then `facts?src=`×25`&limit=1000&include=entities`; `events?limit=50`; ' +
+          '`episodes?limit=50`; `changes?limit=100` (week before) then `entities?ids=` (names)',
       },
       {
         name: 'Memory at a cut, As-Recorded past',
         href: () => c + cutQuery(asRecorded),
-        ready: '#changes table, #changes p:not([role="status"])',
+        ready: '[data-testid="answered-cut"]',
         api: (url) => memoryCalls(url, asRecorded),
-        calls: 'the same four at `validAt=recordedAt=` a past instant',
+        calls: 'the same at `validAt=recordedAt=` a past instant',
       },
       {
         name: 'Fact',
         href: (i) => `${c}/facts/${factOf(i)}`,
         ready: '[data-testid="audit"]',
-        api: async (url, i) => Promise.all([get(url, m(`/facts/${factOf(i)}/history`)), get(url, m(`/facts/${factOf(i)}/audit`))]),
+        api: (url, i) => Promise.all([get(url, m(`/facts/${factOf(i)}/history`)), get(url, m(`/facts/${factOf(i)}/audit`)), get(url, '/v1/access')]),
         calls: '`history`, `audit`',
       },
       {
         name: 'Search at a past cut',
         href: (i) => `${c}/search${cutQuery(asRecorded)}&q=${encodeURIComponent(query(i))}`,
         ready: '[data-testid="search-summary"]',
-        api: async (url, i) => [await get(url, m('/search'), {}, { query: query(i), k: 10, ...asRecorded })],
+        api: (url, i) => Promise.all([get(url, m('/search'), {}, { query: query(i), k: 10, ...asRecorded }), get(url, '/v1/access')]),
         calls: '`POST search` (k 10)',
       },
       {
@@ -378,7 +411,7 @@ async function main(): Promise<void> {
         href: (i) => `${c}/entities/${entityOf(i)}`,
         ready: '[data-testid="graph"][data-nodes]',
         api: (url, i) => entityCalls(url, entityOf(i), {}),
-        calls: '`entity`, `facts?src=`, `facts?dst=`, `events` (all at the cut), then each evidence `mention`, then each neighbour `entity`',
+        calls: '`entity`, `facts?src=` and `facts?dst=` (`include=entities`), `events?entity=`; then each evidence `mention`',
       },
     ];
     browser = await launchChromium(chromium);

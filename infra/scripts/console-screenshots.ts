@@ -53,6 +53,18 @@ async function main(): Promise<void> {
       { file: 'search.png', path: `/console/memories/${M}/search?q=${encodeURIComponent('Where does Alice work?')}`, ready: '[data-item]' },
       { file: 'entity-graph.png', path: `/console/memories/${M}/entities/alice?validAt=${THU}`, ready: '[data-testid="graph"][data-nodes]' },
       {
+        file: 'entity-graph-keyboard.png',
+        path: `/console/memories/${M}/entities/alice?validAt=${THU}`,
+        ready: '[data-testid="graph"][data-nodes]',
+        before: async (page) => {
+          // The keyboard's selection: the second node (the fact), ringed, and the live region saying which.
+          await page.getByTestId('graph').focus();
+          await page.keyboard.press('ArrowRight');
+          await page.keyboard.press('ArrowRight');
+          await page.getByTestId('graph-selection').filter({ hasText: '2 of' }).waitFor();
+        },
+      },
+      {
         file: 'operations-erasure.png',
         path: `/console/operations?memory=${M}`,
         ready: '[data-testid="rebuild"]',
@@ -70,9 +82,11 @@ async function main(): Promise<void> {
       const page = await browser.newPage({ viewport: { width: shot.width ?? 1280, height: shot.width ? 844 : 800 }, deviceScaleFactor: 1 });
       await page.goto(t.url + shot.path);
       await page.locator(shot.ready).first().waitFor();
+      // Sections load on their own, and names after their listing: wait until nothing in the page is loading.
+      await page.waitForFunction('!document.querySelector(\'main [role="status"], main [aria-busy="true"]\')');
       await shot.before?.(page);
       // The graph's layout runs once its chunk has loaded; a moment for the canvas to paint.
-      if (shot.file === 'entity-graph.png') await page.waitForTimeout(500);
+      if (shot.file.startsWith('entity-graph')) await page.waitForTimeout(500);
       await page.screenshot({ path: join(OUT, shot.file), fullPage: true });
       await page.close();
       process.stdout.write(`docs/console/${shot.file}\n`);

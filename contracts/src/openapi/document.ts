@@ -51,6 +51,13 @@ function buildPaths(): Obj {
         responses: responses('MemoriesResponse', [400]),
       },
     },
+    '/v1/access': {
+      get: {
+        operationId: 'getAccess',
+        parameters: parameters(q.accessQuery, 'query'),
+        responses: responses('AccessResponse', [400]),
+      },
+    },
     [m]: {
       delete: {
         operationId: 'deleteMemory',
@@ -126,6 +133,13 @@ function buildPaths(): Obj {
         operationId: 'getEvents',
         parameters: [...memory(), ...parameters(q.eventsQuery, 'query')],
         responses: responses('EventsResponse', [400, 404]),
+      },
+    },
+    [`${m}/episodes`]: {
+      get: {
+        operationId: 'listEpisodes',
+        parameters: [...memory(), ...parameters(q.episodesQuery, 'query')],
+        responses: responses('EpisodesResponse', [400, 404, 408]),
       },
     },
     [`${m}/mentions`]: {

@@ -35,6 +35,8 @@ const OPERATIONS_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/mentions/{mentionId}'],
   ['post', '/v1/memories/{memoryId}/reextract'], // derives again from recorded turns with the current extractor
   ['post', '/mcp'], // MCP over streamable HTTP
+  ['get', '/v1/memories/{memoryId}/episodes'], // SPEC §3.2's episodes at a cut
+  ['get', '/v1/access'], // what the key of the request may do
 ];
 
 /** Every `$ref` string anywhere in `value`. */
@@ -87,11 +89,25 @@ describe('OpenAPI document', () => {
 
   it('documents query parameters from the query schemas', () => {
     const facts = doc.paths['/v1/memories/{memoryId}/facts'].get.parameters.filter((x: Obj) => x.in === 'query');
-    expect(facts.map((x: Obj) => x.name).sort()).toEqual(['consistency', 'dst', 'minPosition', 'recordedAt', 'rel', 'src', 'validAt']);
+    expect(facts.map((x: Obj) => x.name).sort()).toEqual([
+      'after',
+      'consistency',
+      'dst',
+      'include',
+      'limit',
+      'minPosition',
+      'recordedAt',
+      'rel',
+      'src',
+      'validAt',
+    ]);
+    // Several src: the parameter once per id (OpenAPI's default form style, exploded).
+    expect(facts.find((x: Obj) => x.name === 'src').schema).toMatchObject({ type: 'array', maxItems: 100, items: { type: 'string' } });
     const changes = doc.paths['/v1/memories/{memoryId}/changes'].get.parameters.filter((x: Obj) => x.in === 'query');
     expect(changes).toEqual([
       expect.objectContaining({ name: 'from', required: true }),
       expect.objectContaining({ name: 'to', required: false }),
+      expect.objectContaining({ name: 'limit', required: false }),
       expect.objectContaining({ name: 'minPosition', required: false }),
     ]);
     const consistency = facts.find((x: Obj) => x.name === 'consistency');

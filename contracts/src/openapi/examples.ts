@@ -69,6 +69,7 @@ export const factsResponse = {
   cut: { validAt: '2024-05-03T00:00:00.000Z', recordedAt: NOW },
   source: 'projection',
   facts: [correctedVersion],
+  next: null,
 };
 
 export const historyResponse = { factId: FACT.factId, versions: [firstVersion, correctedVersion] };
@@ -130,7 +131,25 @@ export const eventsResponse = {
       recordedFrom: MON,
     },
   ],
+  next: null,
 };
+
+export const episodesResponse = {
+  cut: { validAt: '*', recordedAt: NOW },
+  source: 'projection',
+  episodes: [
+    {
+      episodeId: 'onboarding',
+      title: "Alice's first week at Acme",
+      window: { from: '2024-05-06T00:00:00.000Z', to: '2024-05-11T00:00:00.000Z' },
+      events: ['alice-joins-acme'],
+      recordedFrom: TUE,
+    },
+  ],
+  next: null,
+};
+
+export const accessResponse = { accessControl: true, keyId: 'hr-agent', access: 'write', memories: ['demo'] };
 
 const turn = (n: number, speaker: string, text: string) => ({
   mentionId: `session-1:${n}`,
@@ -158,6 +177,7 @@ export const changesResponse = {
     { change: 'closed', at: TUE, version: firstVersion },
     { change: 'opened', at: TUE, version: correctedVersion },
   ],
+  next: null,
 };
 
 export const searchRequest = { query: 'Where does Alice work, and since when?', validAt: '*', k: 5, tokenBudget: 400 };

@@ -86,6 +86,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tags: ['reads'],
     response: { schema: res.memoriesResponse, example: ex.memoriesResponse },
   },
+  getAccess: {
+    summary: 'What the key of the request may do',
+    description:
+      "The key's id (the `actor` of its commands), its access level (`read`, `write` or `admin`) and the memories it is scoped to " +
+      '(`["*"]`: all), so a client offers only what the key may do. Any valid key may ask. Without access control (no keys configured, ' +
+      'loopback only) everything is allowed: `accessControl` is false, `keyId` null, `access` `admin`.',
+    tags: ['operations'],
+    response: { schema: res.accessResponse, example: ex.accessResponse },
+  },
   postCommands: {
     summary: 'Apply a batch of DSL commands atomically',
     description:
@@ -140,7 +149,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       'The fact versions in the cut `(validAt, recordedAt)`: recorded at or before `recordedAt` and not closed by then, and valid at ' +
       '`validAt`; at most one version per fact, sorted by factId. `src`, `rel` and `dst` filter (an entity id also matches the ' +
-      `entities merged with it by then). ${CUT_TEXT} \`consistency=replay\` answers by exact replay of the log: the same answer.`,
+      'entities merged with it by then); `src` may be given several times, for the facts from any of those entities. With `limit`, ' +
+      "a page: for the next one pass `next` as `after`, with this answer's `cut`. `include=entities` adds the entities the " +
+      "answer's facts name (src and an entity dst), as the entities read shows them: facts and their names in one request. " +
+      `${CUT_TEXT} \`consistency=replay\` answers by exact replay of the log: the same answer.`,
     tags: ['reads'],
     response: { schema: res.factsResponse, example: ex.factsResponse },
   },
@@ -174,7 +186,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'The canonical entities visible at `recordedAt` (an entity merged into another is listed as that one), sorted by entityId. ' +
       '`name` matches an entity name or alias case-insensitively, with whitespace normalised, exactly or (`match=prefix`) as a ' +
       'prefix; `type` keeps the entities with that type. A page holds `limit` entities; for the next one pass `next` as `after`, ' +
-      "with this answer's `cut.recordedAt`. Entities have no valid time, so `validAt` filters none of them. " +
+      "with this answer's `cut.recordedAt`. `ids` (given once per id) keeps the entities those ids name, each as its canonical entity: " +
+      'one request for the names of many. Entities have no valid time, so `validAt` filters none of them. ' +
       CUT_TEXT,
     tags: ['reads'],
     response: { schema: res.entitiesResponse, example: ex.entitiesResponse },
@@ -183,9 +196,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'L2 events visible in a cut',
     description:
       'The events recorded by `recordedAt` whose evidence (`includesFacts`) is believed then in full, and whose time span holds ' +
-      `\`validAt\` (every span with \`validAt=*\`), sorted by eventId. ${CUT_TEXT}`,
+      '`validAt` (every span with `validAt=*`), sorted by eventId. `entity` keeps the events about an entity (or an entity merged ' +
+      'with it by then): it takes part in them, or a fact of their evidence is from or to it. With `limit`, a page: for the next ' +
+      `one pass \`next\` as \`after\`, with this answer's \`cut\`. ${CUT_TEXT}`,
     tags: ['reads'],
     response: { schema: res.eventsResponse, example: ex.eventsResponse },
+  },
+  listEpisodes: {
+    summary: 'Episodes visible in a cut',
+    description:
+      'The episodes recorded by `recordedAt` with at least one of their events visible then (at any valid time), each listing ' +
+      'only those events, in its own order; with a `validAt`, only episodes whose window holds it (every window with `validAt=*`). ' +
+      "Sorted by episodeId, a page of `limit` at a time: for the next one pass `next` as `after`, with this answer's `cut`. " +
+      `${CUT_TEXT} \`consistency=replay\` answers by exact replay of the log: the same answer.`,
+    tags: ['reads'],
+    response: { schema: res.episodesResponse, example: ex.episodesResponse },
   },
   listMentions: {
     summary: "A document's mentions in document order",
@@ -209,7 +234,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Fact versions opened or closed in a record-time window',
     description:
       'Every fact version opened or closed with record time in `[from, to)` (`to` defaults to the request time), in record-time ' +
-      'order: what the memory learned or stopped believing in that period.',
+      'order: what the memory learned or stopped believing in that period. With `limit`, a page of whole record instants (at least ' +
+      'one, which may hold more than `limit` changes): the answer is then the window `[from, next)`, its `to`, answered as if asked ' +
+      'for it; the following page starts at `next`.',
     tags: ['audit'],
     response: { schema: res.changesResponse, example: ex.changesResponse },
   },

@@ -52,6 +52,19 @@ describe('MemoTraceClient', () => {
     expect((await m().entities({ name: 'ALICE', recordedAt: '2024-05-07T00:00:00Z' })).entities.map((e) => e.entityId)).toEqual(['alice']);
     expect((await m().events({ recordedAt: '2024-05-07T00:00:00Z' })).events.map((e) => e.eventId)).toEqual(['ev1']);
     expect((await m().changes('2024-05-01T00:00:00Z', '2024-06-01T00:00:00Z')).changes.length).toBeGreaterThan(0);
+    // Pages and a neighbourhood's reads: several src, events about an entity, entities by id, episodes, a page of changes.
+    const page = await m().facts({ src: ['acme', 'alice'], validAt: '*', limit: 1 });
+    expect([page.facts.map((f) => f.factId), page.next]).toEqual([['alice-acme'], null]);
+    expect((await m().events({ entity: 'acme', validAt: '*' })).events.map((e) => e.eventId)).toEqual(['ev1']);
+    expect((await m().entities({ ids: ['acme', 'alice'] })).entities.map((e) => e.entityId)).toEqual(['acme', 'alice']);
+    expect(await m().episodes({ validAt: '*' })).toMatchObject({ episodes: [], next: null });
+    expect((await m().changes('2024-05-01T00:00:00Z', '2024-06-01T00:00:00Z', { limit: 1 })).next).toBeNull();
+    expect(await new MemoTraceClient({ url: svc.url, apiKey: token }).access()).toEqual({
+      accessControl: true,
+      keyId: 'client-agent',
+      access: 'write',
+      memories: ['c1', 'c2', 'c3'],
+    });
     const search = await m().search({ query: 'Alice Acme' });
     expect(search.items.length).toBeGreaterThan(0);
   });

@@ -1,9 +1,11 @@
 import type {
+  AccessResponse,
   AuditResponse,
   ChangesResponse,
   CommandsResponse,
   EntitiesResponse,
   EntityResponse,
+  EpisodesResponse,
   ErrorCode,
   ErrorDetail,
   EventsResponse,
@@ -55,13 +57,29 @@ export interface MemoTraceClientOptions {
 }
 
 export type Cut = { validAt?: string; recordedAt?: string };
-export type FactsFilter = Cut & { src?: string; rel?: string; dst?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
+/** Paging of a listing sorted by id: `after` is the previous page's `next`. */
+export type Paging = { limit?: number; after?: string };
+/** `src` may name several entities: the facts from any of them. */
+export type FactsFilter = Cut &
+  Paging & {
+    src?: string | string[];
+    rel?: string;
+    dst?: string;
+    /** `entities`: the answer also holds the entities its facts name. */
+    include?: 'entities';
+    consistency?: 'projection' | 'replay';
+    minPosition?: number;
+  };
+/** `entity`: the events about it (it takes part, or a fact of their evidence is from or to it). */
+export type EventsFilter = Cut & Paging & { entity?: string; consistency?: 'projection' | 'replay'; minPosition?: number };
 /**
  * Which entities `entities()` lists: `name` matches a name or alias case-insensitively (`match: 'prefix'`: as a
  * prefix), `type` one of its types; `after` is the previous page's `next`; `limit` defaults to 100 (at most 1000).
  */
 export type EntitiesFilter = Cut & {
   name?: string;
+  /** Only the entities these ids name (each as its canonical entity). */
+  ids?: string[];
   match?: 'exact' | 'prefix';
   type?: string;
   limit?: number;
@@ -93,6 +111,11 @@ export class MemoTraceClient {
    */
   listMemories(): Promise<MemoriesResponse> {
     return this.request('GET', '/v1/memories');
+  }
+
+  /** What this client's key may do: its id, access level and memories (`GET /v1/access`). */
+  access(): Promise<AccessResponse> {
+    return this.request('GET', '/v1/access');
   }
 
   /**
@@ -239,9 +262,12 @@ export interface RebuildStatus {
   error: string | null;
 }
 
-function query(params: Record<string, string | number | undefined>): string {
-  const entries = Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined);
-  return entries.length === 0 ? '' : '?' + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString();
+/** A query string; a list is the parameter once per value (`src=a&src=b`). */
+function query(params: Record<string, string | number | readonly string[] | undefined>): string {
+  const entries = Object.entries(params).flatMap(([k, v]): [string, string][] =>
+    v === undefined ? [] : typeof v === 'object' ? v.map((one) => [k, one]) : [[k, String(v)]],
+  );
+  return entries.length === 0 ? '' : '?' + new URLSearchParams(entries).toString();
 }
 
 const seg = encodeURIComponent;
@@ -316,8 +342,13 @@ export class MemoryClient {
     return this.client.request('GET', `${this.path}/entities${query(filter)}`);
   }
 
-  events(cut: Cut & { consistency?: 'projection' | 'replay' } = {}): Promise<EventsResponse> {
-    return this.client.request('GET', `${this.path}/events${query(cut)}`);
+  events(filter: EventsFilter = {}): Promise<EventsResponse> {
+    return this.client.request('GET', `${this.path}/events${query(filter)}`);
+  }
+
+  /** A page of the episodes visible in the cut (each listing only its visible events); `limit` defaults to 100. */
+  episodes(options: Cut & Paging & { consistency?: 'projection' | 'replay'; minPosition?: number } = {}): Promise<EpisodesResponse> {
+    return this.client.request('GET', `${this.path}/episodes${query(options)}`);
   }
 
   /**
@@ -347,9 +378,12 @@ export class MemoryClient {
     return this.client.request('GET', `${this.path}/mentions/${seg(mentionId)}${query(options)}`);
   }
 
-  /** Versions opened or closed in [from, to); without `to`, up to the request time. */
-  changes(from: string, to?: string): Promise<ChangesResponse> {
-    return this.client.request('GET', `${this.path}/changes${query({ from, to })}`);
+  /**
+   * Versions opened or closed in [from, to); without `to`, up to the request time. With `limit`, a page of whole
+   * record instants: the answer's `next` is the `from` of the following page.
+   */
+  changes(from: string, to?: string, options: { limit?: number } = {}): Promise<ChangesResponse> {
+    return this.client.request('GET', `${this.path}/changes${query({ from, to, ...options })}`);
   }
 
   search(request: SearchRequestInput): Promise<SearchResponse> {

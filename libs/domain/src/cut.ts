@@ -14,8 +14,22 @@ import {
 } from './state';
 import { normaliseName } from './ids';
 import { type Instant, contains } from './time';
-import type { ChangeView, Cut, EntityFilter, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
-import { compareDocumentOrder, compareIds } from './views';
+import type {
+  ChangeCount,
+  ChangeView,
+  Cut,
+  EntityFilter,
+  EntityView,
+  EpisodeView,
+  EventFilter,
+  EventView,
+  FactFilter,
+  FactView,
+  MentionView,
+  Page,
+  ValidAt,
+} from './views';
+import { compareDocumentOrder, compareIds, pageOf } from './views';
 import {
   type AccessorParts,
   type CutKind,
@@ -153,7 +167,11 @@ export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter
     if (!version || !cut.shows('fact', version) || !matches(state, fact, version, filter)) continue;
     views.push(factView(state.classes, fact, version));
   }
-  return views.sort((a, b) => compareIds(a.factId, b.factId));
+  return pageOf(
+    views.sort((a, b) => compareIds(a.factId, b.factId)),
+    (f) => f.factId,
+    filter,
+  );
 }
 
 export function factHistory(state: MemoryState, factId: string): FactView[] | null {
@@ -187,9 +205,18 @@ function targetView(target: EdgeTarget): EdgeTarget {
   return typeof target === 'string' ? target : { literal: target.literal, datatype: target.datatype };
 }
 
+/** A fact filter's `src`, as a list (one id or several). */
+export function srcIds(filter: Pick<FactFilter, 'src'>): readonly string[] | undefined {
+  return typeof filter.src === 'string' ? [filter.src] : filter.src;
+}
+
 export function matchesFilter(classes: MergeClasses, fact: { src: string; rel: string; dst: EdgeTarget | null }, filter: FactFilter): boolean {
   if (filter.rel !== undefined && fact.rel !== filter.rel) return false;
-  if (filter.src !== undefined && classes.canonical(fact.src) !== classes.canonical(filter.src)) return false;
+  const src = srcIds(filter);
+  if (src !== undefined) {
+    const root = classes.canonical(fact.src);
+    if (!src.some((id) => classes.canonical(id) === root)) return false;
+  }
   if (filter.dst !== undefined) {
     const dst = fact.dst;
     // An erased literal matches no filter.
@@ -258,8 +285,15 @@ export function entitiesAt(state: MemoryState, filter: EntityFilter = {}): Entit
   const cut = new StateCut(state, '*');
   const matchesName = nameMatcher(filter);
   const type = filter.type === undefined ? undefined : normaliseName(filter.type);
+  // The roots the ids name: an id names its class at r if the entity it names is visible.
+  const named =
+    filter.ids === undefined
+      ? undefined
+      : new Set(
+          filter.ids.filter((id) => state.entities.has(id) && cut.shows('entity', state.entities.get(id)!)).map((id) => state.classes.canonical(id)),
+        );
   const roots = [...state.entities.values()]
-    .filter((e) => cut.shows('entity', e) && state.classes.canonical(e.entityId) === e.entityId)
+    .filter((e) => cut.shows('entity', e) && state.classes.canonical(e.entityId) === e.entityId && (named === undefined || named.has(e.entityId)))
     .map((e) => e.entityId)
     .filter((entityId) => filter.after === undefined || compareIds(entityId, filter.after) > 0)
     .sort(compareIds);
@@ -282,13 +316,15 @@ function nameMatcher({ name, match }: Pick<EntityFilter, 'name' | 'match'>): ((v
   return match === 'prefix' ? (value) => normaliseName(value).startsWith(key) : (value) => normaliseName(value) === key;
 }
 
-/** SPEC §3.2 (VISIBILITY.event): recorded, and every fact of its evidence closure believed at the cut. */
-export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
+/** SPEC §3.2 (VISIBILITY.event): recorded, and every fact of its evidence closure believed at the cut; those the filter selects. */
+export function eventsAt(state: MemoryState, validAt: ValidAt, filter: EventFilter = {}): EventView[] {
   const views: EventView[] = [];
   const cut = new StateCut(state, validAt);
+  const about = filter.entity === undefined ? undefined : state.classes.canonical(filter.entity);
   for (const versions of state.events.values()) {
     const current = lastOf(versions);
     if (!current || !cut.shows('event', current)) continue;
+    if (about !== undefined && !isAbout(state, current, about)) continue;
     const view: EventView = {
       eventId: current.eventId,
       summary: current.summary,
@@ -300,11 +336,27 @@ export function eventsAt(state: MemoryState, validAt: ValidAt): EventView[] {
     if (current.erased) view.erased = true;
     views.push(view);
   }
-  return views.sort((a, b) => compareIds(a.eventId, b.eventId));
+  return pageOf(
+    views.sort((a, b) => compareIds(a.eventId, b.eventId)),
+    (e) => e.eventId,
+    filter,
+  );
 }
 
-/** VISIBILITY.episode: visible iff one of its events is; lists only its visible events. */
-export function episodesAt(state: MemoryState, validAt: ValidAt): EpisodeView[] {
+/** EventFilter.entity: the entity (a class root at the cut) takes part in the event, or a fact of its evidence is from or to it. */
+function isAbout(state: MemoryState, event: EventVersion, root: string): boolean {
+  const names = (id: string) => state.classes.canonical(id) === root;
+  return (
+    event.participants.some((p) => names(p.entityId)) ||
+    event.includesFacts.some((factId) => {
+      const fact = state.facts.get(factId);
+      return fact !== undefined && (names(fact.src) || (typeof fact.dst === 'string' && names(fact.dst)));
+    })
+  );
+}
+
+/** VISIBILITY.episode: visible iff one of its events is; lists only its visible events. A page of them by episodeId. */
+export function episodesAt(state: MemoryState, validAt: ValidAt, page: Page = {}): EpisodeView[] {
   const views: EpisodeView[] = [];
   const cut = new StateCut(state, validAt);
   for (const versions of state.episodes.values()) {
@@ -319,7 +371,11 @@ export function episodesAt(state: MemoryState, validAt: ValidAt): EpisodeView[] 
       recordedFrom: current.recordedFrom,
     });
   }
-  return views.sort((a, b) => compareIds(a.episodeId, b.episodeId));
+  return pageOf(
+    views.sort((a, b) => compareIds(a.episodeId, b.episodeId)),
+    (e) => e.episodeId,
+    page,
+  );
 }
 
 export function mentionsAt(state: MemoryState): MentionView[] {
@@ -370,6 +426,18 @@ export function changesBetween(state: MemoryState, from: Instant, to: Instant): 
     }
   }
   return changes.sort(compareChanges);
+}
+
+/** The record instants with changes in `[from, to)`, ascending, with how many at each: the first `max` of them. */
+export function changeCountsOf(changes: readonly ChangeView[], max: number): ChangeCount[] {
+  const counts: ChangeCount[] = [];
+  for (const change of changes) {
+    const last = counts[counts.length - 1];
+    if (last?.at === change.at) last.changes += 1;
+    else if (counts.length === max) break;
+    else counts.push({ at: change.at, changes: 1 });
+  }
+  return counts;
 }
 
 /**

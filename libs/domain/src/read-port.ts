@@ -1,11 +1,26 @@
 import type { Instant } from './time';
-import type { ChangeView, Cut, EntityFilter, EntityView, EpisodeView, EventView, FactFilter, FactView, MentionView, ValidAt } from './views';
+import type {
+  ChangeCount,
+  ChangeView,
+  Cut,
+  EntityFilter,
+  EntityView,
+  EpisodeView,
+  EventFilter,
+  EventView,
+  FactFilter,
+  FactView,
+  MentionView,
+  Page,
+  ValidAt,
+} from './views';
 
 /**
  * Time-cut reads of one memory. Two implementations must answer identically:
  * the read models (projection) and exact replay of the log.
  */
 export interface MemoryQueries {
+  /** The facts in the cut that the filter selects, sorted by factId (a page of them when the filter says). */
   facts(memoryId: string, cut: Cut, filter: FactFilter): Promise<FactView[]>;
   /** Every version, oldest first (as believed at `recordedAt` when given); null for an unknown fact. */
   history(memoryId: string, factId: string, recordedAt?: Instant): Promise<FactView[] | null>;
@@ -13,8 +28,10 @@ export interface MemoryQueries {
   entity(memoryId: string, entityId: string, recordedAt: Instant): Promise<EntityView | null>;
   /** The canonical entities visible at `recordedAt` that the filter selects, sorted by entityId. */
   entities(memoryId: string, recordedAt: Instant, filter: EntityFilter): Promise<EntityView[]>;
-  events(memoryId: string, cut: Cut): Promise<EventView[]>;
-  episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]>;
+  /** The events in the cut that the filter selects, sorted by eventId. */
+  events(memoryId: string, cut: Cut, filter?: EventFilter): Promise<EventView[]>;
+  /** The episodes in the cut, sorted by episodeId (a page of them when asked). */
+  episodes(memoryId: string, cut: Cut, page?: Page): Promise<EpisodeView[]>;
   mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]>;
   /** The mentions of document `docId` visible at `recordedAt`, in document order (`compareDocumentOrder`). */
   documentMentions(memoryId: string, docId: string, recordedAt: Instant): Promise<MentionView[]>;
@@ -22,6 +39,8 @@ export interface MemoryQueries {
   mention(memoryId: string, mentionId: string, recordedAt: Instant): Promise<MentionView | null>;
   /** Versions opened or closed with record time in `[from, to)`. */
   changes(memoryId: string, from: Instant, to: Instant): Promise<ChangeView[]>;
+  /** The first `max` record instants in `[from, to)` at which versions opened or closed, ascending, with how many (`changeCountsOf`). */
+  changeCounts(memoryId: string, from: Instant, to: Instant, max: number): Promise<ChangeCount[]>;
 }
 
 /** An answer of the read models and the checkpoint of the snapshot it was read in: it holds every log record up to `checkpoint`. */

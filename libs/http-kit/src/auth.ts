@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { HttpError } from './http-error';
+import { accessQuery } from '@memotrace/contracts';
+import { HttpError, parseInput } from './http-error';
 
 /**
  * Access control: API keys as bearer tokens, scoped to memories and to
@@ -193,8 +194,11 @@ export function mayReadMemory(request: FastifyRequest, memoryId: string): boolea
   return memories === undefined || memories.includes('*') || memories.includes(memoryId);
 }
 
-/** `GET /v1/memories` (SPEC §5.0): any valid key may list; the route lists only the memories the key may read. */
-const MEMORY_LISTING = '/v1/memories';
+/**
+ * Routes about the key itself rather than a memory: any valid key may call them. `GET /v1/memories`
+ * (SPEC §5.0) lists only the memories the key may read; `GET /v1/access` says what the key may do.
+ */
+const KEY_ROUTES: ReadonlySet<string> = new Set(['/v1/memories', '/v1/access']);
 
 /** Routes that read even though they are POSTs. */
 const READ_POSTS = /\/search$/;
@@ -219,9 +223,22 @@ export function registerAccessControl(app: FastifyInstance, access: AccessContro
     const needed = routeAccess(request.method, path);
     const key = access.authenticateBearer(request.headers.authorization);
     readScopes.set(request, key.memories);
-    // The listing names no memory: any valid key may list, and sees only the memories it may read.
+    // These name no memory: any valid key may ask, and learns only about itself and the memories it may read.
     const principal =
-      needed === 'read' && request.routeOptions.url === MEMORY_LISTING ? { id: key.id, access: key.access } : access.permit(key, memoryId, needed);
+      needed === 'read' && KEY_ROUTES.has(request.routeOptions.url ?? '') ? { id: key.id, access: key.access } : access.permit(key, memoryId, needed);
     principals.set(request, principal);
+  });
+}
+
+/**
+ * `GET /v1/access`: what the request's key may do (its id, access level and memories), so a client offers
+ * only that (the console hides erasure from keys below admin). Without keys, everything is allowed.
+ */
+export function registerAccessRoute(app: FastifyInstance): void {
+  app.get('/v1/access', async (request) => {
+    parseInput(accessQuery, request.query, 'query');
+    const principal = principalOf(request);
+    if (principal === undefined) return { accessControl: false, keyId: null, access: 'admin', memories: ['*'] };
+    return { accessControl: true, keyId: principal.id, access: principal.access, memories: [...readScopes.get(request)!] };
   });
 }

@@ -2,7 +2,7 @@ import { DomainError } from '@memotrace/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { type AccessControl, registerAccessControl } from './auth';
+import { type AccessControl, registerAccessControl, registerAccessRoute } from './auth';
 import { registerBodyParsers } from './body-parsers';
 import { registerDocs } from './docs';
 import { HttpError, domainHttpError, invalidBody, payloadTooLarge } from './http-error';
@@ -91,6 +91,7 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   });
 
   if (options.access) registerAccessControl(app, options.access);
+  registerAccessRoute(app);
 
   app.get('/healthz', PROBE, async () => ({ status: 'ok' }));
   app.get('/readyz', PROBE, async (request, reply) => {

@@ -3,9 +3,9 @@ import { type CutKind, type RecordRule, type Requirement, type Translations, typ
 /**
  * The read models' translation of the cut (libs/domain/src/visibility.ts): WHERE predicates
  * generated from the rules, so no query writes a rule of its own. The forms are the
- * index-friendly ones the queries always used: a record interval is
- * `tstzrange(recorded_from, recorded_to, '[)') @> r` (the GiST indexes of the event and
- * episode versions, schema.ts), a record time `recorded_from <= r` (btree), a member is
+ * index-friendly ones: a record interval is `tstzrange(recorded_from, recorded_to, '[)') @> r`
+ * where GiST indexes serve it (event and episode versions, schema.ts) and two comparisons
+ * elsewhere (fact versions), a record time `recorded_from <= r` (btree), a member is
  * looked up by its key (memory_id, id, ...).
  */
 
@@ -27,6 +27,13 @@ interface SqlTable {
   table: string;
   /** The id column a member list names (null: nothing names items of the kind). */
   id: string | null;
+  /**
+   * How a record interval is asked (`interval` rules): `range` (default), the form the GiST indexes of
+   * the event and episode versions serve; `bounds`, two comparisons, for fact versions, which have no
+   * such index: the planner estimates those from the columns' statistics (a range built from two
+   * columns it cannot), so it picks the right plan, e.g. walking the key in order for a page of facts.
+   */
+  recordForm?: SqlInterval['form'];
 }
 
 /** Where each kind's rows keep what its rule reads. */
@@ -34,6 +41,7 @@ export const CUT_TABLES: Translations<SqlParts, { [K in CutKind]: SqlTable }> = 
   fact: {
     table: 'rm_fact_versions',
     id: 'fact_id',
+    recordForm: 'bounds',
     recordedFrom: 'recorded_from',
     recordedTo: 'recorded_to',
     validity: { from: 'valid_from', to: 'valid_to', form: 'range' },
@@ -85,8 +93,7 @@ export function cutPredicate(kind: CutKind, alias: string, cut: SqlCut, listed?:
 
 /** The record rule of `kind` over a row `alias` whose record-time columns are named like the kind's (e.g. an entity's labels, likewise). */
 export function recordPredicate(kind: CutKind, alias: string, recordedAt: string): string {
-  const table = tableOf(kind);
-  return recordTerm(ruleOf(kind).record, alias, table.recordedFrom, table.recordedTo, recordedAt);
+  return recordTerm(ruleOf(kind).record, alias, tableOf(kind), recordedAt);
 }
 
 /**
@@ -111,7 +118,7 @@ function requirementOf(kind: CutKind): Requirement {
 function ruleTerms(kind: CutKind, alias: string, cut: SqlCut, depth: number, listed?: string): string[] {
   const rule = ruleOf(kind);
   const table = tableOf(kind);
-  const terms = [recordTerm(rule.record, alias, table.recordedFrom, table.recordedTo, cut.recordedAt)];
+  const terms = [recordTerm(rule.record, alias, table, cut.recordedAt)];
   if (rule.validity !== null && cut.validAt !== null) terms.push(validityTerm(alias, table.validity!, cut.validAt));
   if (rule.requires !== null) {
     if (alias === '') throw new Error(`the cut of ${kind} names its members: give its table an alias`);
@@ -144,14 +151,18 @@ function memberCounts(requires: Requirement, id: string, cut: SqlCut, depth: num
   return `EXISTS (SELECT 1 FROM ${member.table} ${m} WHERE ${terms.join(' AND ')})`;
 }
 
-function recordTerm(record: RecordRule, alias: string, from: string, to: string | undefined, at: string): string {
-  if (record === 'since') return `${column(alias, from)} <= ${at}::timestamptz`;
-  return `tstzrange(${column(alias, from)}, ${column(alias, to!)}, '[)') @> ${at}::timestamptz`;
+function recordTerm(record: RecordRule, alias: string, table: AnySqlTable, at: string): string {
+  const from = column(alias, table.recordedFrom);
+  if (record === 'since') return `${from} <= ${at}::timestamptz`;
+  return intervalTerm(from, column(alias, table.recordedTo!), table.recordForm ?? 'range', at);
 }
 
 function validityTerm(alias: string, validity: SqlInterval, at: string): string {
-  const from = column(alias, validity.from);
-  const to = column(alias, validity.to);
-  if (validity.form === 'range') return `tstzrange(${from}, ${to}, '[)') @> ${at}::timestamptz`;
+  return intervalTerm(column(alias, validity.from), column(alias, validity.to), validity.form, at);
+}
+
+/** `from <= at < to` (`to` null: open) in the form asked for. */
+function intervalTerm(from: string, to: string, form: SqlInterval['form'], at: string): string {
+  if (form === 'range') return `tstzrange(${from}, ${to}, '[)') @> ${at}::timestamptz`;
   return `${from} <= ${at}::timestamptz AND (${to} IS NULL OR ${at}::timestamptz < ${to})`;
 }

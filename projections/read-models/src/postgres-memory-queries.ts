@@ -1,21 +1,25 @@
 import {
+  type ChangeCount,
   type ChangeView,
   type Checkpointed,
   type Cut,
   type EntityFilter,
   type EntityView,
   type EpisodeView,
+  type EventFilter,
   type EventView,
   type FactFilter,
   type FactView,
   type Instant,
   type MentionView,
+  type Page,
   type ProjectedMemoryQueries,
   compareChanges,
   compareDocumentOrder,
   compareIds,
   contains,
   normaliseName,
+  srcIds,
 } from '@memotrace/domain';
 import { inTransaction } from '@memotrace/postgres';
 import { projectedPosition, projectedPositionSql } from '@memotrace/projection';
@@ -77,7 +81,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       ),
     );
     const forest = new MergeForest((rows[0]?.merges ?? []).map(mergeRowOfJson));
-    const named = [filter.src, filter.dst].filter((id): id is string => id !== undefined);
+    const named = [...(srcIds(filter) ?? []), ...(filter.dst === undefined ? [] : [filter.dst])];
     if (!named.some((id) => forest.classOf(id).length > 1)) {
       return { answer: factViews(rows.filter((row) => row.fact_id !== null) as FactRow[], forest), checkpoint: Number(rows[0]!.checkpoint) };
     }
@@ -142,6 +146,8 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         ]);
       }
       if (filter.type !== undefined) selects.push([labelled('type', 'l.value_key = $3'), [...at, normaliseName(filter.type)]]);
+      if (filter.ids !== undefined)
+        selects.push([`SELECT e.entity_id FROM rm_entities e WHERE ${visible} AND e.entity_id = ANY($3::text[])`, [...at, filter.ids]]);
       if (selects.length === 0) selects.push([`SELECT e.entity_id FROM rm_entities e WHERE ${visible}`, at]);
       let roots: Set<string> | undefined;
       for (const [sql, params] of selects) {
@@ -155,22 +161,26 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
     });
   }
 
-  events(memoryId: string, cut: Cut): Promise<EventView[]> {
+  events(memoryId: string, cut: Cut, filter: EventFilter = {}): Promise<EventView[]> {
     return this.snapshot(async (q) => {
       const forest = await loadForest(q, memoryId, { through: cut.recordedAt });
       const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
-      const validAt = cut.validAt === '*' ? null : `$${params.push(pgInstant(cut.validAt))}`;
+      const param = (value: unknown) => `$${params.push(value)}`;
+      const validAt = cut.validAt === '*' ? null : param(pgInstant(cut.validAt));
+      const where = [cutPredicate('event', 'ev', { memoryId: '$1', recordedAt: '$2', validAt })];
+      if (filter.entity !== undefined) where.push(eventAboutSql(param(forest.classOf(filter.entity))));
       const { rows } = await q.query<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM rm_event_versions ev WHERE ${cutPredicate('event', 'ev', { memoryId: '$1', recordedAt: '$2', validAt })}`,
+        `SELECT ${EVENT_COLUMNS} FROM rm_event_versions ev WHERE ${where.join(' AND ')}${pageSql(filter, 'ev.event_id', param)}`,
         params,
       );
       return rows.map((row) => eventViewOfRow(row, forest)).sort((a, b) => compareIds(a.eventId, b.eventId));
     });
   }
 
-  async episodes(memoryId: string, cut: Cut): Promise<EpisodeView[]> {
+  async episodes(memoryId: string, cut: Cut, page: Page = {}): Promise<EpisodeView[]> {
     const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
-    const at = { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : `$${params.push(pgInstant(cut.validAt))}` };
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const at = { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : param(pgInstant(cut.validAt)) };
     // One statement (one snapshot): an episode lists only its events visible at r (any validity), in its own order.
     // They are asked once per episode (OFFSET 0 keeps the planner from copying the array into the WHERE),
     // and the rule's requirement (some event visible) reads them.
@@ -185,7 +195,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       `SELECT ep.episode_id, ep.title, ${epochMs('ep.window_from')} AS window_from, ${epochMs('ep.window_to')} AS window_to,
               ${epochMs('ep.recorded_from')} AS recorded_from, listed.events
          FROM rm_episode_versions ep CROSS JOIN LATERAL (SELECT ${listedMembers('episode', 'ep', at)} AS events OFFSET 0) listed
-        WHERE ${cutPredicate('episode', 'ep', at, 'listed.events')}`,
+        WHERE ${cutPredicate('episode', 'ep', at, 'listed.events')}${pageSql(page, 'ep.episode_id', param)}`,
       params,
     );
     return rows
@@ -246,6 +256,30 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       }
       return changes.sort(compareChanges);
     });
+  }
+
+  /**
+   * The window's distinct record instants one at a time, each the least opening or closing after the last
+   * (two index probes: rm_fact_versions_opened, rm_fact_versions_ends), then each one's count: the cost
+   * grows with `max`, not with the window.
+   */
+  async changeCounts(memoryId: string, from: Instant, to: Instant, max: number): Promise<ChangeCount[]> {
+    const next = (bound: string) =>
+      `least((SELECT min(recorded_from) FROM rm_fact_versions WHERE memory_id = $1 AND recorded_from ${bound} AND recorded_from < $3::timestamptz),
+             (SELECT min(recorded_to) FROM rm_fact_versions WHERE memory_id = $1 AND recorded_to ${bound} AND recorded_to < $3::timestamptz))`;
+    const { rows } = await this.pool.query<{ at: string; changes: number }>(
+      `WITH RECURSIVE instants(at, n) AS (
+         SELECT ${next('>= $2::timestamptz')}, 1
+         UNION ALL
+         SELECT ${next('> i.at')}, i.n + 1 FROM instants i WHERE i.at IS NOT NULL AND i.n < $4
+       )
+       SELECT ${epochMs('i.at')} AS at,
+              ((SELECT count(*) FROM rm_fact_versions WHERE memory_id = $1 AND recorded_from = i.at)
+             + (SELECT count(*) FROM rm_fact_versions WHERE memory_id = $1 AND recorded_to = i.at))::int AS changes
+         FROM instants i WHERE i.at IS NOT NULL ORDER BY i.at`,
+      [memoryId, pgInstant(from), pgInstant(to), max],
+    );
+    return rows.map((row) => ({ at: instantOfEpochMs(row.at), changes: row.changes }));
   }
 
   private snapshot<T>(read: (q: Queryable) => Promise<T>): Promise<T> {
@@ -349,9 +383,30 @@ function factsStatement(memoryId: string, cut: Cut, filter: FactFilter, classOf:
   // (for `= ANY($n)` PostgreSQL guesses an array of several ids), so the named statement keeps it.
   const anyOf = (ids: readonly string[]) => (ids.length === 1 ? `= ${param(ids[0])}` : `= ANY(${param(ids)}::text[])`);
   if (filter.rel !== undefined) where.push(`rel = ${param(filter.rel)}`);
-  if (filter.src !== undefined) where.push(`src ${anyOf(classOf(filter.src))}`);
+  const src = srcIds(filter);
+  if (src !== undefined) where.push(`src ${anyOf([...new Set(src.flatMap(classOf))])}`);
   if (filter.dst !== undefined) where.push(`(dst_entity ${anyOf(classOf(filter.dst))} OR dst_text = ${param(filter.dst)})`);
-  return { sql: `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${where.join(' AND ')}`, params };
+  return { sql: `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${where.join(' AND ')}${pageSql(filter, 'fact_id', param)}`, params };
+}
+
+/**
+ * A page of an id-sorted listing in SQL: the id column is `COLLATE "C"`, code point order, the order of
+ * `compareIds`, so the database cuts the same page the domain's `pageOf` does.
+ */
+function pageSql(page: Page, idColumn: string, param: (value: unknown) => string): string {
+  const after = page.after === undefined ? '' : ` AND ${idColumn} > ${param(page.after)}`;
+  return page.limit === undefined ? after : `${after} ORDER BY ${idColumn} LIMIT ${param(page.limit)}`;
+}
+
+/**
+ * EventFilter.entity over a row `ev`, for the class `ids` (a parameter) of the entity at r: a participant
+ * is one of them, or a fact of its evidence is from or to one (a fact's ends are the same in all its versions).
+ */
+function eventAboutSql(ids: string): string {
+  return `(EXISTS (SELECT 1 FROM jsonb_array_elements(ev.participants) p WHERE p->>'entityId' = ANY(${ids}::text[]))
+    OR EXISTS (SELECT 1 FROM rm_fact_versions fv
+                WHERE fv.memory_id = ev.memory_id AND fv.fact_id = ANY(ev.includes_facts) AND fv.version_no = 1
+                  AND (fv.src = ANY(${ids}::text[]) OR fv.dst_entity = ANY(${ids}::text[]))))`;
 }
 
 /** In the cut a version is open as far as r knows: a later close is invisible (cut isolation). */

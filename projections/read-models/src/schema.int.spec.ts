@@ -4,6 +4,7 @@ import type { QueryRunner } from 'typeorm';
 import {
   ReadModelsEntityNameKeys1796000000000,
   ReadModelsErasure1796200000000,
+  ReadModelsFactsByDst1796300000000,
   ReadModelsMentionsByDoc1795910000000,
   ReadModelsNoFactCutIndex1795800000000,
   ReadModelsNoOpenIndex1795700000000,
@@ -24,6 +25,7 @@ beforeAll(async () => {
     'ReadModelsMentionsByDoc1795910000000',
     'ReadModelsEntityNameKeys1796000000000',
     'ReadModelsErasure1796200000000',
+    'ReadModelsFactsByDst1796300000000',
   ]);
 });
 
@@ -114,6 +116,28 @@ describe('read-model schema', () => {
     expect(await mentionIndexes()).toEqual(expected.slice(1));
     await migration.up(runner);
     expect(await mentionIndexes()).toEqual(expected);
+  });
+
+  it('indexes fact versions by their object, entity or literal; the migration adds the indexes where they are missing', async () => {
+    const dstIndexes = async () =>
+      (
+        await db.pool.query<{ name: string; def: string }>(
+          'SELECT indexname AS name, indexdef AS def FROM pg_indexes ' +
+            "WHERE schemaname = current_schema() AND indexname LIKE 'rm_fact_versions_dst%' ORDER BY 1",
+        )
+      ).rows.map((r) => `${r.name}: ${r.def.replace(/^.* USING /, '')}`);
+    const expected = [
+      'rm_fact_versions_dst_entity: btree (memory_id, dst_entity) WHERE (dst_entity IS NOT NULL)',
+      'rm_fact_versions_dst_text: btree (memory_id, dst_text) WHERE (dst_text IS NOT NULL)',
+    ];
+    expect(await dstIndexes()).toEqual(expected);
+    const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
+    const migration = new ReadModelsFactsByDst1796300000000();
+    await migration.down(runner);
+    expect(await dstIndexes()).toEqual([]);
+    await migration.up(runner);
+    await migration.up(runner);
+    expect(await dstIndexes()).toEqual(expected);
   });
 
   it('migrating again runs nothing', async () => {

@@ -56,6 +56,16 @@ const primaryKey = (table: string, columns: string): string[] => [
   `ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY USING INDEX ${table}_pkey`,
 ];
 
+/**
+ * The facts to an entity or a literal (a cut's `dst` filter, an entity's neighbourhood): one partial
+ * index per kind of object, so each version is in one of them and the filter's two terms are two
+ * index scans, not a scan of the memory's versions.
+ */
+const FACT_DST_INDEXES = [
+  'CREATE INDEX rm_fact_versions_dst_entity ON rm_fact_versions (memory_id, dst_entity) WHERE dst_entity IS NOT NULL',
+  'CREATE INDEX rm_fact_versions_dst_text ON rm_fact_versions (memory_id, dst_text) WHERE dst_text IS NOT NULL',
+];
+
 /** A document's mentions (a conversation's turns), read together in document order. */
 const MENTIONS_DOC_INDEX = 'CREATE INDEX rm_mentions_doc ON rm_mentions (memory_id, doc_id)';
 
@@ -136,6 +146,7 @@ export const readModelStatements: string[] = [
   // versions (ReadModelsNoFactCutIndex1795800000000: no GiST index on the cut's ranges).
   'CREATE INDEX rm_fact_versions_src ON rm_fact_versions (memory_id, src, rel)',
   'CREATE INDEX rm_fact_versions_rel ON rm_fact_versions (memory_id, rel)',
+  ...FACT_DST_INDEXES,
   // changes(from, to): versions opened (closed: rm_fact_versions_ends) in a record-time window.
   'CREATE INDEX rm_fact_versions_opened ON rm_fact_versions (memory_id, recorded_from)',
 
@@ -457,6 +468,19 @@ export class ReadModelsErasure1796200000000 implements MigrationInterface {
   }
 }
 
+/** Adds the indexes of the `dst` filter (FACT_DST_INDEXES) to databases made before them; those made after have them. */
+export class ReadModelsFactsByDst1796300000000 implements MigrationInterface {
+  readonly name = 'ReadModelsFactsByDst1796300000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const index of FACT_DST_INDEXES) await queryRunner.query(index.replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS'));
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP INDEX IF EXISTS rm_fact_versions_dst_entity, rm_fact_versions_dst_text');
+  }
+}
+
 const ERASABLE: [string, string[]][] = [
   ['rm_entities', ['name', 'name_key']],
   ['rm_fact_versions', []],
@@ -472,4 +496,5 @@ export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsMentionsByDoc1795910000000(),
   new ReadModelsEntityNameKeys1796000000000(),
   new ReadModelsErasure1796200000000(),
+  new ReadModelsFactsByDst1796300000000(),
 ];

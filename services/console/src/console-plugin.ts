@@ -6,12 +6,14 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 /** Where the browser code is: bundled from source when the process starts, never committed as a bundle. */
 export const CLIENT_ENTRY = join(__dirname, 'client', 'main.tsx');
 
-/** The path the bundle's files are served under (`/console/assets/main.js`, `main.css`, the lazily loaded chunks). */
+/** The path the bundle's files are served under (`/console/assets/main-HASH.js`, its CSS, the lazily loaded chunks). */
 const ASSETS = '/console/assets/';
 
 export interface ConsoleBundle {
-  /** File name (`main.js`, `main.css`, `chunk-XXXX.js`) -> its bytes and content type. */
+  /** File name (`main-HASH.js`, `main-HASH.css`, `chunk-HASH.js`) -> its bytes and content type. */
   files: Map<string, { body: Buffer; type: string }>;
+  /** The page every console route answers: it names the entry's script and style by their hashed names. */
+  indexHtml: string;
   /** How long esbuild took, in milliseconds. */
   buildMs: number;
 }
@@ -19,8 +21,9 @@ export interface ConsoleBundle {
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
 /**
- * Bundles the console in memory: Preact and the pages in `main.js`, the graph library in a chunk
+ * Bundles the console in memory: Preact and the pages in `main-HASH.js`, the graph library in a chunk
  * loaded by the neighbourhood page only (it is most of the bytes, and the other pages do without it).
+ * Every file's name carries its content's hash, so browsers keep them for good and never ask again.
  */
 export async function buildConsole(): Promise<ConsoleBundle> {
   const started = performance.now();
@@ -31,6 +34,7 @@ export async function buildConsole(): Promise<ConsoleBundle> {
     splitting: true,
     format: 'esm',
     outdir: '/console-assets',
+    entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
     minify: true,
     target: ['es2020'],
@@ -45,7 +49,12 @@ export async function buildConsole(): Promise<ConsoleBundle> {
     const name = file.path.slice(file.path.lastIndexOf('/') + 1);
     files.set(name, { body: Buffer.from(file.contents), type: TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream' });
   }
-  return { files, buildMs: performance.now() - started };
+  const entry = (extension: string) => {
+    const name = [...files.keys()].find((n) => n.startsWith('main-') && n.endsWith(extension));
+    if (name === undefined) throw new Error(`the console bundle has no main ${extension} file`);
+    return ASSETS + name;
+  };
+  return { files, indexHtml: indexHtml(entry('.js'), entry('.css')), buildMs: performance.now() - started };
 }
 
 /** One bundle per process: the first registration builds it, later ones (tests start many apps) reuse it. */
@@ -63,14 +72,14 @@ export function consoleBundle(): Promise<ConsoleBundle> {
   return bundle;
 }
 
-const INDEX_HTML = `<!doctype html>
+const indexHtml = (script: string, style: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>MemoTrace console</title>
-<link rel="stylesheet" href="${ASSETS}main.css">
-<script type="module" src="${ASSETS}main.js"></script>
+<link rel="stylesheet" href="${style}">
+<script type="module" src="${script}"></script>
 </head>
 <body>
 <div id="app"><noscript>The MemoTrace console needs JavaScript.</noscript></div>
@@ -116,17 +125,17 @@ export function registerConsole(app: FastifyInstance): void {
     },
     (error: Error) => app.log.error({ err: error }, 'console bundle failed to build'),
   );
-  app.get('/console', async (_request, reply) => page(reply).send(INDEX_HTML));
+  app.get('/console', async (_request, reply) => page(reply).send((await consoleBundle()).indexHtml));
   app.get('/console/*', async (request, reply) => {
     const path = request.url.split('?')[0]!;
-    if (!path.startsWith(ASSETS)) return page(reply).send(INDEX_HTML);
-    const file = (await consoleBundle()).files.get(path.slice(ASSETS.length));
+    const { files, indexHtml: html } = await consoleBundle();
+    if (!path.startsWith(ASSETS)) return page(reply).send(html);
+    const file = files.get(path.slice(ASSETS.length));
     if (file === undefined) return reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no console asset ${path}` } });
-    // Chunk names carry their content hash; main.js and main.css do not, so they are revalidated.
-    const immutable = path.includes('/chunk-');
+    // Every asset's name carries its content hash: a new build has new names, so an old copy is never stale.
     return reply
       .header('content-type', file.type)
-      .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+      .header('cache-control', 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
       .send(file.body);
   });

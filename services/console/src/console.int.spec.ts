@@ -19,10 +19,12 @@ if (why) process.stderr.write(`console browser spec not selected: ${why}\n`);
 const M = 'acme-story';
 const ADMIN = 'mt_console_admin_token';
 const READER = 'mt_console_reader_token';
+const WRITER = 'mt_console_writer_token';
 const keys = parseApiKeys(
   JSON.stringify([
     { id: 'console-admin', hash: hashApiKey(ADMIN), memories: ['*'], access: 'admin' },
     { id: 'console-reader', hash: hashApiKey(READER), memories: [M], access: 'read' },
+    { id: 'console-writer', hash: hashApiKey(WRITER), memories: [M], access: 'write' },
   ]),
 );
 
@@ -68,18 +70,27 @@ if (why && ci) {
   });
 
   it('serves the page and its bundle without a key, and index.html for client-side routes', async () => {
+    const assets = new Set<string>();
     for (const path of ['/console', `/console/memories/${M}/facts/alice-acme?validAt=*`]) {
       const response = await fetch(t.url + path);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);
       expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
-      expect(await response.text()).toContain('/console/assets/main.js');
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      for (const [, asset] of (await response.text()).matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)) assets.add(asset!);
     }
-    const js = await fetch(`${t.url}/console/assets/main.js`);
-    expect(js.status).toBe(200);
-    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect((await js.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
-    expect((await fetch(`${t.url}/console/assets/main.css`)).status).toBe(200);
+    // The script and the style, named by their content's hash: kept by the browser for good, never asked again.
+    const [js, css] = [[...assets].find((a) => /\/main-\w+\.js$/.test(a)), [...assets].find((a) => /\/main-\w+\.css$/.test(a))];
+    expect([assets.size, js, css]).toEqual([2, expect.any(String), expect.any(String)]);
+    for (const asset of [js!, css!]) {
+      const response = await fetch(t.url + asset);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
+    const script = await fetch(t.url + js!);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    expect((await fetch(`${t.url}/console/assets/main.js`)).status).toBe(404);
     expect((await fetch(`${t.url}/console/assets/nothing.js`)).status).toBe(404);
     // The API stays behind the keys.
     expect((await fetch(`${t.url}/v1/memories`)).status).toBe(401);
@@ -95,7 +106,9 @@ if (why && ci) {
     await alert.waitFor();
     expect(await page.getByRole('alert').count()).toBe(1);
     expect(await alert.textContent()).toMatch(/API key refused.*invalid API key.*Paste a valid key/);
+    await page.getByTestId('key-status').filter({ hasText: 'refused' }).waitFor();
     await useKey(ADMIN);
+    await page.getByTestId('key-status').filter({ hasText: 'console-admin, admin access to every memory' }).waitFor();
     const row = page.getByRole('row', { name: new RegExp(M) });
     await row.waitFor();
     expect(await row.textContent()).toContain(`${M}${position}`); // the size: the log's length
@@ -109,9 +122,15 @@ if (why && ci) {
     expect(await page.getByTestId('cut-name').textContent()).toBe('As-Recorded@2024-05-08 12:00 UTC');
     expect(await page.locator('[data-fact]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fact')))).toEqual(['alice-acme']);
     expect(await page.locator('[data-fact="alice-acme"]').textContent()).toMatch(/works_at Acme.*valid \[2024-05-06 00:00 UTC, ∞\)/);
-    // Thursday's event is not visible yet; Monday's is.
+    // Thursday's event is not visible yet; Monday's is, and the episode over it.
     expect(await page.locator('#events').textContent()).toContain('Alice joined Acme');
     expect(await page.locator('#events').textContent()).not.toContain('Alice moved');
+    const episode = page.locator('[data-episode="ep-onboarding"]');
+    await episode.waitFor();
+    expect(await episode.textContent()).toMatch(/ep-onboarding.*Alice onboarding at Acme.*\[2024-05-06 00:00 UTC, ∞\).*ev-join/);
+    // The week before the cut's record time: Monday's fact opened.
+    await page.locator('#changes tbody tr').first().waitFor();
+    expect(await page.locator('#changes tbody').textContent()).toMatch(/opened.*alice-acme/);
   });
 
   it('re-cuts live with the As-World shortcut, and shows the story As-World@Thursday: Beta', async () => {
@@ -121,6 +140,14 @@ if (why && ci) {
     expect(await page.getByTestId('cut-name').textContent()).toBe('As-World@2024-05-08 12:00 UTC');
     await open(`/console/memories/${M}?validAt=${THU}`);
     await page.locator('[data-fact="alice-beta"]').waitFor();
+    await page.locator('#changes table, #changes p:not([role="status"])').first().waitFor();
+    // Read at "now", the page settles: once its answers are drawn it asks nothing more.
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => void asked.push(request.url());
+    page.on('request', onRequest);
+    await page.waitForTimeout(1_000);
+    page.off('request', onRequest);
+    expect(asked.filter((url) => url.includes('/v1/'))).toEqual([]);
     expect(await page.locator('[data-fact]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fact')))).toEqual(['alice-beta']);
     expect(await page.locator('[data-fact="alice-beta"]').textContent()).toMatch(/works_at Beta/);
     expect(await page.locator('#events').textContent()).toContain('Alice moved from Acme to Beta');
@@ -133,6 +160,17 @@ if (why && ci) {
       expect.stringMatching(/opened.*alice-acme/),
       expect.stringMatching(/opened.*alice-beta/),
     ]);
+  });
+
+  it('pages the entities of a memory, each page with its facts', async () => {
+    // Three entities, one per page here: the memory page reads a page of entities, then their facts.
+    await open(`/console/memories/${M}?validAt=${THU}&entitiesAfter=acme`);
+    await page.locator('[data-entity="alice"]').waitFor();
+    expect(await page.locator('[data-entity]').evaluateAll((els) => els.map((e) => e.getAttribute('data-entity')))).toEqual(['alice', 'beta']);
+    expect(await page.locator('[data-fact]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fact')))).toEqual(['alice-beta']);
+    await page.getByRole('link', { name: '← first entities' }).click();
+    await page.locator('[data-entity="acme"]').waitFor();
+    expect(new URL(page.url()).searchParams.get('entitiesAfter')).toBeNull();
   });
 
   it('draws the fact as a bitemporal diagram, one rectangle per version, with its history and audit', async () => {
@@ -194,38 +232,94 @@ if (why && ci) {
     const graph = page.getByTestId('graph');
     await graph.locator('canvas').first().waitFor();
     await page.locator('[data-testid="graph"][data-nodes]').waitFor();
-    // alice, the fact alice-beta, Beta, the event ev-move and the evidence m-thu
-    expect(await graph.getAttribute('data-nodes')).toBe('5');
+    // alice, the fact alice-beta, Beta, the event ev-move, the evidence m-thu, and ev-join: about Alice (its
+    // evidence is her Acme fact, not valid on Thursday, so the event hangs on her).
+    expect(await graph.getAttribute('data-nodes')).toBe('6');
     expect(await page.locator('#facts').textContent()).toMatch(/Alice works_at Beta/);
   });
 
-  it('names exactly what an erasure takes before it erases, and refuses it to a read-only key', async () => {
+  it("moves through the graph's nodes with the keyboard, and says how to skip it", async () => {
+    await open(`/console/memories/${M}/entities/alice?validAt=${THU}`);
+    await page.locator('[data-testid="graph"][data-nodes]').waitFor();
+    // Keyboard only, from the top of the page: Tab reaches the skip link, then the graph itself.
+    const focused: string[] = [];
+    for (let i = 0; i < 40 && focused[focused.length - 1] !== 'graph'; i++) {
+      await page.keyboard.press('Tab');
+      focused.push(await page.evaluate<string>("document.activeElement?.dataset?.testid ?? document.activeElement?.textContent ?? ''"));
+    }
+    expect(focused.slice(-2)).toEqual(['Skip the graph: its facts, events and evidence are listed below', 'graph']);
+    expect(await page.getByRole('link', { name: /Skip the graph/ }).getAttribute('href')).toBe('#facts');
+    const graph = page.getByTestId('graph');
+    expect(await graph.getAttribute('aria-describedby')).toBe('graph-keys');
+    const said = page.getByTestId('graph-selection');
+    await page.keyboard.press('ArrowRight');
+    await said.filter({ hasText: 'Alice (this entity), 1 of 6: Enter opens it' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await said.filter({ hasText: 'works_at (fact), 2 of 6' }).waitFor();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await said.filter({ hasText: ', 6 of 6' }).waitFor();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('bitemporal-diagram').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/memories/${M}/facts/alice-beta`);
+  });
+
+  it('offers erasure to admin keys only, and says why to a read or write key', async () => {
+    await open(`/console/operations?memory=${M}`);
+    for (const [key, id, access] of [
+      [READER, 'console-reader', 'read'],
+      [WRITER, 'console-writer', 'write'],
+    ] as const) {
+      await useKey(key);
+      const why = page.getByTestId('erasure-needs-admin');
+      await why.filter({ hasText: id }).waitFor();
+      expect(await why.textContent()).toMatch(new RegExp(`Erasure needs an admin key.*${id}.*has ${access} access`));
+      expect(await page.getByRole('button', { name: 'Review the erasure…' }).count()).toBe(0);
+      await page
+        .getByTestId('key-status')
+        .filter({ hasText: `${id}, ${access} access to ${M}` })
+        .waitFor();
+    }
+    await useKey('mt_not_a_key');
+    await page.getByTestId('key-status').filter({ hasText: 'refused' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Review the erasure…' }).count()).toBe(0);
+    await useKey(ADMIN);
+    await page.getByRole('button', { name: 'Review the erasure…' }).waitFor();
+  });
+
+  it('names exactly what an erasure takes before it erases; a key that turns read-only loses the control', async () => {
     await open(`/console/operations?memory=${M}`);
     await useKey(ADMIN);
     await page.getByTestId('rebuild').waitFor();
     expect(await page.getByTestId('rebuild').textContent()).toContain('idle');
-    await page.getByLabel('Subject', { exact: true }).selectOption('mentionId');
-    await page.getByLabel('Its id').fill('m-thu');
-    await page.getByLabel('Reason (kept in the audit)').fill('asked to forget the chat');
-    await page.getByRole('button', { name: 'Review the erasure…' }).click();
-    const plan = page.getByTestId('erasure-plan');
-    await plan.waitFor();
-    expect(await plan.textContent()).toContain('the text and speaker of mention m-thu in document chat-2: "I moved to Beta yesterday" (Alice)');
+    const review = async () => {
+      await page.getByLabel('Subject', { exact: true }).selectOption('mentionId');
+      await page.getByLabel('Its id').fill('m-thu');
+      await page.getByLabel('Reason (kept in the audit)').fill('asked to forget the chat');
+      await page.getByRole('button', { name: 'Review the erasure…' }).click();
+      await page.getByTestId('erasure-plan').waitFor();
+    };
+    await review();
+    expect(await page.getByTestId('erasure-plan').textContent()).toContain(
+      'the text and speaker of mention m-thu in document chat-2: "I moved to Beta yesterday" (Alice)',
+    );
     const erase = page.getByRole('button', { name: 'Erase m-thu' });
     expect(await erase.isDisabled()).toBe(true);
     await page.getByLabel('Type m-thu to confirm').fill('m-thu');
-    // A read-only key: refused, nothing erased.
+    // The key changes to a read-only one: the confirmation goes with the control, nothing is erased.
     await useKey(READER);
-    await erase.click();
-    const refusal = page.locator('#erasure').getByRole('alert');
-    await refusal.waitFor();
-    expect(await refusal.textContent()).toMatch(/Error 403.*may not do that \(key "console-reader" is read-only\)/);
+    await page.getByTestId('erasure-needs-admin').waitFor();
+    expect(await erase.count()).toBe(0);
     const mention = async () =>
       (await (await fetch(`${t.url}/v1/memories/${M}/mentions/m-thu`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as {
         text: string | null;
       };
     expect((await mention()).text).toBe('I moved to Beta yesterday');
     await useKey(ADMIN);
+    await review();
+    await page.getByLabel('Type m-thu to confirm').fill('m-thu');
     await erase.click();
     await page.getByText(/^Erased: applied/).waitFor();
     expect((await mention()).text).toBeNull();

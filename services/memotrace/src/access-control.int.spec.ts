@@ -5,12 +5,13 @@ import { startMemoTrace } from './app';
 import { type TestService, startTestService } from './testing/test-service';
 
 /** Issue 6: API keys scoped to memories and to read/write, through HTTP. */
-const TOKENS = { a: 'mt_key-for-a', aRead: 'mt_read-key-for-a', b: 'mt_key-for-b' };
+const TOKENS = { a: 'mt_key-for-a', aRead: 'mt_read-key-for-a', b: 'mt_key-for-b', admin: 'mt_admin-key' };
 const keys = parseApiKeys(
   JSON.stringify([
     { id: 'agent-a', hash: hashApiKey(TOKENS.a), memories: ['mem-a'], access: 'write' },
     { id: 'reader-a', hash: hashApiKey(TOKENS.aRead), memories: ['mem-a'], access: 'read' },
     { id: 'agent-b', hash: hashApiKey(TOKENS.b), memories: ['mem-b'], access: 'write' },
+    { id: 'dpo', hash: hashApiKey(TOKENS.admin), memories: ['*'], access: 'admin' },
   ]),
 );
 
@@ -96,6 +97,21 @@ describe('access control over HTTP', () => {
     expect(write.status).toBe(403);
     expect(write.body.error.code).toBe('FORBIDDEN');
     expect(await exportOf('mem-a', TOKENS.a)).toBe(before);
+  });
+
+  it('says what each key may do, to that key only; a wrong or missing key learns nothing (401)', async () => {
+    expect((await call('GET', '/v1/access', TOKENS.aRead)).body).toEqual({
+      accessControl: true,
+      keyId: 'reader-a',
+      access: 'read',
+      memories: ['mem-a'],
+    });
+    expect((await call('GET', '/v1/access', TOKENS.a)).body).toEqual({ accessControl: true, keyId: 'agent-a', access: 'write', memories: ['mem-a'] });
+    expect((await call('GET', '/v1/access', TOKENS.admin)).body).toEqual({ accessControl: true, keyId: 'dpo', access: 'admin', memories: ['*'] });
+    for (const token of [undefined, 'mt_wrong']) {
+      const refused = await call('GET', '/v1/access', token);
+      expect([refused.status, refused.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
+    }
   });
 
   it('keeps health, readiness, metrics and docs open', async () => {

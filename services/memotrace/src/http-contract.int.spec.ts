@@ -56,14 +56,20 @@ describe('HTTP contract', () => {
     expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'commands.0.validTo' })]));
   });
 
-  it.each(['facts', 'facts/bob-paris/history', 'facts/bob-paris/audit', 'entities/bob', 'events', `changes?from=${T0}&to=${T1}`, 'export'])(
-    'GET %s refuses an unknown query parameter',
-    async (path) => {
-      const response = await t.get(`/v1/memories/contract/${path}${path.includes('?') ? '&' : '?'}colour=red`);
-      expect(response.status).toBe(400);
-      expect(response.body.error.details).toEqual([expect.objectContaining({ path: 'colour' })]);
-    },
-  );
+  it.each([
+    'facts',
+    'facts/bob-paris/history',
+    'facts/bob-paris/audit',
+    'entities/bob',
+    'events',
+    'episodes',
+    `changes?from=${T0}&to=${T1}`,
+    'export',
+  ])('GET %s refuses an unknown query parameter', async (path) => {
+    const response = await t.get(`/v1/memories/contract/${path}${path.includes('?') ? '&' : '?'}colour=red`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual([expect.objectContaining({ path: 'colour' })]);
+  });
 
   it('rejects an invalid memory id, an empty batch, a batch over 1000 and a non-JSON body', async () => {
     expect((await t.commands('Bad_Memory', [{ op: 'UPSERT_ENTITY', name: 'x' }])).status).toBe(400);

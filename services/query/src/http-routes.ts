@@ -3,6 +3,7 @@ import {
   entitiesQuery,
   entityParams,
   entityQuery,
+  episodesQuery,
   eventsQuery,
   auditQuery,
   exportQuery,
@@ -18,7 +19,7 @@ import {
   toJsonlLine,
   verifyQuery,
 } from '@memotrace/contracts';
-import { commandsOfLog, maxInstant } from '@memotrace/domain';
+import { changesPageEnd, commandsOfLog, maxInstant } from '@memotrace/domain';
 import type { LogStore } from '@memotrace/log-store';
 import { HttpError, mayReadMemory, parseInput } from '@memotrace/http-kit';
 import { MEMORY_STREAM_PREFIX, factTag, memoryIdOfStream, memoryStreamId, readMemoryLog } from '@memotrace/memory-log';
@@ -64,12 +65,18 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(factsQuery, request.query, 'query');
     const at = now();
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
-    const filter = { src: q.src, rel: q.rel, dst: q.dst };
-    const facts = await gate.read(memoryId, q.consistency, q.minPosition, {
+    const filter = { src: q.src, rel: q.rel, dst: q.dst, after: q.after, limit: nextProbe(q.limit) };
+    const found = await gate.read(memoryId, q.consistency, q.minPosition, {
       replay: (queries) => queries.facts(memoryId, cut, filter),
       projection: (queries) => queries.checkpointedFacts(memoryId, cut, filter),
     });
-    return { cut, source: q.consistency, facts };
+    const { page: facts, next } = pageAnswer(found, q.limit, (f) => f.factId);
+    if (q.include === undefined) return { cut, source: q.consistency, facts, next };
+    // The entities the page names, by the same source at the same cut (answers name them by canonical id).
+    const ids = [...new Set(facts.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
+    const queries = await gate.source(memoryId, q.consistency, q.minPosition);
+    const entities = ids.length === 0 ? [] : await queries.entities(memoryId, cut.recordedAt, { ids });
+    return { cut, source: q.consistency, facts, next, entities };
   });
 
   app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
@@ -97,11 +104,10 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const at = now();
     // Entities have no valid time: validAt filters none of them, but is part of the cut the answer names.
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
-    const filter = { name: q.name, match: q.match, type: q.type, after: q.after, limit: q.limit + 1 };
+    const filter = { name: q.name, match: q.match, type: q.type, ids: q.ids, after: q.after, limit: nextProbe(q.limit) };
     const found = await (await gate.source(memoryId, q.consistency, q.minPosition)).entities(memoryId, cut.recordedAt, filter);
-    // One more than the page asked: whether a next page exists.
-    const entities = found.slice(0, q.limit);
-    return { cut, source: q.consistency, entities, next: found.length > q.limit ? entities[entities.length - 1]!.entityId : null };
+    const { page: entities, next } = pageAnswer(found, q.limit, (e) => e.entityId);
+    return { cut, source: q.consistency, entities, next };
   });
 
   app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {
@@ -119,8 +125,23 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     // validAt only events whose time span holds now are listed; validAt=* lists them all.
     const at = now();
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
-    const events = await (await gate.source(memoryId, q.consistency, q.minPosition)).events(memoryId, cut);
-    return { cut, source: q.consistency, events };
+    const filter = { entity: q.entity, after: q.after, limit: nextProbe(q.limit) };
+    const found = await (await gate.source(memoryId, q.consistency, q.minPosition)).events(memoryId, cut, filter);
+    const { page: events, next } = pageAnswer(found, q.limit, (e) => e.eventId);
+    return { cut, source: q.consistency, events, next };
+  });
+
+  // SPEC §3.2: an episode is visible iff recorded by recordedAt and one of its events is; it lists only those.
+  app.get('/v1/memories/:memoryId/episodes', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(episodesQuery, request.query, 'query');
+    const at = now();
+    const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
+    const found = await (
+      await gate.source(memoryId, q.consistency, q.minPosition)
+    ).episodes(memoryId, cut, { after: q.after, limit: nextProbe(q.limit) });
+    const { page: episodes, next } = pageAnswer(found, q.limit, (e) => e.episodeId);
+    return { cut, source: q.consistency, episodes, next };
   });
 
   // A document's mentions in document order (SPEC §5.1: a conversation's turns), a page at a time.
@@ -166,8 +187,11 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(changesQuery, request.query, 'query');
     // Without `to`, up to the request time: an empty interval if `from` is later.
     const to = q.to ?? maxInstant(q.from, now());
-    const changes = await (await gate.source(memoryId, 'projection', q.minPosition)).changes(memoryId, q.from, to);
-    return { from: q.from, to, changes };
+    const queries = await gate.source(memoryId, 'projection', q.minPosition);
+    // A page is the window [from, end) of whole record instants: its answer is that window's, as if asked for it.
+    const end = q.limit === undefined ? null : changesPageEnd(await queries.changeCounts(memoryId, q.from, to, q.limit + 1), q.limit);
+    const changes = await queries.changes(memoryId, q.from, end ?? to);
+    return { from: q.from, to: end ?? to, changes, next: end };
   });
 
   // Read models vs exact replay for one memory: every difference, not just the first.
@@ -188,6 +212,18 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
       .join('');
     return reply.header('content-type', 'application/x-ndjson').send(body);
   });
+}
+
+/** What a page of `limit` asks the source for: one more, to learn whether a next page exists. */
+function nextProbe(limit: number | undefined): number | undefined {
+  return limit === undefined ? undefined : limit + 1;
+}
+
+/** The page of an answer asked with `nextProbe`, and its `next`: the last id, when more followed. */
+function pageAnswer<T>(found: T[], limit: number | undefined, idOf: (item: T) => string): { page: T[]; next: string | null } {
+  if (limit === undefined || found.length <= limit) return { page: found, next: null };
+  const page = found.slice(0, limit);
+  return { page, next: idOf(page[page.length - 1]!) };
 }
 
 function unknownFact(factId: string): HttpError {

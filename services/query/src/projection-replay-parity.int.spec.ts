@@ -1,5 +1,5 @@
-import type { Cut, FactFilter, MemoryQueries } from '@memotrace/domain';
-import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import type { Cut, EventFilter, FactFilter, MemoryQueries } from '@memotrace/domain';
+import { ENTITY_IDS, RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresLogStore } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { PostgresMemoryQueries } from '@memotrace/read-models';
@@ -13,14 +13,32 @@ import { type ProjectedLog, startProjectedLog } from './testing/projected-log';
  * identically. Random histories (the domain's property-test generator) are
  * appended to the log, projected, then the queries that are more than a cut are asked
  * both ways: facts under src/rel/dst filters (merged classes) at every record time of the
- * history, one millisecond before each, and at every valid time; history; changes.
+ * history, one millisecond before each, and at every valid time (with several src, and a page at a time);
+ * events about each entity and a page at a time; episodes a page at a time; entities by id; history;
+ * changes and their counts per record instant.
  * What a cut shows (facts, events, episodes, entities, mentions), projection and replay
  * alike, is checked against the domain's reference cut by cut-conformance.int.spec.ts.
  */
 const minusMs = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
 const RECORD_CUTS = RECORD_TIMES.flatMap((t) => [minusMs(t), t]);
 const VALID_CUTS: (string | '*')[] = ['*', ...VALID_TIMES];
-const FILTERS: FactFilter[] = [{ src: 'e0' }, { rel: 'works_at' }, { dst: 'e1' }, { src: 'e2', rel: 'works_at' }];
+const FILTERS: FactFilter[] = [
+  { src: 'e0' },
+  { rel: 'works_at' },
+  { dst: 'e1' },
+  { src: 'e2', rel: 'works_at' },
+  // Several src, and pages of the cut by factId: what a console page of entities asks.
+  { src: ['e0', 'e3', 'ghost'] },
+  { limit: 2 },
+  { after: 'fact_8', limit: 3 },
+  { src: ['e1', 'e2'], after: 'fx', limit: 1 },
+];
+const EVENT_FILTERS: EventFilter[] = [
+  ...ENTITY_IDS.map((entity) => ({ entity })),
+  { limit: 1 },
+  { after: 'ev1', limit: 1 },
+  { entity: 'e0', limit: 1 },
+];
 
 describe('projection and replay answer identically over random histories', () => {
   let log: ProjectedLog;
@@ -45,7 +63,7 @@ describe('projection and replay answer identically over random histories', () =>
     }
   }
 
-  it('for filtered facts, history and changes', async () => {
+  it('for filtered and paged facts, events and episodes, entities by id, history and changes', async () => {
     await fc.assert(
       fc.asyncProperty(historyArb, async (batches) => {
         const memoryId = `parity-${++memories}`;
@@ -57,7 +75,14 @@ describe('projection and replay answer identically over random histories', () =>
           for (const validAt of VALID_CUTS) {
             const cut: Cut = { validAt, recordedAt };
             for (const filter of FILTERS) await compare(`facts ${JSON.stringify({ cut, filter })}`, (q) => q.facts(memoryId, cut, filter));
+            // Event filters and pages do not depend on the validity: two valid times keep the run short.
+            if (validAt !== '*' && validAt !== VALID_TIMES[4]) continue;
+            for (const filter of EVENT_FILTERS) await compare(`events ${JSON.stringify({ cut, filter })}`, (q) => q.events(memoryId, cut, filter));
+            for (const page of [{ limit: 1 }, { after: 'ep1' }])
+              await compare(`episodes ${JSON.stringify({ cut, page })}`, (q) => q.episodes(memoryId, cut, page));
           }
+          const ids = { ids: [...ENTITY_IDS, 'ghost'] };
+          await compare(`entities ${JSON.stringify({ recordedAt, ...ids })}`, (q) => q.entities(memoryId, recordedAt, ids));
         }
         for (const factId of [...run.state.facts.keys(), 'no-such-fact']) {
           await compare(`history ${factId}`, (q) => q.history(memoryId, factId));
@@ -65,6 +90,7 @@ describe('projection and replay answer identically over random histories', () =>
         }
         for (let i = 0; i + 3 < RECORD_TIMES.length; i += 3) {
           await compare(`changes ${i}`, (q) => q.changes(memoryId, RECORD_TIMES[i]!, RECORD_TIMES[i + 3]!));
+          await compare(`change counts ${i}`, (q) => q.changeCounts(memoryId, RECORD_TIMES[i]!, RECORD_TIMES[i + 3]!, 2));
         }
         // The answers are not vacuous: the seed's fact (e0 works_at e1) has a history.
         expect((await replay.history(memoryId, [...run.state.facts.keys()][0]!))?.length).toBeGreaterThan(0);

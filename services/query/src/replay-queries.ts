@@ -1,11 +1,14 @@
 import {
   type Cut,
   type EntityFilter,
+  type EventFilter,
   type FactFilter,
+  type Page,
   type Instant,
   type MemoryRecord,
   type MemoryQueries,
   type MemoryState,
+  changeCountsOf,
   changesBetween,
   documentMentionsAt,
   entityAt,
@@ -70,12 +73,12 @@ export class ReplayMemoryQueries implements MemoryQueries {
     return entitiesAt(await this.foldUntil(memoryId, recordedAt), filter);
   }
 
-  async events(memoryId: string, cut: Cut) {
-    return eventsAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt);
+  async events(memoryId: string, cut: Cut, filter?: EventFilter) {
+    return eventsAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, filter);
   }
 
-  async episodes(memoryId: string, cut: Cut) {
-    return episodesAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt);
+  async episodes(memoryId: string, cut: Cut, page?: Page) {
+    return episodesAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, page);
   }
 
   async mentions(memoryId: string, recordedAt: Instant) {
@@ -92,6 +95,10 @@ export class ReplayMemoryQueries implements MemoryQueries {
 
   async changes(memoryId: string, from: Instant, to: Instant) {
     return changesBetween(foldBefore(await this.log(memoryId), to), from, to);
+  }
+
+  async changeCounts(memoryId: string, from: Instant, to: Instant, max: number) {
+    return changeCountsOf(await this.changes(memoryId, from, to), max);
   }
 
   private async foldUntil(memoryId: string, recordedAt?: Instant): Promise<MemoryState> {

@@ -15,7 +15,8 @@ export class ApiError extends Error {
 
 export interface Request {
   method?: 'GET' | 'POST';
-  query?: Record<string, string | number | undefined>;
+  /** A list is the parameter once per value (`src=a&src=b`). */
+  query?: Record<string, string | number | readonly string[] | undefined>;
   body?: unknown;
 }
 
@@ -29,7 +30,10 @@ function explain(status: number, code: string, message: string): string {
 
 export async function callApi<T>(path: string, key: string | null, request: Request = {}): Promise<T> {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (typeof value === 'object') for (const one of value) params.append(name, one);
+    else if (value !== undefined && value !== '') params.set(name, String(value));
+  }
   const qs = params.toString();
   const url = qs === '' ? path : `${path}?${qs}`;
   const headers: Record<string, string> = { accept: 'application/json' };

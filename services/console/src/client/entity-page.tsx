@@ -1,9 +1,9 @@
 import type { EntityResponse, EventView, EventsResponse, FactVersion, FactsResponse, MentionView } from '@memotrace/contracts';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
-import { Dst, FactLink, interval } from './memory-page';
+import { Dst, FactLink, entityNames, interval } from './memory-page';
 import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
 
 /** Evidence mentions fetched for the graph's labels: a neighbourhood is read at a glance, not exhaustively. */
@@ -65,9 +65,12 @@ export function neighbourhoodGraph(memoryId: string, n: Neighbourhood, cut: Cut)
   for (const event of n.events) {
     const id = `event:${event.eventId}`;
     nodes.set(id, { id, label: event.summary ?? event.eventId, kind: 'event', href: consolePath(memoryId, `${q}#events`) });
+    const before = edges.length;
     for (const factId of event.includesFacts)
       if (nodes.has(`fact:${factId}`)) edges.push({ source: id, target: `fact:${factId}`, label: 'includes' });
     for (const p of event.participants) edges.push({ source: id, target: entityNode(p.entityId), label: p.role });
+    // About the entity through evidence not valid at this cut: it hangs on the entity itself.
+    if (edges.length === before) edges.push({ source: id, target: entityNode(n.entity.entityId), label: 'about' });
   }
   const mentions = new Map(n.mentions.map((m) => [m.mentionId, m]));
   for (const fact of n.facts) {
@@ -111,6 +114,11 @@ const STYLE = [
   { selector: 'node.literal', style: { shape: 'rectangle', 'background-color': '#eeeeee', 'border-color': '#555' } },
   { selector: 'node.event', style: { shape: 'diamond', 'background-color': '#c7e9c0', 'border-color': '#1b5e20' } },
   { selector: 'node.mention', style: { shape: 'tag', 'background-color': '#dadaeb', 'border-color': '#4a1486' } },
+  // The node the keyboard (or a tap) selected: a thick dark ring, visible on every fill.
+  {
+    selector: 'node:selected',
+    style: { 'border-width': 5, 'border-color': '#000', 'underlay-color': '#ffd54f', 'underlay-opacity': 1, 'underlay-padding': 6 },
+  },
   {
     selector: 'edge',
     style: {
@@ -128,13 +136,61 @@ const STYLE = [
   },
 ];
 
+/**
+ * The graph library, loaded by this page only (a chunk of its own): asked for as the page opens, so it
+ * is loaded and compiled while the neighbourhood is read, not after.
+ */
+const loadGraphLibrary = () => import('cytoscape');
+
+/** How the keyboard's selection names a node's kind. */
+const KIND_NAMES: Record<GraphNode['kind'], string> = {
+  center: 'this entity',
+  entity: 'entity',
+  literal: 'value',
+  fact: 'fact',
+  event: 'event',
+  mention: 'evidence mention',
+};
+
+/** What the keyboard's selection says of node `i` of the graph. */
+function nodeAnnouncement(graph: { nodes: readonly GraphNode[] }, i: number): string {
+  const node = graph.nodes[i]!;
+  return `${node.label} (${KIND_NAMES[node.kind]}), ${i + 1} of ${graph.nodes.length}${node.href ? ': Enter opens it' : ''}`;
+}
+
+/** The node the keyboard moves to from `at` (-1: none selected yet) on `key`; undefined for a key it does not use. */
+function nextNode(key: string, at: number, count: number): number | undefined {
+  switch (key) {
+    case 'ArrowRight':
+    case 'ArrowDown':
+      return (at + 1) % count;
+    case 'ArrowLeft':
+    case 'ArrowUp':
+      return at <= 0 ? count - 1 : at - 1;
+    case 'Home':
+      return 0;
+    case 'End':
+      return count - 1;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The graph, drawn by cytoscape on a canvas. It takes the keyboard: arrow keys (Home, End) select its nodes
+ * one by one, a live region says which, Enter opens it.
+ */
 function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>; label: string }) {
   const container = useRef<HTMLDivElement>(null);
+  const [said, say] = useState('');
   useEffect(() => {
     let destroyed = false;
     let cy: { destroy(): void } | undefined;
-    // The graph library is loaded by this page only (a chunk of its own).
-    void import('cytoscape').then(({ default: cytoscape }) => {
+    let at = -1;
+    let onKey: ((event: KeyboardEvent) => void) | undefined;
+    const element = container.current;
+    say('');
+    void loadGraphLibrary().then(({ default: cytoscape }) => {
       if (destroyed || container.current === null) return;
       const instance = cytoscape({
         container: container.current,
@@ -159,31 +215,72 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
         const href = event.target.data('href') as string;
         if (href) navigate(href);
       });
+      onKey = (event: KeyboardEvent) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          const href = at < 0 ? undefined : graph.nodes[at]!.href;
+          if (href === undefined) return;
+          event.preventDefault();
+          navigate(href);
+          return;
+        }
+        const next = nextNode(event.key, at, graph.nodes.length);
+        if (next === undefined) return;
+        event.preventDefault();
+        at = next;
+        instance.nodes().unselect();
+        instance.getElementById(graph.nodes[at]!.id).select();
+        say(nodeAnnouncement(graph, at));
+      };
+      container.current.addEventListener('keydown', onKey);
       container.current.dataset['nodes'] = String(graph.nodes.length);
       cy = instance;
     });
     return () => {
       destroyed = true;
+      if (onKey) element?.removeEventListener('keydown', onKey);
       cy?.destroy();
     };
   }, [graph]);
-  return <div class="graph" ref={container} role="img" aria-label={label} data-testid="graph" />;
+  return (
+    <>
+      <a class="skip-graph" href="#facts">
+        Skip the graph: its facts, events and evidence are listed below
+      </a>
+      <div
+        class="graph"
+        ref={container}
+        tabIndex={0}
+        role="application"
+        aria-roledescription="graph"
+        aria-label={label}
+        aria-describedby="graph-keys"
+        data-testid="graph"
+      />
+      <p id="graph-keys" class="muted">
+        Circles are entities, small squares facts, diamonds events, tags the mentions that evidence a fact. Select a node to open it; with the
+        keyboard, the arrow keys move from node to node and Enter opens the one selected.
+      </p>
+      <p class="muted" aria-live="polite" data-testid="graph-selection">
+        {said}
+      </p>
+    </>
+  );
 }
 
 /** `/console/memories/{memoryId}/entities/{entityId}`: the entity's facts, events and evidence at the cut, as a graph and as lists. */
 export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; entityId: string; cut: Cut }) {
+  useEffect(() => void loadGraphLibrary(), []);
   const query = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const state = useApi(
     async (get): Promise<Neighbourhood> => {
+      // Two rounds: what the cut holds about the entity (its facts with the entities they name), then its evidence.
       const [entity, out, into, events] = await Promise.all([
         get<EntityResponse>(memoryPath(memoryId, `/entities/${encodeURIComponent(entityId)}`), { query: { recordedAt: cut.recordedAt } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src: entityId } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, dst: entityId } }),
-        get<EventsResponse>(memoryPath(memoryId, '/events'), { query }),
+        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src: entityId, include: 'entities' } }),
+        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, dst: entityId, include: 'entities' } }),
+        get<EventsResponse>(memoryPath(memoryId, '/events'), { query: { ...query, entity: entityId } }),
       ]);
-      const facts = [...out.facts, ...into.facts.filter((f) => f.src !== entityId)];
-      const factIds = new Set(facts.map((f) => f.factId));
-      const near = events.events.filter((e) => e.participants.some((p) => p.entityId === entityId) || e.includesFacts.some((id) => factIds.has(id)));
+      const facts = [...out.facts, ...into.facts.filter((f) => f.src !== entity.entityId)];
       const mentionIds = [...new Set(facts.flatMap((f) => f.evidence))].slice(0, MAX_MENTIONS);
       const mentions = await Promise.all(
         mentionIds.map((id) =>
@@ -195,20 +292,8 @@ export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; enti
           ),
         ),
       );
-      // Names of the other ends: one read per neighbour (a neighbourhood has few).
-      const others = [...new Set(facts.flatMap((f) => [f.src, typeof f.dst === 'string' ? f.dst : undefined]))].filter(
-        (id): id is string => id !== undefined && id !== entityId,
-      );
-      const neighbours = await Promise.all(
-        others.map((id) =>
-          get<EntityResponse>(memoryPath(memoryId, `/entities/${encodeURIComponent(id)}`), { query: { recordedAt: cut.recordedAt } }).catch(
-            () => null,
-          ),
-        ),
-      );
-      const names = new Map<string, string>([[entity.entityId, entity.name ?? entity.entityId]]);
-      for (const n of neighbours) if (n) names.set(n.entityId, n.name ?? n.entityId);
-      return { entity, facts, events: near, mentions: mentions.filter((m): m is MentionView => m !== null), names };
+      const names = entityNames([entity, ...(out.entities ?? []), ...(into.entities ?? [])]);
+      return { entity, facts, events: events.events, mentions: mentions.filter((m): m is MentionView => m !== null), names };
     },
     [memoryId, entityId, cut.validAt, cut.recordedAt],
   );
@@ -237,9 +322,6 @@ export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; enti
                     `${n.mentions.length} evidence mentions; the same is listed below`
                   }
                 />
-                <p class="muted">
-                  Circles are entities, small squares facts, diamonds events, tags the mentions that evidence a fact. Select a node to open it.
-                </p>
               </Section>
               <Section title="Facts" id="facts">
                 {n.facts.length === 0 ? <p>No fact about this entity at this cut.</p> : null}

@@ -3,7 +3,7 @@ import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { layoutDiagram } from './diagram';
 import { interval } from './memory-page';
-import { BackToMemory, Link, Loading, Section, consolePath, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, Table, consolePath, useApi } from './ui';
 
 function dstText(version: FactVersion): string {
   if (typeof version.dst === 'string') return version.dst;
@@ -117,77 +117,45 @@ export function FactPage({ memoryId, factId, cut }: { memoryId: string; factId: 
           <>
             <Section title="Versions: what was believed when, about when" id="versions">
               <BitemporalDiagram versions={history.versions} cut={cut} />
-              <div class="table-wrap">
-                <table data-testid="history">
-                  <caption>{history.versions.length} versions, in the order the log made them</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">#</th>
-                      <th scope="col">Statement</th>
-                      <th scope="col">Valid</th>
-                      <th scope="col">Recorded</th>
-                      <th scope="col">Confidence</th>
-                      <th scope="col">Evidence</th>
-                      <th scope="col">Source</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {history.versions.map((v, i) => (
-                      <tr key={i} class={inCut(v, cut) ? 'in-cut' : undefined}>
-                        <td>v{i + 1}</td>
-                        <td>
-                          {v.src} <span class="rel">{v.rel}</span> {dstText(v)}
-                        </td>
-                        <td>{interval(v.validFrom, v.validTo)}</td>
-                        <td>{interval(v.recordedFrom, v.recordedTo)}</td>
-                        <td>{v.confidence ?? '—'}</td>
-                        <td>
-                          {v.evidence.map((mentionId) => (
-                            <Link
-                              key={mentionId}
-                              class="id"
-                              href={consolePath(memoryId, `/mentions/${encodeURIComponent(mentionId)}${cutQuery(cut)}`)}
-                            >
-                              {mentionId}
-                            </Link>
-                          ))}
-                        </td>
-                        <td>{v.source ?? '—'}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                columns={['#', 'Statement', 'Valid', 'Recorded', 'Confidence', 'Evidence', 'Source']}
+                caption={<>{history.versions.length} versions, in the order the log made them</>}
+                data-testid="history"
+              >
+                {history.versions.map((v, i) => (
+                  <tr key={i} class={inCut(v, cut) ? 'in-cut' : undefined}>
+                    <td>v{i + 1}</td>
+                    <td>
+                      {v.src} <span class="rel">{v.rel}</span> {dstText(v)}
+                    </td>
+                    <td>{interval(v.validFrom, v.validTo)}</td>
+                    <td>{interval(v.recordedFrom, v.recordedTo)}</td>
+                    <td>{v.confidence ?? '—'}</td>
+                    <td>
+                      {v.evidence.map((mentionId) => (
+                        <Link key={mentionId} class="id" href={consolePath(memoryId, `/mentions/${encodeURIComponent(mentionId)}${cutQuery(cut)}`)}>
+                          {mentionId}
+                        </Link>
+                      ))}
+                    </td>
+                    <td>{v.source ?? '—'}</td>
+                  </tr>
+                ))}
+              </Table>
             </Section>
             <Section title="Audit: every log record that touched it, with who and why" id="audit">
-              <div class="table-wrap">
-                <table data-testid="audit">
-                  <thead>
-                    <tr>
-                      <th scope="col" class="num">
-                        Position
-                      </th>
-                      <th scope="col">Event</th>
-                      <th scope="col">Recorded</th>
-                      <th scope="col">Actor</th>
-                      <th scope="col">Reason</th>
-                      <th scope="col">Command</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {audit.events.map((e) => (
-                      <tr key={e.position}>
-                        <td class="num">{e.position}</td>
-                        <td>{e.type}</td>
-                        <td>{formatInstant(e.recordedAt)}</td>
-                        <td>{e.actor ?? '—'}</td>
-                        <td>{e.reason ?? '—'}</td>
-                        <td class="id">{e.commandId}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table columns={[{ name: 'Position', class: 'num' }, 'Event', 'Recorded', 'Actor', 'Reason', 'Command']} data-testid="audit">
+                {audit.events.map((e) => (
+                  <tr key={e.position}>
+                    <td class="num">{e.position}</td>
+                    <td>{e.type}</td>
+                    <td>{formatInstant(e.recordedAt)}</td>
+                    <td>{e.actor ?? '—'}</td>
+                    <td>{e.reason ?? '—'}</td>
+                    <td class="id">{e.commandId}</td>
+                  </tr>
+                ))}
+              </Table>
             </Section>
           </>
         )}

@@ -1,4 +1,5 @@
 import './style.css';
+import type { AccessResponse } from '@memotrace/contracts';
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { cutFromSearch } from './cut';
@@ -8,11 +9,12 @@ import { MemoriesPage } from './memories-page';
 import { MemoryPage } from './memory-page';
 import { OperationsPage } from './operations-page';
 import { MentionPage, SearchPage } from './search-page';
-import { Link, storeKey, useKey, useLocation } from './ui';
+import { Link, storeKey, useApi, useKey, useLocation } from './ui';
 
 /** The key form: the key goes to this tab's session storage, and from there into each API call's header only. */
 function KeyBar() {
   const key = useKey();
+  const access = useApi((get) => get<AccessResponse>('/v1/access'), []);
   const [draft, setDraft] = useState('');
   return (
     <form
@@ -41,11 +43,19 @@ function KeyBar() {
           Forget key
         </button>
       ) : null}
-      <span class="muted" role="status">
+      <span class="muted" role="status" data-testid="key-status">
         {key ? `key …${key.slice(-4)} in this tab only` : 'no key'}
+        {access.data ? `: ${accessText(access.data)}` : access.error?.status === 401 ? ': refused' : ''}
       </span>
     </form>
   );
+}
+
+/** What the key may do, in words: "console-reader, read access to acme-story". */
+function accessText(a: AccessResponse): string {
+  if (!a.accessControl) return 'no access control here, everything is allowed';
+  const memories = a.memories.includes('*') ? 'every memory' : a.memories.join(', ');
+  return `${a.keyId}, ${a.access} access to ${memories}`;
 }
 
 function decode(part: string | undefined): string {

@@ -1,6 +1,6 @@
 import type { MemoriesResponse } from '@memotrace/contracts';
 import { formatInstant } from './cut';
-import { Link, Loading, Section, consolePath, useApi } from './ui';
+import { Link, Loading, Section, Table, consolePath, count, useApi } from './ui';
 
 /** `/console`: the memories this key may read, with their sizes (log positions) and latest record times. */
 export function MemoriesPage() {
@@ -12,39 +12,25 @@ export function MemoriesPage() {
           memories.length === 0 ? (
             <p>No memory this key may read holds anything yet.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption>
-                  {memories.length} {memories.length === 1 ? 'memory' : 'memories'}; the size is the memory&apos;s log length (its position)
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Memory</th>
-                    <th scope="col" class="num">
-                      Size (log records)
-                    </th>
-                    <th scope="col">Latest record time</th>
-                    <th scope="col">Open at</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {memories.map((m) => (
-                    <tr key={m.memoryId}>
-                      <th scope="row">
-                        <Link href={consolePath(m.memoryId)}>{m.memoryId}</Link>
-                      </th>
-                      <td class="num">{m.position}</td>
-                      <td>{formatInstant(m.latestRecordedAt)}</td>
-                      <td>
-                        <Link href={consolePath(m.memoryId, `?validAt=${m.latestRecordedAt}&recordedAt=${m.latestRecordedAt}`)}>
-                          As-Recorded at its latest record
-                        </Link>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              columns={['Memory', { name: 'Size (log records)', class: 'num' }, 'Latest record time', 'Open at']}
+              caption={<>{count(memories.length, 'memory', 'memories')}; the size is the memory&apos;s log length (its position)</>}
+            >
+              {memories.map((m) => (
+                <tr key={m.memoryId}>
+                  <th scope="row">
+                    <Link href={consolePath(m.memoryId)}>{m.memoryId}</Link>
+                  </th>
+                  <td class="num">{m.position}</td>
+                  <td>{formatInstant(m.latestRecordedAt)}</td>
+                  <td>
+                    <Link href={consolePath(m.memoryId, `?validAt=${m.latestRecordedAt}&recordedAt=${m.latestRecordedAt}`)}>
+                      As-Recorded at its latest record
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loading>

@@ -1,10 +1,30 @@
-import type { ChangesResponse, EntitiesResponse, EntityResponse, EventsResponse, FactVersion, FactsResponse } from '@memotrace/contracts';
+import type {
+  ChangesResponse,
+  EntitiesResponse,
+  EntityResponse,
+  EpisodeView,
+  EpisodesResponse,
+  EventView,
+  EventsResponse,
+  FactVersion,
+  FactsResponse,
+} from '@memotrace/contracts';
+import type { ComponentChildren } from 'preact';
+import { useMemo } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant, fromInputValue, toInputValue } from './cut';
 import { CutControls } from './cut-controls';
-import { Link, Loading, Section, consolePath, navigate, useApi } from './ui';
+import { Link, Loading, Section, Table, consolePath, count, navigate, useApi } from './ui';
 
 const DAY = 86_400_000;
+/** A page of the memory page's listings: enough to read, little enough to answer and draw at once on a large memory. */
+const ENTITY_PAGE = 25;
+const LISTING_PAGE = 50;
+const CHANGE_PAGE = 100;
+/** The facts of one page of entities are read in one request: at most this many (the API's page). */
+const FACTS_OF_PAGE = 1000;
+/** The most ids `entities?ids=` takes at once (the API's MAX_LISTED_IDS). */
+const IDS_PER_REQUEST = 100;
 
 /** A fact's object: an entity (by name, linked to its neighbourhood) or a literal value. */
 export function Dst({ fact, names, memoryId, cut }: { fact: FactVersion; names: Map<string, string>; memoryId: string; cut: Cut }) {
@@ -34,29 +54,164 @@ export function interval(from: string, to: string | null): string {
   return `[${formatInstant(from)}, ${to === null ? '∞' : formatInstant(to)})`;
 }
 
-/** The entities of the cut (one page of up to 1000, by entityId) as a map id -> name. */
+/** Entities as a map id -> name. */
 export function entityNames(entities: readonly EntityResponse[]): Map<string, string> {
   return new Map(entities.map((e) => [e.entityId, e.name ?? e.entityId]));
 }
 
-/** `/console/memories/{memoryId}`: the memory at the URL's cut, re-cut live by the time controls. */
-export function MemoryPage({ memoryId, search, cut }: { memoryId: string; search: string; cut: Cut }) {
-  const params = new URLSearchParams(search);
-  const changesFrom = params.get('changesFrom') ?? undefined;
-  const changesTo = params.get('changesTo') ?? undefined;
+type Get = <R>(path: string, request?: { query?: Record<string, string | number | readonly string[] | undefined> }) => Promise<R>;
+
+/** The entities `ids` name at the record time, read through `entities?ids=`: a request per hundred ids, all at once. */
+function readEntities(get: Get, memoryId: string, recordedAt: string | undefined, ids: readonly string[]): Promise<EntityResponse[]> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) chunks.push(ids.slice(i, i + IDS_PER_REQUEST));
+  return Promise.all(
+    chunks.map((chunk) => get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query: { recordedAt, ids: chunk, limit: IDS_PER_REQUEST } })),
+  ).then((pages) => pages.flatMap((p) => p.entities));
+}
+
+/**
+ * The names of the entities the versions name, read with them (in the same loader): a table is drawn
+ * once, with its names, rather than once with ids and again with names.
+ */
+async function namesOf(get: Get, memoryId: string, cut: Cut, versions: readonly FactVersion[]): Promise<Map<string, string>> {
+  const ids = [...new Set(versions.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
+  // Answers name entities by their canonical ids at the cut, as the entities read answers them.
+  return entityNames(await readEntities(get, memoryId, cut.recordedAt, ids));
+}
+
+/** A link to the next page of a listing, and back to its first, as real links carrying the cut. */
+function Pager({ label, param, next, current, search }: { label: string; param: string; next: string | null; current?: string; search: string }) {
+  if (next === null && current === undefined) return null;
+  const to = (value: string | undefined) => {
+    const params = new URLSearchParams(search);
+    if (value === undefined) params.delete(param);
+    else params.set(param, value);
+    const text = params.toString().replaceAll('%3A', ':').replaceAll('%2A', '*');
+    return location.pathname + (text === '' ? '' : `?${text}`);
+  };
+  return (
+    <nav class="pager" aria-label={`Pages of ${label}`}>
+      {current !== undefined ? <Link href={to(undefined)}>← first {label}</Link> : null}
+      {next !== null ? <Link href={to(next)}>next {label} →</Link> : null}
+    </nav>
+  );
+}
+
+/** What a section of the memory page reads: the page's memory, cut and address (its page cursors). */
+interface Listing {
+  memoryId: string;
+  cut: Cut;
+  search: string;
+}
+
+const after = (search: string, kind: string) => new URLSearchParams(search).get(`${kind}After`) ?? undefined;
+
+/**
+ * A section listing a page of `kind` as a table, with the link to its next page (`{kind}After`). Each
+ * section reads and draws on its own: an answer redraws its section, not the page.
+ */
+function PagedTable<A extends { next: string | null }, T>(
+  props: Listing & {
+    title: string;
+    kind: 'events' | 'episodes';
+    items: (answer: A) => readonly T[];
+    columns: string[];
+    caption?: string;
+    children: (item: T) => ComponentChildren;
+  },
+) {
+  const { memoryId, cut, search, kind } = props;
+  const current = after(search, kind);
+  const state = useApi(
+    (get) =>
+      get<A>(memoryPath(memoryId, `/${kind}`), { query: { validAt: cut.validAt, recordedAt: cut.recordedAt, limit: LISTING_PAGE, after: current } }),
+    [memoryId, cut.validAt, cut.recordedAt, current],
+  );
+  return (
+    <Section title={props.title} id={kind}>
+      <Loading state={state}>
+        {(answer) => (
+          <>
+            {props.items(answer).length === 0 ? (
+              <p>No {kind.replace(/s$/, '')} is visible at this cut.</p>
+            ) : (
+              <Table columns={props.columns} caption={props.caption}>
+                {props.items(answer).map(props.children)}
+              </Table>
+            )}
+            <Pager label={kind} param={`${kind}After`} next={answer.next} current={current} search={search} />
+          </>
+        )}
+      </Loading>
+    </Section>
+  );
+}
+
+/** A page of the entities at the cut, each with its facts: the page, then its facts, then the names they need. */
+function Entities({ memoryId, cut, search }: Listing) {
+  const current = after(search, 'entities');
   const query = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const state = useApi(
     async (get) => {
-      const [entities, facts, events] = await Promise.all([
-        get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query: { ...query, limit: 1000 } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query }),
-        get<EventsResponse>(memoryPath(memoryId, '/events'), { query }),
-      ]);
-      return { entities, facts, events };
+      const page = await get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query: { ...query, limit: ENTITY_PAGE, after: current } });
+      const src = page.entities.map((e) => e.entityId);
+      if (src.length === 0) return { page, facts: null, names: new Map<string, string>() };
+      // The facts come with the entities they name: the page is drawn once, with its names.
+      const facts = await get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src, limit: FACTS_OF_PAGE, include: 'entities' } });
+      return { page, facts, names: entityNames([...page.entities, ...(facts.entities ?? [])]) };
     },
-    [memoryId, cut.validAt, cut.recordedAt],
+    [memoryId, cut.validAt, cut.recordedAt, current],
   );
-  const extra = { changesFrom, changesTo };
+  return (
+    <Section title="Entities and their facts" id="entities">
+      <Loading state={state}>
+        {({ page, facts, names }) => {
+          const bySrc = new Map<string, FactVersion[]>();
+          for (const fact of facts?.facts ?? []) bySrc.set(fact.src, [...(bySrc.get(fact.src) ?? []), fact]);
+          const paged = page.next !== null || current !== undefined;
+          const listed = `${count(page.entities.length, 'entity', 'entities')}${paged ? ' on this page' : ''}`;
+          const counted = `${listed}, with ${count(facts?.facts.length ?? 0, 'fact')} from them`;
+          return (
+            <>
+              <p class="muted" data-testid="answered-cut">
+                Answered for valid time {formatInstant(page.cut.validAt)}, record time {formatInstant(page.cut.recordedAt)}: {counted}.
+              </p>
+              {page.entities.length === 0 ? <p>No entity was recorded by this record time.</p> : null}
+              <ul class="entities">
+                {page.entities.map((entity) => (
+                  <li key={entity.entityId} data-entity={entity.entityId}>
+                    <EntityLink memoryId={memoryId} entityId={entity.entityId} names={names} cut={cut} />
+                    {entity.types.length > 0 ? <span class="tag">{entity.types.join(', ')}</span> : null}
+                    {(bySrc.get(entity.entityId) ?? []).length === 0 ? null : (
+                      <ul class="facts">
+                        {(bySrc.get(entity.entityId) ?? []).map((fact) => (
+                          <li key={fact.factId} data-fact={fact.factId}>
+                            <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
+                            <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span>{' '}
+                            <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </li>
+                ))}
+              </ul>
+              {facts?.next ? <p class="muted">Only the first {FACTS_OF_PAGE} facts of these entities are listed.</p> : null}
+              <Pager label="entities" param="entitiesAfter" next={page.next} current={current} search={search} />
+            </>
+          );
+        }}
+      </Loading>
+    </Section>
+  );
+}
+
+/** `/console/memories/{memoryId}`: the memory at the URL's cut, re-cut live by the time controls; each section reads on its own, a page at a time. */
+export function MemoryPage({ memoryId, search, cut }: { memoryId: string; search: string; cut: Cut }) {
+  const params = new URLSearchParams(search);
+  const extra = { changesFrom: params.get('changesFrom') ?? undefined, changesTo: params.get('changesTo') ?? undefined };
+  const listing = { memoryId, cut, search };
   return (
     <>
       <h1>
@@ -67,92 +222,79 @@ export function MemoryPage({ memoryId, search, cut }: { memoryId: string; search
         <Link href={`/console/operations${cutQuery({ validAt: undefined, recordedAt: undefined }, { memory: memoryId })}`}>Operations</Link>
       </nav>
       <CutControls cut={cut} extra={extra} />
-      <Loading state={state}>
-        {({ entities, facts, events }) => {
-          const names = entityNames(entities.entities);
-          const bySrc = new Map<string, FactVersion[]>();
-          for (const fact of facts.facts) bySrc.set(fact.src, [...(bySrc.get(fact.src) ?? []), fact]);
-          return (
-            <>
-              <p class="muted" data-testid="answered-cut">
-                Answered for valid time {formatInstant(facts.cut.validAt)}, record time {formatInstant(facts.cut.recordedAt)}:{' '}
-                {entities.entities.length} entities, {facts.facts.length} facts, {events.events.length} events.
-              </p>
-              <Section title="Entities and their facts" id="entities">
-                {entities.entities.length === 0 ? <p>No entity was recorded by this record time.</p> : null}
-                <ul class="entities">
-                  {entities.entities.map((entity) => (
-                    <li key={entity.entityId} data-entity={entity.entityId}>
-                      <EntityLink memoryId={memoryId} entityId={entity.entityId} names={names} cut={cut} />
-                      {entity.types.length > 0 ? <span class="tag">{entity.types.join(', ')}</span> : null}
-                      {(bySrc.get(entity.entityId) ?? []).length === 0 ? null : (
-                        <ul class="facts">
-                          {(bySrc.get(entity.entityId) ?? []).map((fact) => (
-                            <li key={fact.factId} data-fact={fact.factId}>
-                              <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
-                              <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span>{' '}
-                              <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                    </li>
-                  ))}
-                </ul>
-                {entities.next !== null ? <p class="muted">Only the first 1000 entities are listed.</p> : null}
-              </Section>
-              <Section title="Events visible" id="events">
-                {events.events.length === 0 ? (
-                  <p>No event is visible at this cut.</p>
-                ) : (
-                  <div class="table-wrap">
-                    <table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Event</th>
-                          <th scope="col">Summary</th>
-                          <th scope="col">Time span</th>
-                          <th scope="col">Facts</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {events.events.map((event) => (
-                          <tr key={event.eventId} id={`event-${event.eventId}`}>
-                            <th scope="row" class="id">
-                              {event.eventId}
-                            </th>
-                            <td>{event.summary ?? <em>erased</em>}</td>
-                            <td>{interval(event.timeSpan.from, event.timeSpan.to)}</td>
-                            <td>
-                              {event.includesFacts.map((factId) => (
-                                <FactLink key={factId} memoryId={memoryId} factId={factId} cut={cut} />
-                              ))}
-                            </td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
-                )}
-              </Section>
-              <Changes memoryId={memoryId} cut={cut} names={names} from={changesFrom} to={changesTo} />
-            </>
-          );
-        }}
-      </Loading>
+      <Entities {...listing} />
+      <PagedTable<EventsResponse, EventView>
+        {...listing}
+        title="Events visible"
+        kind="events"
+        items={(answer) => answer.events}
+        columns={['Event', 'Summary', 'Time span', 'Facts']}
+      >
+        {(event) => (
+          <tr key={event.eventId} id={`event-${event.eventId}`}>
+            <th scope="row" class="id">
+              {event.eventId}
+            </th>
+            <td>{event.summary ?? <em>erased</em>}</td>
+            <td>{interval(event.timeSpan.from, event.timeSpan.to)}</td>
+            <td>
+              {event.includesFacts.map((factId) => (
+                <FactLink key={factId} memoryId={memoryId} factId={factId} cut={cut} />
+              ))}
+            </td>
+          </tr>
+        )}
+      </PagedTable>
+      <PagedTable<EpisodesResponse, EpisodeView>
+        {...listing}
+        title="Episodes visible"
+        kind="episodes"
+        items={(answer) => answer.episodes}
+        columns={['Episode', 'Title', 'Window', 'Events']}
+        caption="Each episode lists only its events visible at this record time."
+      >
+        {(episode) => (
+          <tr key={episode.episodeId} data-episode={episode.episodeId}>
+            <th scope="row" class="id">
+              {episode.episodeId}
+            </th>
+            <td>{episode.title}</td>
+            <td>{interval(episode.window.from, episode.window.to)}</td>
+            <td class="id">{episode.events.join(', ')}</td>
+          </tr>
+        )}
+      </PagedTable>
+      <Changes memoryId={memoryId} cut={cut} from={extra.changesFrom} to={extra.changesTo} />
     </>
   );
 }
 
-/** What changed in record time between two instants (default: the week before the cut's record time). */
-function Changes({ memoryId, cut, names, from, to }: { memoryId: string; cut: Cut; names: Map<string, string>; from?: string; to?: string }) {
-  const end = to ?? cut.recordedAt ?? new Date().toISOString();
+/** What changed in record time between two instants (default: the week before the cut's record time), a page of instants at a time. */
+function Changes({ memoryId, cut, from, to }: { memoryId: string; cut: Cut; from?: string; to?: string }) {
+  // "Now" is taken once per cut: a clock read at each render would ask again at each render.
+  const now = useMemo(() => new Date().toISOString(), [cut.recordedAt, to]);
+  const end = to ?? cut.recordedAt ?? now;
   const start = from ?? new Date(Date.parse(end) - 7 * DAY).toISOString();
-  const state = useApi((get) => get<ChangesResponse>(memoryPath(memoryId, '/changes'), { query: { from: start, to: end } }), [memoryId, start, end]);
-  const set = (name: 'changesFrom' | 'changesTo', value: string) => {
+  const state = useApi(
+    async (get) => {
+      const answer = await get<ChangesResponse>(memoryPath(memoryId, '/changes'), { query: { from: start, to: end, limit: CHANGE_PAGE } });
+      return {
+        ...answer,
+        names: await namesOf(
+          get,
+          memoryId,
+          cut,
+          answer.changes.map((c) => c.version),
+        ),
+      };
+    },
+    [memoryId, start, end, cut.recordedAt],
+  );
+  const set = (changes: { changesFrom?: string; changesTo?: string }) =>
+    navigate(location.pathname + cutQuery(cut, { changesFrom: from, changesTo: to, ...changes }), true);
+  const onInput = (name: 'changesFrom' | 'changesTo', value: string) => {
     const iso = fromInputValue(value);
-    if (iso === undefined) return;
-    navigate(location.pathname + cutQuery(cut, { changesFrom: from, changesTo: to, [name]: iso }), true);
+    if (iso !== undefined) set({ [name]: iso });
   };
   return (
     <Section title="Changes between two record times" id="changes">
@@ -164,54 +306,64 @@ function Changes({ memoryId, cut, names, from, to }: { memoryId: string; cut: Cu
             step={1}
             name="changesFrom"
             value={toInputValue(start)}
-            onInput={(e) => set('changesFrom', e.currentTarget.value)}
+            onInput={(e) => onInput('changesFrom', e.currentTarget.value)}
           />
         </label>
         <label>
           To (UTC)
-          <input type="datetime-local" step={1} name="changesTo" value={toInputValue(end)} onInput={(e) => set('changesTo', e.currentTarget.value)} />
+          <input
+            type="datetime-local"
+            step={1}
+            name="changesTo"
+            value={toInputValue(end)}
+            onInput={(e) => onInput('changesTo', e.currentTarget.value)}
+          />
         </label>
       </div>
       <Loading state={state}>
-        {({ changes }) =>
-          changes.length === 0 ? (
-            <p>
-              Nothing changed in [{formatInstant(start)}, {formatInstant(end)}).
-            </p>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Recorded</th>
-                    <th scope="col">Change</th>
-                    <th scope="col">Fact</th>
-                    <th scope="col">Statement</th>
-                    <th scope="col">Valid</th>
+        {({ changes, to: answered, next, names }) => (
+          <>
+            {changes.length === 0 ? (
+              <p>
+                Nothing changed in [{formatInstant(start)}, {formatInstant(answered)}).
+              </p>
+            ) : (
+              <Table
+                columns={['Recorded', 'Change', 'Fact', 'Statement', 'Valid']}
+                caption={
+                  <>
+                    {count(changes.length, 'change')} in [{formatInstant(start)}, {formatInstant(answered)})
+                    {next !== null ? `; more until ${formatInstant(end)}` : ''}
+                  </>
+                }
+              >
+                {changes.map((c, i) => (
+                  <tr key={i}>
+                    <td>{formatInstant(c.at)}</td>
+                    <td>
+                      <span class={`badge ${c.change}`}>{c.change}</span>
+                    </td>
+                    <td>
+                      <FactLink memoryId={memoryId} factId={c.version.factId} cut={cut} />
+                    </td>
+                    <td>
+                      {names.get(c.version.src) ?? c.version.src} <span class="rel">{c.version.rel}</span>{' '}
+                      <Dst fact={c.version} names={names} memoryId={memoryId} cut={cut} />
+                    </td>
+                    <td>{interval(c.version.validFrom, c.version.validTo)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {changes.map((c, i) => (
-                    <tr key={i}>
-                      <td>{formatInstant(c.at)}</td>
-                      <td>
-                        <span class={`badge ${c.change}`}>{c.change}</span>
-                      </td>
-                      <td>
-                        <FactLink memoryId={memoryId} factId={c.version.factId} cut={cut} />
-                      </td>
-                      <td>
-                        {names.get(c.version.src) ?? c.version.src} <span class="rel">{c.version.rel}</span>{' '}
-                        <Dst fact={c.version} names={names} memoryId={memoryId} cut={cut} />
-                      </td>
-                      <td>{interval(c.version.validFrom, c.version.validTo)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+                ))}
+              </Table>
+            )}
+            {next !== null ? (
+              <nav class="pager" aria-label="Pages of changes">
+                <Link href={location.pathname + cutQuery(cut, { changesFrom: next, changesTo: end })}>
+                  next changes, from {formatInstant(next)} →
+                </Link>
+              </nav>
+            ) : null}
+          </>
+        )}
       </Loading>
     </Section>
   );

@@ -1,4 +1,5 @@
 import type {
+  AccessResponse,
   CommandsResponse,
   EntityResponse,
   EventsResponse,
@@ -46,7 +47,7 @@ function RebuildAndLag() {
               <dt>State</dt>
               <dd>{s.state}</dd>
               <dt>Started</dt>
-              <dd>{formatInstant(s.startedAt)}</dd>
+              <dd>{s.startedAt === null ? 'never' : formatInstant(s.startedAt)}</dd>
               <dt>Up to</dt>
               <dd>{s.to === null ? 'the head' : formatInstant(s.to)}</dd>
               {s.progress ? (
@@ -128,7 +129,7 @@ async function planErasure(memoryId: string, kind: SubjectKind, id: string, reas
       const [out, into, events] = await Promise.all([
         get<FactsResponse>('/facts', { validAt: '*', src: id }),
         get<FactsResponse>('/facts', { validAt: '*', dst: id }),
-        get<EventsResponse>('/events', { validAt: '*' }),
+        get<EventsResponse>('/events', { validAt: '*', entity: id }),
       ]);
       const facts = [...new Set([...out.facts, ...into.facts].map((f) => f.factId))];
       const taking = events.events.filter((e) => e.participants.some((p) => p.entityId === id));
@@ -279,14 +280,30 @@ function Erasure({ memories }: { memories: string[] }) {
   );
 }
 
-/** `/console/operations`: rebuild progress, projection lag, erasure. */
+/** `/console/operations`: rebuild progress, projection lag, erasure (offered to admin keys only). */
 export function OperationsPage() {
-  const memories = useApi((get) => get<MemoriesResponse>('/v1/memories'), []);
+  const state = useApi(async (get) => {
+    const [memories, access] = await Promise.all([get<MemoriesResponse>('/v1/memories'), get<AccessResponse>('/v1/access')]);
+    return { memories, access };
+  }, []);
   return (
     <>
       <h1>Operations</h1>
       <RebuildAndLag />
-      <Loading state={memories}>{(m) => <Erasure memories={m.memories.map((x) => x.memoryId)} />}</Loading>
+      <Loading state={state}>
+        {({ memories, access }) =>
+          access.access === 'admin' ? (
+            <Erasure memories={memories.memories.map((x) => x.memoryId)} />
+          ) : (
+            <Section title="Erase a subject (admin keys)" id="erasure">
+              <p data-testid="erasure-needs-admin">
+                Erasure needs an admin key. This key (<span class="id">{access.keyId}</span>) has {access.access} access, so the console does not
+                offer it; the API would refuse it too.
+              </p>
+            </Section>
+          )
+        }
+      </Loading>
     </>
   );
 }

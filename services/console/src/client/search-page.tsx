@@ -14,9 +14,10 @@ export function itemHref(memoryId: string, kind: SearchItem['kind'], id: string,
     case 'mention':
       return consolePath(memoryId, `/mentions/${encodeURIComponent(id)}${q}`);
     case 'event':
-    case 'episode':
-      // No page of their own: the memory's events at this cut (an episode lists through its events).
+      // No page of their own: the memory's events, and its episodes, at this cut.
       return consolePath(memoryId, `${q}#events`);
+    case 'episode':
+      return consolePath(memoryId, `${q}#episodes`);
   }
 }
 

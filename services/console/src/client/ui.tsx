@@ -129,6 +129,42 @@ export function Loading<T>({ state, children }: { state: Loaded<T>; children: (d
   );
 }
 
+/** A table of rows under named columns (`class: 'num'` right-aligns one), scrolling sideways on a narrow screen. */
+export function Table({
+  columns,
+  caption,
+  children,
+  ...attributes
+}: {
+  columns: readonly (string | { name: string; class: string })[];
+  caption?: ComponentChildren;
+  children: ComponentChildren;
+} & Omit<JSX.HTMLAttributes<HTMLTableElement>, 'caption'>) {
+  return (
+    <div class="table-wrap">
+      <table {...attributes}>
+        {caption === undefined ? null : <caption>{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ) : (
+                <th key={column.name} scope="col" class={column.class}>
+                  {column.name}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Section({ title, id, children }: { title: string; id?: string; children: ComponentChildren }) {
   const heading = id ? `${id}-heading` : undefined;
   return (
@@ -137,6 +173,11 @@ export function Section({ title, id, children }: { title: string; id?: string; c
       {children}
     </section>
   );
+}
+
+/** `1 fact`, `2 facts`. */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 export function consolePath(memoryId: string, rest = ''): string {
