@@ -2,12 +2,11 @@ import { loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { type Command, decideBatch, initialState } from '@memotrace/domain';
 import { type LogStore, PostgresLogStore, type RecordContent, WrongExpectedRevisionError, logStoreMigrations } from '@memotrace/log-store';
-import { OpeningLogStore, memoryStreamId, sealBatch, toNewRecords } from '@memotrace/memory-log';
+import { OpeningLogStore, erasuresOf, memoryStreamId, sealBatch, toNewRecords } from '@memotrace/memory-log';
 import { createTestDatabase, migrate } from '@memotrace/postgres';
 import { CachingKeyStore, PostgresSubjectKeyStore, type SubjectKeyStore, databaseMasterKey, subjectKeyMigrations } from '@memotrace/subject-keys';
 import type { Clock } from '../../services/command/src/clock';
 import { type BatchOutcome, CommandHandler } from '../../services/command/src/command-handler';
-import { destroyErasedKeys } from '../../services/command/src/erased-keys';
 import { KeyedMutex } from '../../services/command/src/keyed-mutex';
 import { MemoryStateCache } from '../../services/command/src/memory-state-cache';
 
@@ -67,7 +66,7 @@ class PlainCommandHandler {
       await this.store.append(memoryStreamId(memoryId), records, {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
       });
-      await destroyErasedKeys(this.keyStore, memoryId, decision.records);
+      await this.keyStore.destroy(memoryId, erasuresOf(records));
       return { position, results: decision.results, appended: decision.records.length };
     } catch (error) {
       this.cache.forget(memoryId);
@@ -247,7 +246,7 @@ async function main(): Promise<void> {
     );
 
     await readSide(raw, opening, db.pool, masterKey);
-    await breakdown(raw, db.pool, masterKey);
+    await breakdown(raw, keyStore);
   } finally {
     await db.drop();
   }
@@ -271,52 +270,30 @@ async function checkLogs(raw: LogStore, opening: LogStore, sealedMemory: string,
 
 /**
  * Where the sealed path's time goes: the steps of the handler's attempt, timed one by one on one more
- * fresh memory per variant (no mutex, no catch-up read), with the key store's own time (PostgreSQL,
- * wrapping and unwrapping the keys) split off from sealBatch's. sealBatch seals while the key store
- * waits on PostgreSQL (`onProposed`): that sealing counts as sealBatch's, and the key store's part is
- * what is left of its time, the wait that sealing did not cover.
+ * fresh memory per variant (no mutex, no catch-up read). The sealed append writes the batch's key set
+ * in its transaction.
  */
-async function breakdown(raw: LogStore, pool: ConstructorParameters<typeof PostgresSubjectKeyStore>[0], masterKey: Buffer): Promise<void> {
-  const inner = new PostgresSubjectKeyStore(pool, masterKey);
-  let keyStoreMs = 0;
-  const timedKeys: SubjectKeyStore = {
-    keys: async (memoryId, refs, options) => {
-      const started = performance.now();
-      let proposing = 0;
-      const { onProposed } = options;
-      try {
-        return await inner.keys(memoryId, refs, {
-          create: options.create,
-          ...(onProposed && {
-            onProposed: (proposed: ReadonlyMap<string, Buffer>) => {
-              const begun = performance.now();
-              onProposed(proposed);
-              proposing += performance.now() - begun;
-            },
-          }),
-        });
-      } finally {
-        keyStoreMs += performance.now() - started - proposing;
-      }
-    },
-    destroy: (memoryId, subject, generation) => inner.destroy(memoryId, subject, generation),
-    dropMemory: (memoryId) => inner.dropMemory(memoryId),
-  };
-  const keyStore = new CachingKeyStore(timedKeys);
+async function breakdown(raw: LogStore, keyStore: SubjectKeyStore): Promise<void> {
   const ms = { decide: 0, toNewRecords: 0, appendPlain: 0, seal: 0, appendSealed: 0 };
   for (const variant of ['plain', 'sealed'] as const) {
     const memoryId = `${variant}-parts`;
     const state = initialState();
     for (let b = 0; b < BATCHES; b++) {
       const commands = batch(b);
+      const firstRevision = state.eventCount;
       let started = performance.now();
       const decision = decideBatch(memoryId, state, commands, new Date().toISOString());
       ms.decide += performance.now() - started;
       started = performance.now();
-      const records = variant === 'sealed' ? await sealBatch(keyStore, memoryId, decision.records, state) : toNewRecords(memoryId, decision.records);
+      const sealed = variant === 'sealed' ? sealBatch(keyStore, memoryId, decision.records, state, firstRevision) : undefined;
+      const records = sealed?.records ?? toNewRecords(memoryId, decision.records);
       ms[variant === 'sealed' ? 'seal' : 'toNewRecords'] += performance.now() - started;
       started = performance.now();
-      await raw.append(memoryStreamId(memoryId), records, { expectedRevision: b === 0 ? 'no_stream' : 'any' });
+      const keySet = sealed?.keySet;
+      await raw.append(memoryStreamId(memoryId), records, {
+        expectedRevision: b === 0 ? 'no_stream' : firstRevision - 1,
+        ...(keySet && { alongside: (tx) => keyStore.writeKeySet(memoryId, keySet, tx) }),
+      });
       ms[variant === 'sealed' ? 'appendSealed' : 'appendPlain'] += performance.now() - started;
     }
   }
@@ -324,8 +301,7 @@ async function breakdown(raw: LogStore, pool: ConstructorParameters<typeof Postg
   const us = (value: number) => `${((value * 1000) / commands).toFixed(1)} µs`;
   console.log(
     `per command, taken apart: decide ${us(ms.decide / 2)}; plain: toNewRecords ${us(ms.toNewRecords)}, append ${us(ms.appendPlain)}; ` +
-      `sealed: sealBatch ${us(ms.seal)} (key store, its wait not covered by sealing: ${us(keyStoreMs)}; the rest ${us(ms.seal - keyStoreMs)}), ` +
-      `append ${us(ms.appendSealed)}`,
+      `sealed: sealBatch ${us(ms.seal)}, append with the key set ${us(ms.appendSealed)}`,
   );
 }
 
