@@ -61,6 +61,9 @@ export interface SealedBatch {
   keySet: NewKeySet | null;
 }
 
+/** How the command side turns a decided batch into what it appends (see sealBatch). */
+export type Sealer = (memoryId: string, records: readonly MemoryRecord[], stateAfter: MemoryState, firstRevision: number) => SealedBatch;
+
 interface BoxPlan {
   slot: number;
   value: unknown;

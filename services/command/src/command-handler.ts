@@ -1,7 +1,7 @@
 import { MAX_BATCH } from '@memotrace/contracts';
 import { type Command, type CommandResult, DomainError, type MemoryState, decideBatch, retentionErasures } from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
-import { erasuresOf, memoryStreamId, sealBatch } from '@memotrace/memory-log';
+import { type Sealer, erasuresOf, memoryStreamId, sealBatch } from '@memotrace/memory-log';
 import type { SubjectKeyStore } from '@memotrace/subject-keys';
 import type { Clock } from './clock';
 import { KeyedMutex } from './keyed-mutex';
@@ -33,13 +33,17 @@ export class PreconditionFailedError extends Error {
 export class CommandHandler {
   private readonly cache: MemoryStateCache;
   private readonly mutex = new KeyedMutex();
+  private readonly seal: Sealer;
 
+  /** `seal` defaults to sealBatch under `keyStore`; the sealing benchmark passes one that seals nothing. */
   constructor(
     private readonly store: LogStore,
     private readonly clock: Clock,
     private readonly keyStore: SubjectKeyStore,
+    seal?: Sealer,
   ) {
     this.cache = new MemoryStateCache(store);
+    this.seal = seal ?? ((memoryId, records, stateAfter, firstRevision) => sealBatch(keyStore, memoryId, records, stateAfter, firstRevision));
   }
 
   /**
@@ -115,7 +119,7 @@ export class CommandHandler {
     const position = state.eventCount;
     if (decision.records.length === 0) return { position, results: decision.results, appended: 0 };
     try {
-      const { records, keySet } = sealBatch(this.keyStore, memoryId, decision.records, state, expectedRevision + 1);
+      const { records, keySet } = this.seal(memoryId, decision.records, state, expectedRevision + 1);
       const appended = await this.store.append(memoryStreamId(memoryId), records, {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
         ...(keySet && { alongside: (tx) => this.keyStore.writeKeySet(memoryId, keySet, tx) }),
