@@ -67,33 +67,13 @@ export class CachingKeyStore implements SubjectKeyStore {
     return this.inner.legacyKeys(memoryId, refs);
   }
 
-  async destroy(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
-    if (erasures.length === 0) return;
-    try {
-      await this.inner.destroy(memoryId, erasures);
-    } finally {
-      this.forgetKeySets(memoryId);
-    }
-    this.remember(memoryId, erasures);
+  destroy(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
+    return this.learn(memoryId, erasures, () => this.inner.destroy(memoryId, erasures));
   }
 
-  async confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
+  confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
     const unknown = erasures.filter((e) => (this.done.get(memoryId, subjectOf(e)) ?? -1) < e.throughGeneration);
-    if (unknown.length === 0) return;
-    try {
-      await this.inner.confirmDestroyed(memoryId, unknown);
-    } finally {
-      this.forgetKeySets(memoryId);
-    }
-    this.remember(memoryId, unknown);
-  }
-
-  async dropMemory(memoryId: string): Promise<void> {
-    try {
-      await this.inner.dropMemory(memoryId);
-    } finally {
-      this.forgetMemory(memoryId);
-    }
+    return this.learn(memoryId, unknown, () => this.inner.confirmDestroyed(memoryId, unknown));
   }
 
   /** Drops what is kept of the memory (deleted, here or by another process). */
@@ -105,6 +85,17 @@ export class CachingKeyStore implements SubjectKeyStore {
   private forgetKeySets(memoryId: string): void {
     this.invalidations++;
     this.sets.deleteMemory(memoryId);
+  }
+
+  /** Runs the inner store's destroy of these erasures; then no key set of the memory is kept, and the erasures are known done. */
+  private async learn(memoryId: string, erasures: readonly SubjectErasure[], destroy: () => Promise<void>): Promise<void> {
+    if (erasures.length === 0) return;
+    try {
+      await destroy();
+    } finally {
+      this.forgetKeySets(memoryId);
+    }
+    this.remember(memoryId, erasures);
   }
 
   private remember(memoryId: string, erasures: readonly SubjectErasure[]): void {

@@ -38,11 +38,6 @@ class RecordingStore implements SubjectKeyStore {
     this.calls.push(`confirm ${memoryId} ${named(erasures)}`);
     return this.inner.confirmDestroyed(memoryId, erasures);
   }
-
-  dropMemory(memoryId: string): Promise<void> {
-    this.calls.push(`dropMemory ${memoryId}`);
-    return this.inner.dropMemory(memoryId);
-  }
 }
 
 const named = (erasures: readonly SubjectErasure[]) => erasures.map((e) => `${e.subject.kind}:${e.subject.id}@${e.throughGeneration}`).join(',');
@@ -120,7 +115,7 @@ describe('CachingKeyStore', () => {
     expect(inner.calls.filter((call) => call.startsWith('keySets'))).toHaveLength(2);
   });
 
-  it('forgetMemory drops the memory’s key sets and what it knew of its erasures; dropMemory does too', async () => {
+  it('forgetMemory drops the memory’s key sets and what it knew of its erasures', async () => {
     const inner = new RecordingStore();
     const store = new CachingKeyStore(inner);
     await keySet(store, 'm', 0, 2);
@@ -129,9 +124,8 @@ describe('CachingKeyStore', () => {
     store.forgetMemory('m');
     await store.confirmDestroyed('m', [erasure('e0')]);
     await store.keySets('m', [0]);
-    await store.dropMemory('m');
-    expect(await store.keySets('m', [0])).toEqual(new Map());
-    expect(inner.calls).toEqual(['keySets m 0', 'destroy m entity:e0@0', 'confirm m entity:e0@0', 'keySets m 0', 'dropMemory m', 'keySets m 0']);
+    await store.keySets('m', [0]);
+    expect(inner.calls).toEqual(['keySets m 0', 'destroy m entity:e0@0', 'confirm m entity:e0@0', 'keySets m 0']);
   });
 
   it('destroying nothing keeps the cache', async () => {

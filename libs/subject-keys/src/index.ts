@@ -10,7 +10,7 @@ export {
   KEY_BYTES,
   keyRefString,
 } from './subject-key-store';
-export { PostgresSubjectKeyStore } from './postgres-subject-key-store';
+export { PostgresSubjectKeyStore, deleteMemoryKeysIn } from './postgres-subject-key-store';
 export { CachingKeyStore, type CachingKeyStoreOptions } from './caching-key-store';
 export { sealBox, openBox, openLegacyContent } from './content-seal';
 export { masterKeyFrom, databaseMasterKey, MASTER_KEY_FILE } from './master-key';

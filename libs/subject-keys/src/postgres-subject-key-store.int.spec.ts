@@ -5,7 +5,7 @@ import { CachingKeyStore } from './caching-key-store';
 import { openBox, openLegacyContent, sealBox } from './content-seal';
 import { databaseMasterKey } from './master-key';
 import { subjectKeyMigrations } from './migrations';
-import { PostgresSubjectKeyStore } from './postgres-subject-key-store';
+import { PostgresSubjectKeyStore, deleteMemoryKeysIn } from './postgres-subject-key-store';
 import type { KeyRef, NewKeySet, SubjectErasure, SubjectKind } from './subject-key-store';
 import { sealLegacyContent, writeLegacyKeys } from './testing/legacy-format';
 
@@ -183,14 +183,14 @@ describe('PostgresSubjectKeyStore', () => {
     );
   });
 
-  it('dropMemory removes the memory’s key sets, keys and tombstones, and no other memory’s', async () => {
+  it('deleteMemoryKeysIn removes the memory’s key sets, keys and tombstones, and no other memory’s', async () => {
     const m = memory();
     const kept = memory();
     await write(m, 0, [['entity:0:a']]);
     await writeLegacyKeys(db.pool, masterKey, m, [{ kind: 'entity', id: 'old', generation: 0 }]);
     await store.destroy(m, [erasure('a')]);
     const keptKeys = await write(kept, 0, [['entity:0:a']]);
-    await store.dropMemory(m);
+    await deleteMemoryKeysIn(db.pool, m);
     const { rows } = await db.pool.query(
       `SELECT (SELECT count(*) FROM mt_content_keys WHERE memory_id = $1)::int AS sets,
               (SELECT count(*) FROM mt_subject_keys WHERE memory_id = $1)::int AS keys`,

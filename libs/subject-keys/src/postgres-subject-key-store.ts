@@ -149,12 +149,14 @@ export class PostgresSubjectKeyStore implements SubjectKeyStore {
   confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
     return this.destroy(memoryId, erasures);
   }
+}
 
-  async dropMemory(memoryId: string): Promise<void> {
-    await this.pool.query('WITH sets AS (DELETE FROM mt_content_keys WHERE memory_id = $1) DELETE FROM mt_subject_keys WHERE memory_id = $1', [
-      memoryId,
-    ]);
-  }
+/**
+ * Inside the transaction that deletes a memory: its keys and tombstones go with its log, so a crash
+ * cannot leave a tombstone that a later memory of the same id would take for an erasure done.
+ */
+export async function deleteMemoryKeysIn(tx: Transaction, memoryId: string): Promise<void> {
+  await tx.query('WITH sets AS (DELETE FROM mt_content_keys WHERE memory_id = $1) DELETE FROM mt_subject_keys WHERE memory_id = $1', [memoryId]);
 }
 
 /** One erasure per subject, its latest generation: an erasure through a generation covers every earlier one. */

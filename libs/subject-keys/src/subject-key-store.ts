@@ -91,6 +91,4 @@ export interface SubjectKeyStore {
    * must not leave content readable); it may skip the erasures it knows to be done.
    */
   confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void>;
-  /** Removes every key (and tombstone) of the memory. */
-  dropMemory(memoryId: string): Promise<void>;
 }

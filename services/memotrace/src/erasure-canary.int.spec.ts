@@ -486,7 +486,6 @@ describe('erasure end to end: canaries in every content field, then no trace any
       legacyKeys: (memoryId, refs) => keyStore.legacyKeys(memoryId, refs),
       destroy: async () => undefined,
       confirmDestroyed: async () => undefined,
-      dropMemory: async () => undefined,
     };
 
     const monday = await t.commands(M, MONDAY);

@@ -59,10 +59,6 @@ export class InMemorySubjectKeyStore implements SubjectKeyStore {
     return this.destroy(memoryId, erasures);
   }
 
-  async dropMemory(memoryId: string): Promise<void> {
-    this.memories.delete(memoryId);
-  }
-
   private memory(memoryId: string) {
     let memory = this.memories.get(memoryId);
     if (!memory) this.memories.set(memoryId, (memory = { sets: new Map(), tombstones: new Map() }));
