@@ -2,8 +2,9 @@ import {
   type Content,
   type ContentSubject,
   type MemoryRecord,
+  type LogRecord,
   type MemoryState,
-  type SubjectErased,
+  erasureOf,
   splitBatch,
   withContent,
 } from '@memotrace/domain';
@@ -139,14 +140,12 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.every((name) => b.includes(name));
 }
 
-/** The erasures among a batch's records, as the key store destroys them. */
+/** The erasures among records (erasures are never sealed: stored and domain records read alike), as the key store destroys them. */
 export function erasuresOf(records: readonly Pick<RecordContent, 'type' | 'data'>[]): SubjectErasure[] {
-  return records
-    .filter((record) => record.type === 'SubjectErased')
-    .map((record) => {
-      const { subject, generation } = record.data as SubjectErased['data'];
-      return { subject, throughGeneration: generation };
-    });
+  return records.flatMap((record) => {
+    const erasure = erasureOf(record as LogRecord);
+    return erasure === null ? [] : [{ subject: erasure.subject, throughGeneration: erasure.generation }];
+  });
 }
 
 interface MemoryKeys {
@@ -173,13 +172,13 @@ export async function openRecords<T extends RecordContent>(
   };
   let sealed = false;
   for (const record of records) {
-    const isErasure = record.type === 'SubjectErased';
+    const erasure = erasureOf(record as LogRecord);
     const parts = sealedPartsOf(record);
-    if (!isErasure && !parts) continue;
+    if (erasure === null && !parts) continue;
     const memoryId = memoryIdOf(record);
     if (memoryId === null) continue;
     const memory = of(memoryId);
-    if (isErasure) memory.erasures.push(...erasuresOf([record]));
+    if (erasure !== null) memory.erasures.push({ subject: erasure.subject, throughGeneration: erasure.generation });
     if (!parts) continue;
     sealed = true;
     if (isKeySetParts(parts)) memory.sets.add(parts.set);
