@@ -167,19 +167,23 @@ function emptied(data: Record<string, unknown>, fields: readonly string[]): Cont
 }
 
 function uniqueSubjects(subjects: readonly ErasureSubject[], generationOf: GenerationOf): ContentSubject[] {
-  const seen = new Map<string, ContentSubject>();
+  // A record has a few subjects: a scan is cheaper than keying a map.
+  const unique: ContentSubject[] = [];
   for (const subject of subjects) {
-    const key = erasureKey(subject);
-    if (!seen.has(key)) seen.set(key, { ...subject, generation: generationOf(subject) });
+    if (!unique.some((seen) => seen.kind === subject.kind && seen.id === subject.id))
+      unique.push({ kind: subject.kind, id: subject.id, generation: generationOf(subject) });
   }
-  return [...seen.values()];
+  return unique;
 }
 
 /** The records of one decided batch, each with its split and the subjects of its command's reason. */
 export interface SplitBatchRecord {
   record: MemoryRecord;
   split: SplitRecord;
-  /** The union of the command's records' subjects: a reason goes with any content its command wrote. */
+  /**
+   * The union of the command's records' subjects: a reason goes with any content its command wrote
+   * (the record's own array when it is its command's only record).
+   */
   reasonSubjects: ContentSubject[];
 }
 
@@ -193,10 +197,14 @@ export function splitBatch(records: readonly MemoryRecord[], stateAfter: MemoryS
   for (const record of records) {
     if (record.type === 'SubjectErased') pending.set(erasureKey(record.data.subject), (pending.get(erasureKey(record.data.subject)) ?? 0) + 1);
   }
-  const generationOf: GenerationOf = (subject) => {
-    const key = erasureKey(subject);
-    return (stateAfter.erasures.get(key) ?? 0) - (pending.get(key) ?? 0);
-  };
+  // The batch's erasures are in stateAfter's: a memory never erased has generation 0 throughout.
+  const generationOf: GenerationOf =
+    stateAfter.erasures.size === 0
+      ? () => 0
+      : (subject) => {
+          const key = erasureKey(subject);
+          return (stateAfter.erasures.get(key) ?? 0) - (pending.get(key) ?? 0);
+        };
   const out: SplitBatchRecord[] = [];
   let commandStart = 0;
   for (const record of records) {
@@ -212,6 +220,10 @@ export function splitBatch(records: readonly MemoryRecord[], stateAfter: MemoryS
 }
 
 function closeCommand(out: SplitBatchRecord[], from: number): void {
+  if (from === out.length - 1) {
+    out[from]!.reasonSubjects = out[from]!.split.subjects;
+    return;
+  }
   const union = new Map<string, ContentSubject>();
   for (let i = from; i < out.length; i++) {
     for (const subject of out[i]!.split.subjects) union.set(`${erasureKey(subject)}\u0000${subject.generation}`, subject);

@@ -8,7 +8,7 @@ export { MergeClasses } from './merge-classes';
 export * from './views';
 export { applyChange, evolve, fold, foldBefore, foldForReading } from './evolve';
 export * from './changes';
-export { changesOf, commandBodyOf, factIdsOf, idsOf, type CommandBody, type CommandIds } from './record-types';
+export { changesOf, commandBodyOf, erasureOf, factIdsOf, idsOf, type CommandBody, type CommandIds } from './record-types';
 export { decide, type DecideContext, type Decision } from './decide';
 export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus } from './decide-batch';
 export * from './cut';

@@ -1,6 +1,6 @@
 import { type Change, versionedItemOf } from './changes';
 import type { Command, CommandEnvelope, EdgeTarget } from './commands';
-import { subjectField } from './erasure';
+import { type ErasureSubject, subjectField } from './erasure';
 import type { LogRecord, LogRecordType } from './records';
 import type { MemoryState } from './state';
 
@@ -175,6 +175,11 @@ export function changesOf(record: LogRecord): Change[] {
 /** What folding `record` changes: one change, or none. */
 export function changeOf(record: LogRecord): Change | null {
   return typeOf(record).change(record.data);
+}
+
+/** The subject an erasure record erases, and through which key generation; null for any other record. */
+export function erasureOf(record: LogRecord): { subject: ErasureSubject; generation: number } | null {
+  return record.type === 'SubjectErased' ? { subject: record.data.subject, generation: record.data.generation } : null;
 }
 
 /** The ids a record adds to its command's result. */

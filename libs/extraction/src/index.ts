@@ -1,5 +1,5 @@
 export * from './port';
-export { ExtractionFailedError } from './errors';
+export { ExtractionFailedError, failureSummary } from './errors';
 export { extractorFromEnv } from './from-env';
 export { createRulesExtractor, RULES_EXTRACTOR_NAME, RULES_EXTRACTOR_VERSION, type RulesExtractorOptions } from './rules/extractor';
 export * from './llm';

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Observable } from 'rxjs';
 
 /**
@@ -45,6 +46,20 @@ export interface StoredRecord extends NewRecord {
 
 /** A revision number, `'no_stream'` (must be empty) or `'any'`. */
 export type ExpectedRevision = number | 'no_stream' | 'any';
+
+/** What work alongside an append may do in its transaction: run statements. */
+export type TransactionClient = Pick<pg.ClientBase, 'query'>;
+
+export interface AppendOptions {
+  expectedRevision: ExpectedRevision;
+  /**
+   * Writes that commit or roll back with the records: a PostgreSQL store runs them in the append's
+   * transaction, after the records are written (under the stream's lock, the revision checked), so
+   * they are written exactly when the records are. Not run when nothing is written (an idempotent
+   * retry). A store that shares no transaction with PostgreSQL refuses an append that has them.
+   */
+  alongside?: (tx: TransactionClient) => Promise<void>;
+}
 
 export interface AppendResult {
   /** Revision of the stream's last record after the append. */
@@ -98,7 +113,7 @@ export interface SubscribeOptions {
 }
 
 export interface LogStore {
-  append(streamId: string, records: NewRecord[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  append(streamId: string, records: NewRecord[], options: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadOptions): Promise<StoredRecord[]>;
   /** The contents of a stream's records from a revision on (`readStream` without what the store assigned): the cheapest full read, for folds. */
   readStreamContent(streamId: string, fromRevision?: number): Promise<RecordContent[]>;

@@ -1,3 +1,3 @@
 export * from './records';
-export { sealBatch, openRecords, type SealedParts, type SealedBox } from './sealing';
+export { sealBatch, openRecords, erasuresOf, type SealedBatch, type Sealer, type SealedParts, type SealedBox } from './sealing';
 export { OpeningLogStore } from './opening-log-store';

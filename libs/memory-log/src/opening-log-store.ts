@@ -1,7 +1,7 @@
 import type {
+  AppendOptions,
   AppendResult,
   DeletedStream,
-  ExpectedRevision,
   LogStore,
   NewRecord,
   PositionedRecordContent,
@@ -29,7 +29,7 @@ export class OpeningLogStore implements LogStore {
     private readonly keyStore: SubjectKeyStore,
   ) {}
 
-  append(streamId: string, records: NewRecord[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  append(streamId: string, records: NewRecord[], options: AppendOptions): Promise<AppendResult> {
     return this.inner.append(streamId, records, options);
   }
 

@@ -2,216 +2,243 @@ import {
   type Content,
   type ContentSubject,
   type MemoryRecord,
+  type LogRecord,
   type MemoryState,
-  type SplitRecord,
-  type SubjectErased,
+  erasureOf,
   splitBatch,
   withContent,
 } from '@memotrace/domain';
 import type { NewRecord, RecordContent } from '@memotrace/log-store';
-import { type KeyRef, type SubjectKeyStore, keyRefString, openContent, sealContent } from '@memotrace/subject-keys';
+import {
+  type KeyRef,
+  type KeySet,
+  KEY_BYTES,
+  type NewKeySet,
+  type SubjectErasure,
+  type SubjectKeyStore,
+  keyRefString,
+  openBox,
+  openLegacyContent,
+  sealBox,
+} from '@memotrace/subject-keys';
 import { toNewRecords } from './records';
 
 /**
- * Personal content never reaches the log in the clear: it is sealed under its subjects' keys
- * (see `splitContent` in the domain), so destroying a key erases it in the log and in every
- * copy of the log's records (Kafka messages, backups of the log). A stored record keeps its
- * bare data, with the sealed parts beside it under `sealed`.
+ * Personal content never reaches the log in the clear: it is sealed in boxes (see `splitContent` in
+ * the domain), each under a key of its own that is listed under the box's subjects, so erasing a
+ * subject destroys the keys of its content in the log and in every copy of the log's records
+ * (Kafka messages, backups of the log). A stored record keeps its bare data, with its boxes beside
+ * it under `sealed`; a batch's keys are one key set, written in the append's transaction.
  */
 export interface SealedParts {
-  /** The record's content fields, sealed under `keys`. */
+  /** The key set holding the boxes' keys: the stream revision of the batch's first record. */
+  set: number;
+  /** The record's content fields. */
   content?: SealedBox;
   /**
-   * The command's reason, sealed under the keys of everything its command wrote; inside `content`
-   * (as REASON_FIELD) when those are the record's own keys, as for most one-record commands.
+   * The command's reason, listed under the subjects of everything its command wrote; inside
+   * `content` (as REASON_FIELD) when those are the record's own subjects, as for one-record commands.
    */
   reason?: SealedBox;
 }
 
 export interface SealedBox {
-  /** keyRefStrings, sorted: the order the data key is derived in. */
-  keys: string[];
+  /** The box's key in the key set. */
+  slot: number;
   box: string;
+}
+
+/** The first stored format: a box named the subject keys its data key was derived from, sorted. */
+interface LegacySealedParts {
+  content?: { keys: string[]; box: string };
+  reason?: { keys: string[]; box: string };
 }
 
 const REASON_FIELD = '$reason';
 
-interface SealPlan {
-  record: MemoryRecord;
-  split: SplitRecord;
-  /** Keys of the record's content, null when it has none. */
-  contentNames: string[] | null;
-  /** Keys of its command's reason, null when the reason stays in the clear (none, or nothing of the command is sealed). */
-  reasonNames: string[] | null;
+export interface SealedBatch {
+  records: NewRecord[];
+  /** The keys of the batch's boxes, to write in the append's transaction (`alongside`); null when nothing is sealed. */
+  keySet: NewKeySet | null;
+}
+
+/** How the command side turns a decided batch into what it appends (see sealBatch). */
+export type Sealer = (memoryId: string, records: readonly MemoryRecord[], stateAfter: MemoryState, firstRevision: number) => SealedBatch;
+
+interface BoxPlan {
+  slot: number;
+  value: unknown;
 }
 
 /**
- * Records of a decided batch, sealed; keys missing are created. `stateAfter` folds the log through the batch.
- * The records are sealed while the key store creates the keys (under the keys it proposes), and only the
- * records under a key that lost to another (a concurrent creator's, a tombstone) are sealed again.
+ * Records of a decided batch, sealed under fresh keys. `stateAfter` folds the log through the batch;
+ * `firstRevision` is the stream revision the batch starts at (its key set's id): the append must
+ * expect exactly the revision before it.
  */
-export async function sealBatch(
-  keyStore: SubjectKeyStore,
+export function sealBatch(
+  keyStore: Pick<SubjectKeyStore, 'newKeys'>,
   memoryId: string,
   records: readonly MemoryRecord[],
   stateAfter: MemoryState,
-): Promise<NewRecord[]> {
-  const refs = new Map<string, KeyRef>();
+  firstRevision: number,
+): SealedBatch {
+  const subjects: string[] = [];
+  const guards: number[] = [];
   // A command's records share one reasonSubjects array: name it once.
   const reasonNames = new Map<readonly ContentSubject[], string[]>();
-  const plans: SealPlan[] = splitBatch(records, stateAfter).map(({ record, split, reasonSubjects }) => {
-    const contentNames = split.content !== null ? namesOf(split.subjects, refs) : null;
-    let names: string[] | null = null;
-    if (record.meta.reason !== null && reasonSubjects.length > 0) {
-      names = reasonNames.get(reasonSubjects) ?? null;
-      if (names === null) reasonNames.set(reasonSubjects, (names = namesOf(reasonSubjects, refs)));
+  let slots = 0;
+  const guard = (names: readonly string[]): number => {
+    const slot = slots++;
+    for (const name of names) {
+      subjects.push(name);
+      guards.push(slot);
     }
-    return { record, split, contentNames, reasonNames: names };
+    return slot;
+  };
+  const plans = splitBatch(records, stateAfter).map(({ record, split, reasonSubjects }) => {
+    const reason = record.meta.reason;
+    const contentNames = split.content !== null ? split.subjects.map(keyRefString) : null;
+    let names: string[] | null = null;
+    if (reason !== null && reasonSubjects.length > 0) {
+      names = reasonSubjects === split.subjects ? contentNames : (reasonNames.get(reasonSubjects) ?? null);
+      if (names === null) reasonNames.set(reasonSubjects, (names = reasonSubjects.map(keyRefString)));
+    }
+    const reasonInside = names !== null && contentNames !== null && sameNames(contentNames, names);
+    // The split's content is its own object: the reason joins it in place.
+    if (reasonInside) split.content![REASON_FIELD] = reason;
+    const content: BoxPlan | null = contentNames !== null ? { slot: guard(contentNames), value: split.content } : null;
+    const reasonBox: BoxPlan | null = names !== null && !reasonInside ? { slot: guard(names), value: reason } : null;
+    return { bare: split.bare, content, reason: reasonBox, reasonSealed: names !== null };
   });
-  if (refs.size === 0) return toNewRecords(memoryId, records);
+  const stored = toNewRecords(memoryId, records);
+  if (slots === 0) return { records: stored, keySet: null };
 
+  const { keys, seeds } = keyStore.newKeys(slots);
   const aad = Buffer.from(memoryId, 'utf8');
-  let proposed: ReadonlyMap<string, Buffer> | undefined;
-  let early: (MemoryRecord | undefined)[] | undefined;
-  const keys = await keyStore.keys(memoryId, [...refs.values()], {
-    create: true,
-    onProposed: (material) => {
-      proposed = material;
-      try {
-        early = plans.map((plan) => (everyName(plan, (name) => material.has(name)) ? sealRecord(plan, memoryId, aad, material) : undefined));
-      } catch {
-        // Sealed below under the answer, which reports the problem.
-        early = undefined;
-      }
-    },
+  const seal = (plan: BoxPlan): SealedBox => ({
+    slot: plan.slot,
+    box: sealBox(keys.subarray(plan.slot * KEY_BYTES, (plan.slot + 1) * KEY_BYTES), aad, plan.value),
   });
-  const sealedRecords = plans.map((plan, i) => {
-    const sealed = early?.[i];
-    if (sealed !== undefined && everyName(plan, (name) => keys.get(name) === proposed!.get(name))) return sealed;
-    return sealRecord(plan, memoryId, aad, keys);
+  // toNewRecords made each stored record's data reference and metadata object anew: they change in place.
+  plans.forEach(({ bare, content, reason, reasonSealed }, i) => {
+    if (content === null && reason === null) return;
+    const record = stored[i]!;
+    const parts: SealedParts = { set: firstRevision };
+    if (content !== null) parts.content = seal(content);
+    if (reason !== null) parts.reason = seal(reason);
+    record.data = { ...(content !== null ? bare : (record.data as object)), sealed: parts };
+    if (reasonSealed) record.metadata.reason = null;
   });
-  return toNewRecords(memoryId, sealedRecords);
+  keys.fill(0);
+  return { records: stored, keySet: { id: firstRevision, seeds, subjects, guards } };
 }
 
-function everyName(plan: SealPlan, test: (name: string) => boolean): boolean {
-  return (plan.contentNames ?? []).every(test) && (plan.reasonNames ?? []).every(test);
-}
-
-function sealRecord(plan: SealPlan, memoryId: string, aad: Buffer, keys: ReadonlyMap<string, Buffer | null>): MemoryRecord {
-  const { record, split, contentNames, reasonNames: names } = plan;
-  const parts: SealedParts = {};
-  const reasonInside = names !== null && contentNames !== null && sameNames(contentNames, names);
-  if (contentNames !== null) {
-    const value = reasonInside ? { ...split.content, [REASON_FIELD]: record.meta.reason } : split.content;
-    parts.content = sealBox(contentNames, value, memoryId, aad, keys);
-  }
-  if (names !== null && !reasonInside) parts.reason = sealBox(names, record.meta.reason, memoryId, aad, keys);
-  if (parts.content === undefined && parts.reason === undefined) return record;
-  const data = parts.content !== undefined ? split.bare : record.data;
-  return {
-    ...record,
-    data: { ...data, sealed: parts },
-    meta: { ...record.meta, reason: names !== null ? null : record.meta.reason },
-  } as unknown as MemoryRecord;
-}
-
-function sealBox(names: string[], value: unknown, memoryId: string, aad: Buffer, keys: ReadonlyMap<string, Buffer | null>): SealedBox {
-  const material: Buffer[] = [];
-  for (const name of names) {
-    const key = keys.get(name);
-    // A destroyed generation is never sealed under again: refuse rather than write content in the clear.
-    if (!key) throw new Error(`subject key ${name} of memory ${memoryId} is destroyed or missing: the batch is not written`);
-    material.push(key);
-  }
-  return { keys: names, box: sealContent(material, memoryId, value, aad) };
-}
-
-/** The subjects' keyRefStrings, sorted (the order the data key is derived in); each ref is added to `refs`. */
-function namesOf(subjects: readonly ContentSubject[], refs: Map<string, KeyRef>): string[] {
-  const names: string[] = [];
-  for (const subject of subjects) {
-    const ref: KeyRef = { kind: subject.kind, id: subject.id, generation: subject.generation };
-    const name = keyRefString(ref);
-    if (!refs.has(name)) refs.set(name, ref);
-    names.push(name);
-  }
-  return names.length > 1 ? names.sort() : names;
-}
-
-/** Both lists hold distinct names, sorted: equal lists are the same key set. */
+/** Both lists hold distinct names: equal as sets is the same subjects. */
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return a.every((name) => b.includes(name));
+}
+
+/** The erasures among records (erasures are never sealed: stored and domain records read alike), as the key store destroys them. */
+export function erasuresOf(records: readonly Pick<RecordContent, 'type' | 'data'>[]): SubjectErasure[] {
+  return records.flatMap((record) => {
+    const erasure = erasureOf(record as LogRecord);
+    return erasure === null ? [] : [{ subject: erasure.subject, throughGeneration: erasure.generation }];
+  });
+}
+
+interface MemoryKeys {
+  aad: Buffer;
+  sets: Map<number, KeySet>;
+  legacy: Map<string, Buffer | null>;
 }
 
 /**
  * Stored records with their content opened: content whose keys are destroyed reads as emptied
- * (null texts, empty lists), a reason as null. Keys are fetched once per call and memory.
+ * (null texts, empty lists), a reason as null. The erasures among the records are confirmed done
+ * first (see SubjectKeyStore.confirmDestroyed); keys are fetched once per call and memory.
  */
 export async function openRecords<T extends RecordContent>(
   keyStore: SubjectKeyStore,
   records: readonly T[],
   memoryIdOf: (record: T) => string | null,
 ): Promise<T[]> {
-  const wanted = new Map<string, Map<string, KeyRef>>();
+  const wanted = new Map<string, { erasures: SubjectErasure[]; sets: Set<number>; legacy: Map<string, KeyRef> }>();
+  const of = (memoryId: string) => {
+    let memory = wanted.get(memoryId);
+    if (!memory) wanted.set(memoryId, (memory = { erasures: [], sets: new Set(), legacy: new Map() }));
+    return memory;
+  };
+  let sealed = false;
   for (const record of records) {
-    if (record.type === 'SubjectErased') await destroyErased(keyStore, record, memoryIdOf(record));
+    const erasure = erasureOf(record as LogRecord);
     const parts = sealedPartsOf(record);
-    const memoryId = parts && memoryIdOf(record);
-    if (!parts || memoryId === null || memoryId === undefined) continue;
-    let refs = wanted.get(memoryId);
-    if (!refs) wanted.set(memoryId, (refs = new Map()));
-    for (const name of parts.content?.keys ?? []) if (!refs.has(name)) refs.set(name, parseRef(name));
-    for (const name of parts.reason?.keys ?? []) if (!refs.has(name)) refs.set(name, parseRef(name));
+    if (erasure === null && !parts) continue;
+    const memoryId = memoryIdOf(record);
+    if (memoryId === null) continue;
+    const memory = of(memoryId);
+    if (erasure !== null) memory.erasures.push({ subject: erasure.subject, throughGeneration: erasure.generation });
+    if (!parts) continue;
+    sealed = true;
+    if (isKeySetParts(parts)) memory.sets.add(parts.set);
+    else for (const name of [...(parts.content?.keys ?? []), ...(parts.reason?.keys ?? [])]) memory.legacy.set(name, parseRef(name));
   }
-  if (wanted.size === 0) return records as T[];
-  const memories = new Map<string, { keys: Map<string, Buffer | null>; aad: Buffer }>();
-  for (const [memoryId, refs] of wanted) {
-    memories.set(memoryId, { keys: await keyStore.keys(memoryId, [...refs.values()], { create: false }), aad: Buffer.from(memoryId, 'utf8') });
+  for (const [memoryId, { erasures }] of wanted) if (erasures.length > 0) await keyStore.confirmDestroyed(memoryId, erasures);
+  if (!sealed) return records as T[];
+
+  const memories = new Map<string, MemoryKeys>();
+  for (const [memoryId, { sets, legacy }] of wanted) {
+    memories.set(memoryId, {
+      aad: Buffer.from(memoryId, 'utf8'),
+      sets: sets.size > 0 ? await keyStore.keySets(memoryId, [...sets]) : new Map(),
+      legacy: legacy.size > 0 ? await keyStore.legacyKeys(memoryId, [...legacy.values()]) : new Map(),
+    });
   }
   return records.map((record) => {
     const parts = sealedPartsOf(record);
     const memoryId = parts && memoryIdOf(record);
     if (!parts || memoryId === null || memoryId === undefined) return record;
     const memory = memories.get(memoryId)!;
+    const open = isKeySetParts(parts)
+      ? (box: SealedBox) => openKeySetBox(memory, parts.set, box)
+      : (box: { keys: string[]; box: string }) => openLegacyBox(memory, box);
     const { sealed: _, ...bare } = record.data as Record<string, unknown>;
-    const opened = parts.content ? (openBox(memory, memoryId, parts.content) as Content | null) : undefined;
+    const opened = parts.content ? (open(parts.content as never) as Content | null) : undefined;
     let reason: unknown = record.metadata.reason;
     let content = opened;
     if (opened && REASON_FIELD in opened) {
       const { [REASON_FIELD]: inside, ...fields } = opened;
       reason = inside;
       content = fields;
-    } else if (parts.reason) reason = openBox(memory, memoryId, parts.reason);
+    } else if (parts.reason) reason = open(parts.reason as never);
     const data = content === undefined ? bare : withContent(record.type as MemoryRecord['type'], bare as MemoryRecord['data'], content);
     return { ...record, data, metadata: { ...record.metadata, reason: typeof reason === 'string' ? reason : null } };
   });
 }
 
-/**
- * An erasure read from the log destroys its keys again: the writer destroys them right after
- * appending, and a crash in between (or another process's cache) must not leave content readable.
- */
-async function destroyErased(keyStore: SubjectKeyStore, record: RecordContent, memoryId: string | null): Promise<void> {
-  const { subject, generation } = record.data as SubjectErased['data'];
-  if (memoryId !== null) await keyStore.destroy(memoryId, subject, generation);
+function openKeySetBox(memory: MemoryKeys, set: number, box: SealedBox): unknown {
+  const key = memory.sets.get(set)?.key(box.slot) ?? null;
+  return key === null ? null : openBox(key, memory.aad, box.box);
 }
 
-function openBox(memory: { keys: ReadonlyMap<string, Buffer | null>; aad: Buffer }, memoryId: string, box: SealedBox): unknown {
+function openLegacyBox(memory: MemoryKeys, box: { keys: string[]; box: string }): unknown {
   const material: Buffer[] = [];
   for (const name of box.keys) {
-    const key = memory.keys.get(name);
+    const key = memory.legacy.get(name);
     if (!key) return null;
     material.push(key);
   }
-  return openContent(material, memoryId, box.box, memory.aad);
+  return openLegacyContent(material, memory.aad, box.box);
 }
 
-function sealedPartsOf(record: RecordContent): SealedParts | null {
-  const data = record.data as { sealed?: SealedParts } | null;
+function sealedPartsOf(record: RecordContent): SealedParts | LegacySealedParts | null {
+  const data = record.data as { sealed?: SealedParts | LegacySealedParts } | null;
   return data !== null && typeof data === 'object' && data.sealed !== undefined ? data.sealed : null;
+}
+
+function isKeySetParts(parts: SealedParts | LegacySealedParts): parts is SealedParts {
+  return 'set' in parts;
 }
 
 function parseRef(name: string): KeyRef {

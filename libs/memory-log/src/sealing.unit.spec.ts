@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { parseCommandsRequest } from '@memotrace/contracts';
 import { type Command, type MemoryRecord, type MemoryState, decideBatch, initialState } from '@memotrace/domain';
 import type { RecordContent } from '@memotrace/log-store';
-import { type KeyRef, type KeysOptions, type SubjectKeyStore, type SubjectKind, keyRefString } from '@memotrace/subject-keys';
 import { InMemorySubjectKeyStore } from '@memotrace/subject-keys/testing';
 import { toMemoryRecord } from './records';
-import { openRecords, sealBatch } from './sealing';
+import { type SealedParts, erasuresOf, openRecords, sealBatch } from './sealing';
 
 const CANARY = 'Zanzibar-7f3c';
 const at = (minute: number) => `2024-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -17,54 +15,29 @@ function parsed(commands: unknown[]): Command[] {
   return result.commands as Command[];
 }
 
-/**
- * Proposes, before answering, the inner store's keys for every ref except those of the subject ids in
- * `losing`, for which it proposes keys of its own that the answer then does not hold (as when a
- * concurrent creator's key, or a tombstone, wins in PostgreSQL).
- */
-class ProposingStore implements SubjectKeyStore {
-  readonly losing = new Set<string>();
-  proposals = 0;
-
-  constructor(private readonly inner: SubjectKeyStore) {}
-
-  async keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>> {
-    const answer = await this.inner.keys(memoryId, refs, { create: options.create });
-    if (options.create && options.onProposed) {
-      const proposed = new Map<string, Buffer>();
-      for (const ref of refs) {
-        const key = answer.get(keyRefString(ref));
-        proposed.set(keyRefString(ref), this.losing.has(ref.id) || !key ? randomBytes(32) : key);
-      }
-      this.proposals++;
-      options.onProposed(proposed);
-    }
-    return answer;
-  }
-
-  destroy(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): Promise<void> {
-    return this.inner.destroy(memoryId, subject, throughGeneration);
-  }
-
-  dropMemory(memoryId: string): Promise<void> {
-    return this.inner.dropMemory(memoryId);
-  }
-}
-
-/** A memory written through the sealing path: decided, sealed, stored as the log stores it. */
+/** A memory written through the sealing path: decided, sealed, stored as the log stores it with its key sets. */
 function memory() {
-  const keys = new ProposingStore(new InMemorySubjectKeyStore());
+  const keys = new InMemorySubjectKeyStore();
   const state: MemoryState = initialState();
   const stored: RecordContent[] = [];
   let minute = 0;
+  /** Seals a decided batch and stores it as an append would, without destroying the keys its erasures end. */
+  const append = async (records: readonly MemoryRecord[]) => {
+    const sealed = sealBatch(keys, 'm', records, state, stored.length);
+    if (sealed.keySet) await keys.writeKeySet('m', sealed.keySet);
+    stored.push(...sealed.records.map(({ type, data, metadata }) => ({ type, data, metadata })));
+    return sealed;
+  };
   return {
     keys,
     state,
     stored,
+    append,
+    decide: (commands: unknown[]) => decideBatch('m', state, parsed(commands), at(minute++)).records,
     async write(commands: unknown[]): Promise<MemoryRecord[]> {
-      const { records } = decideBatch('m', state, parsed(commands), at(minute++));
-      const sealed = await sealBatch(keys, 'm', records, state);
-      stored.push(...sealed.map(({ type, data, metadata }) => ({ type, data, metadata })));
+      const records = this.decide(commands);
+      await append(records);
+      await keys.destroy('m', erasuresOf(records));
       return records;
     },
     async read(): Promise<MemoryRecord[]> {
@@ -147,9 +120,8 @@ describe('sealing the log', () => {
   it('destroys the keys again when a reader meets an erasure whose writer crashed before destroying them', async () => {
     const m = memory();
     await m.write(everyContentField);
-    const { records } = decideBatch('m', m.state, parsed([{ op: 'ERASE', commandId: 'e1', subject: { mentionId: 'mn1' }, reason: 'r' }]), at(30));
     // Appended, then the process died: no destroy.
-    m.stored.push(...(await sealBatch(m.keys, 'm', records, m.state)).map(({ type, data, metadata }) => ({ type, data, metadata })));
+    await m.append(m.decide([{ op: 'ERASE', commandId: 'e1', subject: { mentionId: 'mn1' }, reason: 'r' }]));
     const mention = (await m.read()).find((r) => r.meta.commandId === 'c6')!;
     expect(mention.data).toMatchObject({ text: null, speaker: null });
   });
@@ -166,41 +138,76 @@ describe('sealing the log', () => {
     expect(read.find((r) => r.meta.commandId === 'c8')!.data).toMatchObject({ dst: { literal: 'new content' }, source: 'new source' });
   });
 
-  it('keeps what it sealed under proposed keys that the answer holds, and seals again under the answer where a proposal lost', async () => {
+  it('seals each box under a key of its own in the batch’s key set, listed under the box’s subjects and generations', async () => {
     const m = memory();
-    // p1 and f1 get proposals that lose: their content must be sealed under the answer's keys.
-    m.keys.losing.add('p1');
-    m.keys.losing.add('f1');
-    const written = await m.write(everyContentField);
-    expect(m.keys.proposals).toBe(1);
-    expect(JSON.stringify(m.stored)).not.toContain(CANARY);
-    expect(await m.read()).toEqual(written);
+    await m.write(everyContentField.slice(0, 2));
+    const { records, keySet } = await m.append(m.decide(everyContentField.slice(2)));
+    // The key set is the batch's first revision; one slot per box, in record order.
+    expect(keySet!.id).toBe(2);
+    expect(records.map((r) => (r.data as { sealed?: SealedParts }).sealed)).toEqual([
+      { set: 2, content: { slot: 0, box: expect.any(String) } },
+      { set: 2, content: { slot: 1, box: expect.any(String) } },
+      { set: 2, content: { slot: 2, box: expect.any(String) } },
+      { set: 2, content: { slot: 3, box: expect.any(String) } },
+    ]);
+    expect(keySet!.seeds).toHaveLength(4 * 32);
+    expect(keySet!.subjects.map((name, i) => `${keySet!.guards[i]} ${name}`)).toEqual([
+      '0 fact:0:f1',
+      '0 entity:0:p1',
+      '1 fact:0:f2',
+      '1 entity:0:p2',
+      '2 entity:0:p1',
+      '3 mention:0:mn1',
+      '3 doc:0:d1',
+    ]);
+    // The reason goes inside a one-record command's box: the stored metadata holds none.
+    expect(records[0]!.metadata.reason).toBeNull();
+    expect(JSON.stringify(records)).not.toContain(CANARY);
   });
 
-  it('refuses to seal under a destroyed generation even when a key for it was proposed', async () => {
+  it('seals a reason its own box under every subject its command wrote when the command wrote several records', async () => {
     const m = memory();
-    await m.write(everyContentField.slice(0, 1));
-    await m.keys.destroy('m', { kind: 'entity', id: 'p1' }, 0);
-    m.keys.losing.add('p1');
-    const { records } = decideBatch(
-      'm',
-      m.state,
-      [{ op: 'UPSERT_ENTITY', commandId: 'c9', entityId: 'p1', name: 'x', aliases: ['again'] } as Command],
-      at(40),
-    );
-    await expect(sealBatch(m.keys, 'm', records, m.state)).rejects.toThrow(/destroyed or missing/);
+    await m.write([
+      { op: 'DEFINE_RELATION', commandId: 'r', rel: 'lives_in', cardinality: 'one' },
+      { op: 'UPSERT_ENTITY', commandId: 'c1', entityId: 'p1', name: 'Ann' },
+      {
+        op: 'UPSERT_EDGE',
+        commandId: 'c2',
+        factId: 'f1',
+        src: 'p1',
+        rel: 'lives_in',
+        dst: { literal: 'Porto', datatype: 'string' },
+        validFrom: at(0),
+      },
+    ]);
+    const move = m.decide([
+      {
+        op: 'UPSERT_EDGE',
+        commandId: 'c3',
+        factId: 'f2',
+        src: 'p1',
+        rel: 'lives_in',
+        dst: { literal: 'Lisbon', datatype: 'string' },
+        validFrom: at(9),
+        reason: `${CANARY} moved`,
+      },
+    ]);
+    expect(move.map((r) => r.type)).toEqual(['FactAsserted', 'FactSuperseded']);
+    const { records, keySet } = await m.append(move);
+    await m.keys.destroy('m', erasuresOf(move));
+    const superseded = (records[1]!.data as { sealed: SealedParts }).sealed;
+    expect(superseded).toEqual({ set: keySet!.id, reason: { slot: 1, box: expect.any(String) } });
+    expect(keySet!.subjects.filter((_, i) => keySet!.guards[i] === 1).sort()).toEqual(['entity:0:p1', 'fact:0:f2']);
+    expect(records.map((r) => r.metadata.reason)).toEqual([null, null]);
+    expect((await m.read()).slice(-2).map((r) => r.meta.reason)).toEqual([`${CANARY} moved`, `${CANARY} moved`]);
+    await m.keys.destroy('m', [{ subject: { kind: 'fact', id: 'f2' }, throughGeneration: 0 }]);
+    expect((await m.read()).slice(-2).map((r) => r.meta.reason)).toEqual([null, null]);
   });
 
-  it('refuses to seal under a destroyed generation rather than write content in the clear', async () => {
+  it('writes no key set for a batch without content', async () => {
     const m = memory();
-    await m.write(everyContentField.slice(0, 1));
-    await m.keys.destroy('m', { kind: 'entity', id: 'p1' }, 0);
-    const { records } = decideBatch(
-      'm',
-      m.state,
-      [{ op: 'UPSERT_ENTITY', commandId: 'c9', entityId: 'p1', name: 'x', aliases: ['again'] } as Command],
-      at(40),
-    );
-    await expect(sealBatch(m.keys, 'm', records, m.state)).rejects.toThrow(/destroyed or missing/);
+    const sealed = await m.append(m.decide([{ op: 'DEFINE_RELATION', commandId: 'r', rel: 'knows', cardinality: 'many' }]));
+    expect(sealed.keySet).toBeNull();
+    expect(sealed.records[0]!.data).not.toHaveProperty('sealed');
   });
 });

@@ -126,7 +126,7 @@ export class ExtractionJobs {
     );
   }
 
-  /** Records a failed attempt; the job is due again after `retryInMs`. */
+  /** Records a failed attempt (`error` quotes no content: no erasure reaches this table); the job is due again after `retryInMs`. */
   async fail(id: number, extractor: string, error: string, retryInMs: number): Promise<void> {
     await this.pool.query(
       `UPDATE mt_extraction_jobs SET status = 'failed', attempts = attempts + 1, last_error = $3, extractor = $2, updated_at = now(),

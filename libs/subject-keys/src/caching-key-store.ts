@@ -1,145 +1,156 @@
 import { LruMap } from './lru-map';
-import { type KeyRef, type KeysOptions, type SubjectKeyStore, type SubjectKind, keyRefString } from './subject-key-store';
+import type { KeyRef, KeySet, NewKeySet, SubjectErasure, SubjectKeyStore, Transaction } from './subject-key-store';
 
 export interface CachingKeyStoreOptions {
-  /** Most (memory, ref) entries kept; the least recently used go first. Default 100,000. */
-  maxEntries?: number;
-}
-
-interface CacheEntry {
-  memoryId: string;
-  subject: string;
-  generation: number;
-  key: Buffer | null;
+  /** Most keys kept, over all cached key sets; the least recently used sets go first. Default 1,000,000 (32 MB). */
+  maxKeys?: number;
+  /** Most erasures remembered as done. Default 100,000. */
+  maxErasures?: number;
 }
 
 /**
- * Keeps the answers of another store per memory and ref: key material, and null for a key known
- * to be destroyed. A batch asks for the same few refs over and over; only refs not cached reach
- * the inner store. A null from a read without `create` is not kept: it may only mean "not yet created".
+ * Another store with what this process read and did kept: key sets by memory and id, and the
+ * erasures it destroyed or confirmed, so a reader meeting an erasure again in the log writes
+ * nothing. Destroying or confirming drops the memory's cached key sets (another process may have
+ * destroyed keys this one holds), and a read that overlapped that is not kept. Keys of the first
+ * stored format are not cached: only the log's earliest records name them.
  */
 export class CachingKeyStore implements SubjectKeyStore {
-  private readonly cache: LruMap<string, CacheEntry>;
-  // memory → subject → generations cached, so forgetting a subject or memory needs no scan of the cache.
-  private readonly index = new Map<string, Map<string, Set<number>>>();
-  // Bumped by every invalidation: a lookup that overlapped one does not cache what it read.
+  private readonly sets: MemoryLru<KeySet>;
+  // The generation each subject's keys are known destroyed through.
+  private readonly done: MemoryLru<number>;
+  // Bumped by every invalidation: a read that overlapped one does not cache what it read.
   private invalidations = 0;
 
   constructor(
     private readonly inner: SubjectKeyStore,
     options: CachingKeyStoreOptions = {},
   ) {
-    this.cache = new LruMap(options.maxEntries ?? 100_000, (_, entry) => this.unindex(entry));
+    this.sets = new MemoryLru(options.maxKeys ?? 1_000_000, (set) => Math.max(set.size, 1));
+    this.done = new MemoryLru(options.maxErasures ?? 100_000);
   }
 
-  /** Entries cached now. */
+  /** Key sets cached now. */
   get size(): number {
-    return this.cache.size;
+    return this.sets.size;
   }
 
-  async keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>> {
-    const found = new Map<string, Buffer | null>();
-    const missing = new Map<string, KeyRef>();
-    for (const ref of refs) {
-      const refString = keyRefString(ref);
-      if (found.has(refString) || missing.has(refString)) continue;
-      const entry = this.cache.get(cacheKey(memoryId, refString));
-      if (entry) found.set(refString, entry.key);
-      else missing.set(refString, ref);
+  newKeys(count: number): { keys: Buffer; seeds: Buffer } {
+    return this.inner.newKeys(count);
+  }
+
+  writeKeySet(memoryId: string, keySet: NewKeySet, tx: Transaction): Promise<void> {
+    return this.inner.writeKeySet(memoryId, keySet, tx);
+  }
+
+  async keySets(memoryId: string, ids: readonly number[]): Promise<Map<number, KeySet>> {
+    const found = new Map<number, KeySet>();
+    const missing = new Set<number>();
+    for (const id of ids) {
+      if (found.has(id) || missing.has(id)) continue;
+      const set = this.sets.get(memoryId, String(id));
+      if (set) found.set(id, set);
+      else missing.add(id);
     }
     if (missing.size === 0) return found;
-
     const invalidationsBefore = this.invalidations;
-    const { onProposed } = options;
-    const fetched = await this.inner.keys(memoryId, [...missing.values()], {
-      create: options.create,
-      // The inner store's proposal completed with the keys cached here.
-      ...(onProposed && {
-        onProposed: (proposed: ReadonlyMap<string, Buffer>) => {
-          const all = new Map(proposed);
-          for (const [refString, key] of found) if (key !== null) all.set(refString, key);
-          onProposed(all);
-        },
-      }),
-    });
+    const fetched = await this.inner.keySets(memoryId, [...missing]);
     const cacheable = this.invalidations === invalidationsBefore;
-    for (const [refString, ref] of missing) {
-      const key = fetched.get(refString) ?? null;
-      found.set(refString, key);
-      if (cacheable && (key !== null || options.create)) this.remember(memoryId, ref, refString, key);
+    for (const [id, set] of fetched) {
+      found.set(id, set);
+      if (cacheable) this.sets.set(memoryId, String(id), set);
     }
     return found;
   }
 
-  async destroy(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): Promise<void> {
-    try {
-      await this.inner.destroy(memoryId, subject, throughGeneration);
-    } finally {
-      this.forget(memoryId, subject, throughGeneration);
-    }
+  legacyKeys(memoryId: string, refs: readonly KeyRef[]): Promise<Map<string, Buffer | null>> {
+    return this.inner.legacyKeys(memoryId, refs);
   }
 
-  async dropMemory(memoryId: string): Promise<void> {
-    try {
-      await this.inner.dropMemory(memoryId);
-    } finally {
-      this.forgetMemory(memoryId);
-    }
+  destroy(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
+    return this.learn(memoryId, erasures, () => this.inner.destroy(memoryId, erasures));
   }
 
-  /** Drops the cached keys of the subject's generations <= throughGeneration (destroyed by another process). */
-  forget(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): void {
-    this.invalidations++;
-    const subjects = this.index.get(memoryId);
-    const subjectKey = subjectOf(subject.kind, subject.id);
-    const generations = subjects?.get(subjectKey);
-    if (!subjects || !generations) return;
-    for (const generation of [...generations]) {
-      if (generation > throughGeneration) continue;
-      generations.delete(generation);
-      this.cache.delete(cacheKey(memoryId, keyRefString({ kind: subject.kind, id: subject.id, generation })));
-    }
-    if (generations.size === 0) subjects.delete(subjectKey);
-    if (subjects.size === 0) this.index.delete(memoryId);
+  confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
+    const unknown = erasures.filter((e) => (this.done.get(memoryId, subjectOf(e)) ?? -1) < e.throughGeneration);
+    return this.learn(memoryId, unknown, () => this.inner.confirmDestroyed(memoryId, unknown));
   }
 
-  /** Drops every cached key of the memory (dropped by another process). */
+  /** Drops what is kept of the memory (deleted, here or by another process). */
   forgetMemory(memoryId: string): void {
+    this.forgetKeySets(memoryId);
+    this.done.deleteMemory(memoryId);
+  }
+
+  private forgetKeySets(memoryId: string): void {
     this.invalidations++;
-    const subjects = this.index.get(memoryId);
-    if (!subjects) return;
-    this.index.delete(memoryId);
-    for (const [subjectKey, generations] of subjects) {
-      const [kind, id] = splitSubject(subjectKey);
-      for (const generation of generations) this.cache.delete(cacheKey(memoryId, keyRefString({ kind, id, generation })));
+    this.sets.deleteMemory(memoryId);
+  }
+
+  /** Runs the inner store's destroy of these erasures; then no key set of the memory is kept, and the erasures are known done. */
+  private async learn(memoryId: string, erasures: readonly SubjectErasure[], destroy: () => Promise<void>): Promise<void> {
+    if (erasures.length === 0) return;
+    try {
+      await destroy();
+    } finally {
+      this.forgetKeySets(memoryId);
     }
+    this.remember(memoryId, erasures);
   }
 
-  private remember(memoryId: string, ref: KeyRef, refString: string, key: Buffer | null): void {
-    const subject = subjectOf(ref.kind, ref.id);
-    this.cache.set(cacheKey(memoryId, refString), { memoryId, subject, generation: ref.generation, key });
-    let subjects = this.index.get(memoryId);
-    if (!subjects) this.index.set(memoryId, (subjects = new Map()));
-    let generations = subjects.get(subject);
-    if (!generations) subjects.set(subject, (generations = new Set()));
-    generations.add(ref.generation);
-  }
-
-  private unindex(entry: CacheEntry): void {
-    const subjects = this.index.get(entry.memoryId);
-    const generations = subjects?.get(entry.subject);
-    if (!subjects || !generations) return;
-    generations.delete(entry.generation);
-    if (generations.size === 0) subjects.delete(entry.subject);
-    if (subjects.size === 0) this.index.delete(entry.memoryId);
+  private remember(memoryId: string, erasures: readonly SubjectErasure[]): void {
+    for (const erasure of erasures) {
+      const subject = subjectOf(erasure);
+      if ((this.done.get(memoryId, subject) ?? -1) < erasure.throughGeneration) this.done.set(memoryId, subject, erasure.throughGeneration);
+    }
   }
 }
 
-// The memory id is length-prefixed so no memory id and ref can run into another pair.
-const cacheKey = (memoryId: string, refString: string): string => `${memoryId.length}:${memoryId}:${refString}`;
-// The kind has no ':', so the first ':' separates it from the id.
-const subjectOf = (kind: SubjectKind, id: string): string => `${kind}:${id}`;
-const splitSubject = (subject: string): [SubjectKind, string] => {
-  const colon = subject.indexOf(':');
-  return [subject.slice(0, colon) as SubjectKind, subject.slice(colon + 1)];
-};
+// The kind has no ':', so no two subjects share a string.
+const subjectOf = (erasure: SubjectErasure): string => `${erasure.subject.kind}:${erasure.subject.id}`;
+
+/** An LruMap of values by memory and key, which can drop a memory's values at once. */
+class MemoryLru<V> {
+  private readonly lru: LruMap<string, { memoryId: string; key: string; value: V }>;
+  private readonly keysOfMemory = new Map<string, Set<string>>();
+
+  constructor(maxWeight: number, weigh: (value: V) => number = () => 1) {
+    this.lru = new LruMap(
+      maxWeight,
+      (_, entry) => this.unindex(entry.memoryId, entry.key),
+      (entry) => weigh(entry.value),
+    );
+  }
+
+  get size(): number {
+    return this.lru.size;
+  }
+
+  /** The value, made most recent. */
+  get(memoryId: string, key: string): V | undefined {
+    return this.lru.get(lruKey(memoryId, key))?.value;
+  }
+
+  set(memoryId: string, key: string, value: V): void {
+    let keys = this.keysOfMemory.get(memoryId);
+    if (!keys) this.keysOfMemory.set(memoryId, (keys = new Set()));
+    keys.add(key);
+    this.lru.set(lruKey(memoryId, key), { memoryId, key, value });
+  }
+
+  deleteMemory(memoryId: string): void {
+    const keys = this.keysOfMemory.get(memoryId);
+    if (!keys) return;
+    this.keysOfMemory.delete(memoryId);
+    for (const key of keys) this.lru.delete(lruKey(memoryId, key));
+  }
+
+  private unindex(memoryId: string, key: string): void {
+    const keys = this.keysOfMemory.get(memoryId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.keysOfMemory.delete(memoryId);
+  }
+}
+
+// The memory id is length-prefixed so no memory id and key can run into another pair.
+const lruKey = (memoryId: string, key: string): string => `${memoryId.length}:${memoryId}:${key}`;

@@ -1,17 +1,17 @@
-import { type KeyObject, createCipheriv, createDecipheriv } from 'node:crypto';
-import { randomSlice } from './random-pool';
+import { type KeyObject, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { KEY_BYTES } from './subject-key-store';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Envelope encryption of a subject key under the master key: AES-256-GCM with a random IV,
- * bound by AAD to its memory and ref so a wrapped key copied to another row does not unwrap.
- * Layout: iv (12) | tag (16) | ciphertext (32).
+ * The first stored format of keys (table mt_subject_keys, one key per subject and generation, which
+ * the log's earliest sealed records name): each key wrapped under the master key with AES-256-GCM
+ * and a random IV, bound by AAD to its memory and ref so a wrapped key copied to another row does
+ * not unwrap. Layout: iv (12) | tag (16) | ciphertext (32). Only read now; tests write it.
  */
 export function wrapKey(masterKey: Buffer | KeyObject, memoryId: string, refString: string, key: Buffer): Buffer {
-  const iv = randomSlice(IV_BYTES);
+  const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', masterKey, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(wrapAad(memoryId, refString));
   const ciphertext = cipher.update(key);

@@ -30,4 +30,26 @@ describe('LruMap', () => {
     expect(evicted).toEqual([]);
     expect(() => new LruMap(0)).toThrow(/positive integer/);
   });
+
+  it('bounds the total weight: the oldest entries go until the rest fit; one entry heavier than the bound stays alone', () => {
+    const evicted: string[] = [];
+    const lru = new LruMap<string, number>(
+      10,
+      (key) => evicted.push(key),
+      (value) => value,
+    );
+    lru.set('a', 4);
+    lru.set('b', 4);
+    expect(lru.weight).toBe(8);
+    lru.set('c', 5);
+    expect(evicted).toEqual(['a']);
+    expect(lru.weight).toBe(9);
+    lru.set('b', 1); // rewritten: its old weight goes
+    expect(lru.weight).toBe(6);
+    lru.set('huge', 20);
+    expect(evicted).toEqual(['a', 'c', 'b']);
+    expect([lru.size, lru.weight]).toEqual([1, 20]);
+    lru.delete('huge');
+    expect([lru.size, lru.weight]).toEqual([0, 0]);
+  });
 });

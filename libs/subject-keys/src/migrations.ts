@@ -2,8 +2,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The subject key table (crypto-shredding) and the database-held master key.
- * A key row holds its key wrapped under the master key; a destroyed key, or a tombstone that
- * keeps a generation from ever being created again, has wrapped NULL and destroyed_at set.
+ * A key row of the first stored format holds its key wrapped under the master key; a destroyed key,
+ * or a tombstone (a subject's erasure through this generation is done), has wrapped NULL and
+ * destroyed_at set.
  */
 export class SubjectKeysSchema1796100000000 implements MigrationInterface {
   readonly name = 'SubjectKeysSchema1796100000000';
@@ -53,4 +54,37 @@ export class SubjectKeyTombstones1796400000000 implements MigrationInterface {
   }
 }
 
-export const subjectKeyMigrations: MigrationInterface[] = [new SubjectKeysSchema1796100000000(), new SubjectKeyTombstones1796400000000()];
+/**
+ * Key sets: the keys of one appended batch's sealed boxes, one row per batch (see NewKeySet). A
+ * box's key is made from its seed under the master key; destroying it zeroes the seed. `subjects`
+ * and `guards` list, pairwise, a subject generation and a box whose key its erasure destroys.
+ * Seeds are random, so PostgreSQL is told not to try compressing them.
+ */
+export class ContentKeySets1796800000000 implements MigrationInterface {
+  readonly name = 'ContentKeySets1796800000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE mt_content_keys (
+        memory_id text NOT NULL,
+        key_set bigint NOT NULL,
+        seeds bytea NOT NULL CHECK (length(seeds) % 32 = 0),
+        subjects text[] NOT NULL,
+        guards integer[] NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (memory_id, key_set),
+        CONSTRAINT mt_content_keys_pairs_check CHECK (cardinality(subjects) = cardinality(guards))
+      )`);
+    await queryRunner.query('ALTER TABLE mt_content_keys ALTER COLUMN seeds SET STORAGE EXTERNAL');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE mt_content_keys');
+  }
+}
+
+export const subjectKeyMigrations: MigrationInterface[] = [
+  new SubjectKeysSchema1796100000000(),
+  new SubjectKeyTombstones1796400000000(),
+  new ContentKeySets1796800000000(),
+];

@@ -2,16 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { type TestDatabase, createPool, createTestDatabase, migrate } from '@memotrace/postgres';
 import type pg from 'pg';
 import { CachingKeyStore } from './caching-key-store';
-import { openContent, sealContent } from './content-seal';
+import { openBox, openLegacyContent, sealBox } from './content-seal';
 import { databaseMasterKey } from './master-key';
 import { subjectKeyMigrations } from './migrations';
-import { PostgresSubjectKeyStore } from './postgres-subject-key-store';
-import { type KeyRef, type SubjectKind, keyRefString } from './subject-key-store';
+import { PostgresSubjectKeyStore, deleteMemoryKeysIn } from './postgres-subject-key-store';
+import type { KeyRef, NewKeySet, SubjectErasure, SubjectKind } from './subject-key-store';
+import { sealLegacyContent, writeLegacyKeys } from './testing/legacy-format';
 
 jest.setTimeout(60_000);
 
-const ref = (id: string, generation = 0, kind: SubjectKind = 'entity'): KeyRef => ({ kind, id, generation });
 const memory = () => `mem-${randomBytes(4).toString('hex')}`;
+const erasure = (id: string, throughGeneration = 0, kind: SubjectKind = 'entity'): SubjectErasure => ({ subject: { kind, id }, throughGeneration });
+const key = (keys: Buffer, slot: number) => keys.subarray(slot * 32, (slot + 1) * 32);
 
 /** A pool that counts the statements sent through it. */
 function counting(pool: pg.Pool): { pool: Pick<pg.Pool, 'query'>; statements: string[] } {
@@ -28,210 +30,189 @@ describe('PostgresSubjectKeyStore', () => {
   let store: PostgresSubjectKeyStore;
   const masterKey = randomBytes(32);
 
+  /** Writes a key set in a transaction of its own; `boxes` lists each box's guarding subject refs. */
+  async function write(m: string, id: number, boxes: string[][], commit = true): Promise<Buffer> {
+    const { keys, seeds } = store.newKeys(boxes.length);
+    const set: NewKeySet = { id, seeds, subjects: boxes.flat(), guards: boxes.flatMap((names, slot) => names.map(() => slot)) };
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await store.writeKeySet(m, set, client);
+      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    } finally {
+      client.release();
+    }
+    return keys;
+  }
+  const slots = async (m: string, id: number, s = store) => {
+    const set = (await s.keySets(m, [id])).get(id)!;
+    return Array.from({ length: set.size }, (_, slot) => set.key(slot));
+  };
+  const rowVersions = async (m: string) =>
+    (
+      await db.pool.query<{ v: string }>(
+        `SELECT string_agg(xmin::text, ',' ORDER BY t, k) AS v FROM (
+           SELECT 'set' AS t, key_set::text AS k, xmin FROM mt_content_keys WHERE memory_id = $1
+           UNION ALL SELECT 'key', subject_kind || subject_id || generation, xmin FROM mt_subject_keys WHERE memory_id = $1) x`,
+        [m],
+      )
+    ).rows[0]!.v;
+
   beforeAll(async () => {
     db = await createTestDatabase();
-    expect(await migrate(db.pool, subjectKeyMigrations)).toEqual(['SubjectKeysSchema1796100000000', 'SubjectKeyTombstones1796400000000']);
+    expect(await migrate(db.pool, subjectKeyMigrations)).toEqual([
+      'SubjectKeysSchema1796100000000',
+      'SubjectKeyTombstones1796400000000',
+      'ContentKeySets1796800000000',
+    ]);
     store = new PostgresSubjectKeyStore(db.pool, masterKey);
   });
   afterAll(async () => {
     await db?.drop();
   });
 
-  it('creates 32-byte keys once, and reads the same material back (ids with ":" and quotes too)', async () => {
+  it('a key set written in a transaction reads back, from another store too, when the transaction commits; not when it rolls back', async () => {
     const m = memory();
-    const refs = [ref('alice'), ref('f:1', 0, 'fact'), ref('a "quoted", {braced} id', 2, 'mention'), ref('doc/1', 0, 'doc')];
-    const created = await store.keys(m, refs, { create: true });
-    expect([...created.keys()].sort()).toEqual(refs.map(keyRefString).sort());
-    for (const key of created.values()) expect(key).toHaveLength(32);
-    expect(new Set([...created.values()].map((key) => key!.toString('hex'))).size).toBe(refs.length);
-
-    const again = await store.keys(m, refs, { create: true });
-    const read = await new PostgresSubjectKeyStore(db.pool, masterKey).keys(m, [...refs].reverse(), { create: false });
-    for (const refString of created.keys()) {
-      expect(again.get(refString)).toEqual(created.get(refString));
-      expect(read.get(refString)).toEqual(created.get(refString));
-    }
+    const keys = await write(m, 0, [['entity:0:a'], ['fact:0:f', 'entity:0:a', 'entity:0:b'], ['mention:0:m1', 'doc:0:d']]);
+    await write(m, 3, [['entity:0:c']], false);
+    const read = await new PostgresSubjectKeyStore(db.pool, masterKey).keySets(m, [0, 3, 9]);
+    expect([...read.keys()]).toEqual([0]);
+    expect(await slots(m, 0)).toEqual([key(keys, 0), key(keys, 1), key(keys, 2)]);
+    expect(await store.keySets(memory(), [0])).toEqual(new Map());
   });
 
-  it('without create, a missing key is null and nothing is written', async () => {
+  it('the table holds the seeds, never a key: 32 bytes a box, and the boxes sealed under the keys open with what the store reads', async () => {
     const m = memory();
-    const found = await store.keys(m, [ref('nobody')], { create: false });
-    expect(found).toEqual(new Map([['entity:0:nobody', null]]));
-    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM mt_subject_keys WHERE memory_id = $1', [m]);
-    expect(rows[0].n).toBe(0);
+    const keys = await write(m, 7, [['entity:0:a'], ['entity:0:b']]);
+    const { rows } = await db.pool.query<{ seeds: Buffer; subjects: string[]; guards: number[] }>(
+      'SELECT seeds, subjects, guards FROM mt_content_keys WHERE memory_id = $1',
+      [m],
+    );
+    expect(rows[0]!.seeds).toHaveLength(64);
+    expect(rows[0]!.seeds.includes(key(keys, 0).subarray(0, 8))).toBe(false);
+    expect(rows[0]!.seeds.includes(key(keys, 1).subarray(0, 8))).toBe(false);
+    expect([rows[0]!.subjects, rows[0]!.guards]).toEqual([
+      ['entity:0:a', 'entity:0:b'],
+      [0, 1],
+    ]);
+    const aad = Buffer.from(m);
+    const box = sealBox(key(keys, 1), aad, { name: 'Bea' });
+    expect(openBox((await slots(m, 7))[1]!, aad, box)).toEqual({ name: 'Bea' });
+    // Another master key makes other keys: nothing opens.
+    const wrong = (await slots(m, 7, new PostgresSubjectKeyStore(db.pool, randomBytes(32))))[1]!;
+    expect(() => openBox(wrong, aad, box)).toThrow(/does not open/);
+    expect(() => new PostgresSubjectKeyStore(db.pool, randomBytes(16))).toThrow(/master key is 32 bytes, got 16/);
   });
 
-  it('a batch of 1,500 new refs takes one INSERT with create (its own keys are not read back), one SELECT without', async () => {
+  it('destroy zeroes every key listed under the subject’s generations through the erasure’s, in every key set, and nothing else', async () => {
     const m = memory();
-    const refs = Array.from({ length: 1_500 }, (_, i) => ref(`e${i}`, i % 3));
-    const counted = counting(db.pool);
-    const counter = new PostgresSubjectKeyStore(counted.pool, masterKey);
-    const created = await counter.keys(m, refs, { create: true });
-    expect(counted.statements).toEqual(['INSERT']);
-    expect([...created.values()].filter((key) => key?.length === 32)).toHaveLength(1_500);
-    const read = await counter.keys(m, refs, { create: false });
-    expect(counted.statements).toEqual(['INSERT', 'SELECT']);
-    expect(read).toEqual(created);
-    // Existing keys on a create: the INSERT inserts none, the SELECT reads them.
-    expect(await counter.keys(m, refs, { create: true })).toEqual(created);
-    expect(counted.statements).toEqual(['INSERT', 'SELECT', 'INSERT', 'SELECT']);
+    const first = await write(m, 0, [['entity:0:alice'], ['fact:0:f', 'entity:0:alice', 'entity:0:bob'], ['entity:0:bob']]);
+    const second = await write(m, 3, [['entity:1:alice'], ['entity:0:alice', 'mention:0:x'], ['entity:0:alicia']]);
+    await store.destroy(m, [erasure('alice')]);
+    expect(await slots(m, 0)).toEqual([null, null, key(first, 2)]);
+    expect(await slots(m, 3)).toEqual([key(second, 0), null, key(second, 2)]);
+    const { rows } = await db.pool.query<{ seeds: Buffer }>('SELECT seeds FROM mt_content_keys WHERE memory_id = $1 AND key_set = 0', [m]);
+    expect(rows[0]!.seeds.subarray(0, 64)).toEqual(Buffer.alloc(64));
+    // A later erasure covers the generations before it; several subjects go in one statement.
+    await store.destroy(m, [erasure('alice', 1), erasure('bob'), erasure('bob')]);
+    expect(await slots(m, 0)).toEqual([null, null, null]);
+    expect(await slots(m, 3)).toEqual([null, null, key(second, 2)]);
   });
 
-  it('proposes the keys it creates while the INSERT runs; the answer keeps those it inserted, the stored key or null for the rest', async () => {
+  it('destroy leaves a tombstone: a repeat, or an earlier generation, writes nothing', async () => {
     const m = memory();
-    const existing = await store.keys(m, [ref('old')], { create: true });
-    await store.destroy(m, { kind: 'entity', id: 'gone' }, 0);
-    const proposals: ReadonlyMap<string, Buffer>[] = [];
-    const answer = await store.keys(m, [ref('old'), ref('new'), ref('gone')], { create: true, onProposed: (proposed) => proposals.push(proposed) });
-    expect(proposals).toHaveLength(1);
-    expect([...proposals[0]!.keys()].sort()).toEqual(['entity:0:gone', 'entity:0:new', 'entity:0:old']);
-    expect(answer.get('entity:0:new')).toBe(proposals[0]!.get('entity:0:new'));
-    expect(answer.get('entity:0:old')).toEqual(existing.get('entity:0:old'));
-    expect(answer.get('entity:0:old')).not.toEqual(proposals[0]!.get('entity:0:old'));
-    expect(answer.get('entity:0:gone')).toBeNull();
+    await write(m, 0, [['entity:0:x'], ['entity:1:x']]);
+    await store.destroy(m, [erasure('x', 1)]);
+    const { rows } = await db.pool.query(
+      'SELECT subject_kind, subject_id, generation, wrapped, destroyed_at IS NOT NULL AS destroyed FROM mt_subject_keys WHERE memory_id = $1',
+      [m],
+    );
+    expect(rows).toEqual([{ subject_kind: 'entity', subject_id: 'x', generation: 1, wrapped: null, destroyed: true }]);
+    const versions = await rowVersions(m);
+    await store.destroy(m, [erasure('x', 1)]);
+    await store.confirmDestroyed(m, [erasure('x', 0), erasure('x', 1)]);
+    expect(await rowVersions(m)).toBe(versions);
+    await expect(store.destroy(m, [erasure('x', -1)])).rejects.toThrow(/integer from 0/);
+    await store.destroy(m, []);
   });
 
-  it('concurrent creates from two pools for the same refs agree on every key', async () => {
+  it('concurrent destroys of subjects of one key set both take effect', async () => {
+    const m = memory();
+    const boxes = Array.from({ length: 40 }, (_, i) => [`entity:0:e${i}`]);
+    await write(m, 0, boxes);
     const other = createPool(db.url);
     try {
       const second = new PostgresSubjectKeyStore(other, masterKey);
-      for (let round = 0; round < 5; round++) {
-        const m = memory();
-        const refs = Array.from({ length: 300 }, (_, i) => ref(`s${i}`));
-        const [one, two] = await Promise.all([store.keys(m, refs, { create: true }), second.keys(m, [...refs].reverse(), { create: true })]);
-        expect(one.size).toBe(300);
-        for (const [refString, key] of one) {
-          expect(key).toHaveLength(32);
-          expect(two.get(refString)).toEqual(key);
-        }
-      }
+      await Promise.all(boxes.map((_, i) => (i % 2 === 0 ? store : second).destroy(m, [erasure(`e${i}`)])));
+      expect((await slots(m, 0)).every((k) => k === null)).toBe(true);
     } finally {
       await other.end();
     }
   });
 
-  it('destroy: the generations through it read null, stay null on create, and the next generation gets a new key', async () => {
+  it('a key set left at the same id by a deleted stream of the memory is replaced', async () => {
     const m = memory();
-    const created = await store.keys(m, [ref('alice', 0), ref('alice', 1), ref('alice', 2), ref('bob', 1)], { create: true });
-    await store.destroy(m, { kind: 'entity', id: 'alice' }, 1);
+    await write(m, 0, [['entity:0:old']]);
+    const keys = await write(m, 0, [['entity:0:new'], ['entity:0:newer']]);
+    expect(await slots(m, 0)).toEqual([key(keys, 0), key(keys, 1)]);
+  });
 
-    const after = await store.keys(m, [ref('alice', 0), ref('alice', 1), ref('alice', 2), ref('bob', 1)], { create: true });
-    expect(after.get('entity:0:alice')).toBeNull();
-    expect(after.get('entity:1:alice')).toBeNull();
-    expect(after.get('entity:2:alice')).toEqual(created.get('entity:2:alice'));
-    expect(after.get('entity:1:bob')).toEqual(created.get('entity:1:bob'));
+  it('keys of the first format read as they were stored, until destroyed with their subject', async () => {
+    const m = memory();
+    const ref = (id: string, generation = 0): KeyRef => ({ kind: 'entity', id, generation });
+    const legacy = await writeLegacyKeys(db.pool, masterKey, m, [ref('a'), ref('a', 1), ref('b')]);
+    const aad = Buffer.from(m);
+    const sealed = sealLegacyContent([legacy.get('entity:0:a')!, legacy.get('entity:0:b')!], aad, { text: 'old' });
+    const read = await store.legacyKeys(m, [ref('a'), ref('b'), ref('missing')]);
+    expect(openLegacyContent([read.get('entity:0:a')!, read.get('entity:0:b')!], aad, sealed)).toEqual({ text: 'old' });
+    expect(read.get('entity:0:missing')).toBeNull();
 
-    // a generation destroyed before it was ever created is never created
-    await store.destroy(m, { kind: 'fact', id: 'f' }, 4);
-    const fact = await store.keys(m, [ref('f', 3, 'fact'), ref('f', 4, 'fact'), ref('f', 5, 'fact')], { create: true });
-    expect(fact.get('fact:3:f')).toBeNull();
-    expect(fact.get('fact:4:f')).toBeNull();
-    expect(fact.get('fact:5:f')).toHaveLength(32);
-
-    const { rows } = await db.pool.query(
-      'SELECT subject_kind, subject_id, generation, wrapped IS NULL AS gone, destroyed_at IS NOT NULL AS destroyed FROM mt_subject_keys ' +
-        'WHERE memory_id = $1 ORDER BY subject_kind, subject_id, generation',
-      [m],
-    );
-    expect(rows.map((row) => `${row.subject_kind}:${row.generation}:${row.subject_id} ${row.gone} ${row.destroyed}`)).toEqual([
-      'entity:0:alice true true',
-      'entity:1:alice true true',
-      'entity:2:alice false false',
-      'entity:1:bob false false',
-      'fact:4:f true true',
-      'fact:5:f false false',
+    await store.destroy(m, [erasure('a')]);
+    const after = await store.legacyKeys(m, [ref('a'), ref('a', 1), ref('b')]);
+    expect([after.get('entity:0:a'), after.get('entity:1:a'), after.get('entity:0:b')]).toEqual([
+      null,
+      legacy.get('entity:1:a'),
+      legacy.get('entity:0:b'),
     ]);
+    // A later generation destroyed withholds every earlier key of the subject.
+    await store.destroy(m, [erasure('b', 3)]);
+    expect((await store.legacyKeys(m, [ref('b')])).get('entity:0:b')).toBeNull();
+
+    await expect(new PostgresSubjectKeyStore(db.pool, randomBytes(32)).legacyKeys(m, [ref('a', 1)])).rejects.toThrow(
+      `subject key entity:1:a of memory ${m} does not unwrap: wrong master key (MEMOTRACE_MASTER_KEY) or a damaged key row`,
+    );
   });
 
-  it('destroy is idempotent and keeps the time of the first destruction', async () => {
-    const m = memory();
-    await store.keys(m, [ref('x', 0)], { create: true });
-    await store.destroy(m, { kind: 'entity', id: 'x' }, 0);
-    const first = await db.pool.query('SELECT destroyed_at FROM mt_subject_keys WHERE memory_id = $1', [m]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    await store.destroy(m, { kind: 'entity', id: 'x' }, 0);
-    await store.destroy(m, { kind: 'entity', id: 'x' }, 0);
-    const second = await db.pool.query('SELECT destroyed_at FROM mt_subject_keys WHERE memory_id = $1', [m]);
-    expect(second.rows).toHaveLength(1);
-    expect(second.rows[0].destroyed_at).toEqual(first.rows[0].destroyed_at);
-    expect((await store.keys(m, [ref('x', 0)], { create: true })).get('entity:0:x')).toBeNull();
-    await expect(store.destroy(m, { kind: 'entity', id: 'x' }, -1)).rejects.toThrow(/integer from 0/);
-  });
-
-  it('the key that sealed content opens it until destroyed, then the store gives out null', async () => {
-    const m = memory();
-    const key = (await store.keys(m, [ref('alice')], { create: true })).get('entity:0:alice')!;
-    const sealed = sealContent([key], m, { name: 'Alice' });
-    expect(openContent([(await store.keys(m, [ref('alice')], { create: false })).get('entity:0:alice')!], m, sealed)).toEqual({ name: 'Alice' });
-    await store.destroy(m, { kind: 'entity', id: 'alice' }, 0);
-    expect((await store.keys(m, [ref('alice')], { create: false })).get('entity:0:alice')).toBeNull();
-  });
-
-  it('dropMemory removes the memory keys and tombstones, and no other memory', async () => {
+  it('deleteMemoryKeysIn removes the memory’s key sets, keys and tombstones, and no other memory’s', async () => {
     const m = memory();
     const kept = memory();
-    await store.keys(m, [ref('a'), ref('b')], { create: true });
-    await store.destroy(m, { kind: 'entity', id: 'b' }, 0);
-    const keptKeys = await store.keys(kept, [ref('a')], { create: true });
-    await store.dropMemory(m);
-    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM mt_subject_keys WHERE memory_id = $1', [m]);
-    expect(rows[0].n).toBe(0);
-    expect(await store.keys(kept, [ref('a')], { create: false })).toEqual(keptKeys);
-    // without its tombstone, the generation is a new subject key
-    expect((await store.keys(m, [ref('b')], { create: true })).get('entity:0:b')).toHaveLength(32);
-  });
-
-  it('the table holds the keys wrapped: 60 bytes each, not containing the raw key', async () => {
-    const m = memory();
-    const created = await store.keys(m, [ref('a'), ref('b'), ref('c')], { create: true });
-    const { rows } = await db.pool.query<{ subject_id: string; generation: number; wrapped: Buffer }>(
-      "SELECT subject_id, generation, wrapped FROM mt_subject_keys WHERE memory_id = $1 AND subject_kind = 'entity'",
+    await write(m, 0, [['entity:0:a']]);
+    await writeLegacyKeys(db.pool, masterKey, m, [{ kind: 'entity', id: 'old', generation: 0 }]);
+    await store.destroy(m, [erasure('a')]);
+    const keptKeys = await write(kept, 0, [['entity:0:a']]);
+    await deleteMemoryKeysIn(db.pool, m);
+    const { rows } = await db.pool.query(
+      `SELECT (SELECT count(*) FROM mt_content_keys WHERE memory_id = $1)::int AS sets,
+              (SELECT count(*) FROM mt_subject_keys WHERE memory_id = $1)::int AS keys`,
       [m],
     );
-    expect(rows).toHaveLength(3);
-    for (const row of rows) {
-      const key = created.get(keyRefString({ kind: 'entity', id: row.subject_id, generation: row.generation }))!;
-      expect(row.wrapped).toHaveLength(60);
-      expect(row.wrapped.includes(key)).toBe(false);
-      expect(row.wrapped.includes(key.subarray(0, 8))).toBe(false);
-    }
+    expect(rows[0]).toEqual({ sets: 0, keys: 0 });
+    expect(await slots(kept, 0)).toEqual([key(keptKeys, 0)]);
   });
 
-  it('a wrong master key, or a wrapped key moved to another row, does not unwrap', async () => {
+  it('CachingKeyStore over PostgreSQL reads a key set once, and confirms an erasure it destroyed with no statement', async () => {
     const m = memory();
-    await store.keys(m, [ref('a'), ref('b')], { create: true });
-    const wrong = new PostgresSubjectKeyStore(db.pool, randomBytes(32));
-    await expect(wrong.keys(m, [ref('a')], { create: false })).rejects.toThrow(
-      `subject key entity:0:a of memory ${m} does not unwrap: wrong master key (MEMOTRACE_MASTER_KEY) or a damaged key row`,
-    );
-    await db.pool.query(
-      "UPDATE mt_subject_keys SET wrapped = (SELECT wrapped FROM mt_subject_keys WHERE memory_id = $1 AND subject_id = 'a') " +
-        "WHERE memory_id = $1 AND subject_id = 'b'",
-      [m],
-    );
-    await expect(store.keys(m, [ref('b')], { create: false })).rejects.toThrow(/entity:0:b .* does not unwrap/);
-    expect(() => new PostgresSubjectKeyStore(db.pool, randomBytes(16))).toThrow(/master key is 32 bytes, got 16/);
-  });
-
-  it('CachingKeyStore over PostgreSQL asks once per ref and forgets on destroy and forget', async () => {
-    const m = memory();
+    const keys = await write(m, 0, [['entity:0:a'], ['entity:0:b']]);
     const counted = counting(db.pool);
     const caching = new CachingKeyStore(new PostgresSubjectKeyStore(counted.pool, masterKey));
-    const first = await caching.keys(m, [ref('a'), ref('b')], { create: true });
-    const second = await caching.keys(m, [ref('a'), ref('b')], { create: true });
-    expect(counted.statements).toEqual(['INSERT']);
-    expect(second).toEqual(first);
-
-    await caching.destroy(m, { kind: 'entity', id: 'a' }, 0);
-    expect((await caching.keys(m, [ref('a'), ref('b')], { create: true })).get('entity:0:a')).toBeNull();
-    expect(counted.statements).toEqual(['INSERT', 'WITH', 'INSERT', 'SELECT']);
-
-    // another process destroys b: the cache still answers until told to forget
-    await store.destroy(m, { kind: 'entity', id: 'b' }, 0);
-    expect((await caching.keys(m, [ref('b')], { create: false })).get('entity:0:b')).toEqual(first.get('entity:0:b'));
-    caching.forget(m, { kind: 'entity', id: 'b' }, 0);
-    expect((await caching.keys(m, [ref('b')], { create: false })).get('entity:0:b')).toBeNull();
-    expect(counted.statements).toHaveLength(5);
+    await caching.keySets(m, [0]);
+    await caching.keySets(m, [0]);
+    expect(counted.statements).toEqual(['SELECT']);
+    await caching.destroy(m, [erasure('a')]);
+    await caching.confirmDestroyed(m, [erasure('a')]);
+    const set = (await caching.keySets(m, [0])).get(0)!;
+    expect([set.key(0), set.key(1)]).toEqual([null, key(keys, 1)]);
+    expect(counted.statements).toEqual(['SELECT', 'WITH', 'SELECT']);
   });
 });
 

@@ -1,16 +1,18 @@
+import type pg from 'pg';
+
 /** Whose content a key protects: an erasure subject. */
 export type SubjectKind = 'entity' | 'fact' | 'mention' | 'doc';
 
 export const SUBJECT_KINDS: readonly SubjectKind[] = ['entity', 'fact', 'mention', 'doc'];
 
-/** One key: a subject's generation. A subject's content written after an erasure of generation g is sealed under generation g+1. */
+/** A subject's erasure generation: content of a subject written after its n-th erasure belongs to generation n. */
 export interface KeyRef {
   kind: SubjectKind;
   id: string;
   generation: number;
 }
 
-/** Bytes of a subject key, of the master key and of a content data key (AES-256). */
+/** Bytes of a content key, of a key seed and of the master key (AES-256). */
 export const KEY_BYTES = 32;
 
 /** Stable string form `${kind}:${generation}:${id}`; the id goes last because ids may contain ':'. */
@@ -30,29 +32,63 @@ export function checkGeneration(generation: number): void {
   }
 }
 
-export interface KeysOptions {
-  create: boolean;
-  /**
-   * With `create`, a store that waits on a server may call this once, synchronously while it waits,
-   * with the material it expects to answer (keys it knows, keys it is about to create), so the caller
-   * can start work under them. Only the answer counts: a proposed key loses to a concurrent creator's
-   * or to a tombstone, and the answer then holds another buffer or null. Must not throw.
-   */
-  onProposed?: (proposed: ReadonlyMap<string, Buffer>) => void;
+/** An erasure of a subject: its content of generations 0 to `throughGeneration` goes. */
+export interface SubjectErasure {
+  subject: { kind: SubjectKind; id: string };
+  throughGeneration: number;
 }
 
 /**
- * Per-subject keys for crypto-shredding: content is sealed under its subjects' keys, so
- * destroying a key erases that content wherever it was copied.
+ * The keys of one appended batch's sealed boxes, as stored: one key per box (each box is sealed once
+ * under its own key), each listed under the subjects whose erasure destroys it.
+ */
+export interface NewKeySet {
+  /** The key set's id in its memory: the stream revision of the batch's first record. */
+  id: number;
+  /** KEY_BYTES per box: the stored seeds its keys are made from under the master key. */
+  seeds: Buffer;
+  /** keyRefStrings, each guarding the box at the same index of `guards`: a box has one entry per subject. */
+  subjects: string[];
+  guards: number[];
+}
+
+/** The keys of one key set, by slot. */
+export interface KeySet {
+  readonly size: number;
+  /** The slot's key (a view: callers must not change it); null when destroyed or past the end. */
+  key(slot: number): Buffer | null;
+}
+
+/** Statements run in an append's transaction (see the log store's `alongside`). */
+export type Transaction = Pick<pg.ClientBase, 'query'>;
+
+/**
+ * Keys for crypto-shredding: each sealed box of content has its own key, listed under the subjects
+ * (with their erasure generations) the content belongs to; erasing a subject destroys every key
+ * listed under it, so that content is unreadable wherever the log's records were copied. Keys are
+ * stored made from seeds under a master key kept outside the database.
  */
 export interface SubjectKeyStore {
-  /** Key material (32 bytes) per keyRefString; created (random) when `create` and missing; null when destroyed, or missing without `create`. */
-  keys(memoryId: string, refs: readonly KeyRef[], options: KeysOptions): Promise<Map<string, Buffer | null>>;
+  /** `count` fresh keys (KEY_BYTES each, in one buffer) and the seeds a key set stores for them. */
+  newKeys(count: number): { keys: Buffer; seeds: Buffer };
+  /** Stores a batch's key set in the transaction appending the batch, so both commit or neither. */
+  writeKeySet(memoryId: string, keySet: NewKeySet, tx: Transaction): Promise<void>;
+  /** The key sets found of these ids; a destroyed key reads as null. */
+  keySets(memoryId: string, ids: readonly number[]): Promise<Map<number, KeySet>>;
   /**
-   * Destroys the subject's keys of generations <= throughGeneration, and leaves a tombstone for
-   * throughGeneration so it is never created again. Idempotent.
+   * Keys of the first stored format (one key per subject and generation), which the log's earliest
+   * sealed records name; null when destroyed or missing. Never created any more.
    */
-  destroy(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): Promise<void>;
-  /** Removes every key (and tombstone) of the memory. */
-  dropMemory(memoryId: string): Promise<void>;
+  legacyKeys(memoryId: string, refs: readonly KeyRef[]): Promise<Map<string, Buffer | null>>;
+  /**
+   * Destroys the keys listed under the subjects' generations up to each erasure's, and leaves a
+   * tombstone, which makes a repeat a read. Idempotent. The writer of the erasures calls it once they
+   * are in the log.
+   */
+  destroy(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void>;
+  /**
+   * The same, for a reader meeting erasures in the log (a crash between an append and its destroy
+   * must not leave content readable); it may skip the erasures it knows to be done.
+   */
+  confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void>;
 }

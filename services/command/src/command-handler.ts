@@ -1,12 +1,11 @@
 import { MAX_BATCH } from '@memotrace/contracts';
 import { type Command, type CommandResult, DomainError, type MemoryState, decideBatch, retentionErasures } from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
-import { memoryStreamId, sealBatch } from '@memotrace/memory-log';
+import { type Sealer, erasuresOf, memoryStreamId, sealBatch } from '@memotrace/memory-log';
 import type { SubjectKeyStore } from '@memotrace/subject-keys';
 import type { Clock } from './clock';
 import { KeyedMutex } from './keyed-mutex';
 import { MemoryStateCache } from './memory-state-cache';
-import { destroyErasedKeys } from './erased-keys';
 
 export interface BatchOutcome {
   /** Consistency token: the memory's position after this batch, its log's length (positions are per memory). */
@@ -34,13 +33,17 @@ export class PreconditionFailedError extends Error {
 export class CommandHandler {
   private readonly cache: MemoryStateCache;
   private readonly mutex = new KeyedMutex();
+  private readonly seal: Sealer;
 
+  /** `seal` defaults to sealBatch under `keyStore`; the sealing benchmark passes one that seals nothing. */
   constructor(
     private readonly store: LogStore,
     private readonly clock: Clock,
     private readonly keyStore: SubjectKeyStore,
+    seal?: Sealer,
   ) {
     this.cache = new MemoryStateCache(store);
+    this.seal = seal ?? ((memoryId, records, stateAfter, firstRevision) => sealBatch(keyStore, memoryId, records, stateAfter, firstRevision));
   }
 
   /**
@@ -116,9 +119,10 @@ export class CommandHandler {
     const position = state.eventCount;
     if (decision.records.length === 0) return { position, results: decision.results, appended: 0 };
     try {
-      const sealed = await sealBatch(this.keyStore, memoryId, decision.records, state);
-      const appended = await this.store.append(memoryStreamId(memoryId), sealed, {
+      const { records, keySet } = this.seal(memoryId, decision.records, state, expectedRevision + 1);
+      const appended = await this.store.append(memoryStreamId(memoryId), records, {
         expectedRevision: expectedRevision < 0 ? 'no_stream' : expectedRevision,
+        ...(keySet && { alongside: (tx) => this.keyStore.writeKeySet(memoryId, keySet, tx) }),
       });
       if (appended.idempotentRetry) {
         // Another process appended these very records first (same command ids, e.g. two racing retention sweeps or
@@ -127,7 +131,9 @@ export class CommandHandler {
         this.cache.forget(memoryId);
         return await this.attempt(memoryId, commands, retriesLeft, requires);
       }
-      await destroyErasedKeys(this.keyStore, memoryId, decision.records);
+      // The erasures are in the log: destroy their keys. A crash before this leaves them to the log's
+      // next reader (`openRecords` confirms every erasure it meets).
+      await this.keyStore.destroy(memoryId, erasuresOf(records));
       return { position, results: decision.results, appended: decision.records.length };
     } catch (error) {
       this.cache.forget(memoryId);

@@ -1,5 +1,5 @@
 import type { MemoryState } from '@memotrace/domain';
-import type { Extractor, Turn } from '@memotrace/extraction';
+import { type Extractor, type Turn, failureSummary } from '@memotrace/extraction';
 import type { ServiceMetrics } from '@memotrace/http-kit';
 import { type ExtractionJob, ExtractionJobs } from '@memotrace/runtime';
 import type { Pool } from 'pg';
@@ -126,8 +126,8 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
     } catch (error) {
       if (error instanceof PreconditionFailedError) return this.notRecorded(job);
       const retryInMs = Math.min(this.options.maxRetryMs, this.options.retryMs * 2 ** Math.min(job.attempts, 30));
-      const message = error instanceof Error ? error.message : String(error);
-      await jobs.fail(job.id, this.extractor, message, retryInMs);
+      // The job's error is kept outside the sealed log, where no erasure reaches: what failed, quoting nothing.
+      await jobs.fail(job.id, this.extractor, failureSummary(error), retryInMs);
       metrics?.extractionJobs.inc({ outcome: 'failed' });
       logger.warn({ err: error, memoryId, jobId: job.id, attempts: job.attempts + 1, retryInMs }, 'async extraction failed; retried later');
       return 'failed';

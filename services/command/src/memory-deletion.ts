@@ -4,6 +4,7 @@ import { inTransaction } from '@memotrace/postgres';
 import { dropMemoryReadModels } from '@memotrace/read-models';
 import { deleteMemoryExtractionJobsIn } from '@memotrace/runtime';
 import { dropMemorySearchIndex } from '@memotrace/search-index';
+import { deleteMemoryKeysIn } from '@memotrace/subject-keys';
 import type { Pool } from 'pg';
 import type { CommandHandler } from './command-handler';
 
@@ -12,8 +13,8 @@ export interface MemoryDeletionDeps {
   pool: Pool;
   /** The OpenSearch index, when search runs there. */
   openSearch?: { deleteMemory(memoryId: string): Promise<void> } | undefined;
-  /** The subject keys of the memory's content (crypto-shredding), when they are kept. */
-  keyStore?: { dropMemory(memoryId: string): Promise<void> } | undefined;
+  /** This process's cache of content keys (crypto-shredding): what it holds of the memory goes once the deletion has committed. */
+  keyStore?: { forgetMemory(memoryId: string): void } | undefined;
   /** This process's command handler: the deletion waits for the memory's batches in flight here, and its cached state goes. */
   handler?: Pick<CommandHandler, 'forgetMemory'> | undefined;
   /** Copies this process holds beyond the command handler's (query caches): dropped once the deletion has committed. */
@@ -33,11 +34,11 @@ export interface MemoryDeletionResult {
  * an empty memory (reads 404 UNKNOWN_MEMORY, a write starts it again at position 1).
  *
  * One transaction removes its log, its read-model rows (in every schema a rebuild made), its search
- * items and the vectors only they referred to, its async extraction jobs, and its OpenSearch documents. It first locks every
+ * items and the vectors only they referred to, its async extraction jobs, its content keys and erasure
+ * tombstones, and its OpenSearch documents. It first locks every
  * projector's checkpoint row (in their order): a projector batch in flight commits before it, and
  * the next waits for it and then skips the memory's records it read earlier (the log says up to
- * which position they are gone), so no copy comes back. Its keys go after the commit (a failed
- * commit must not leave a log whose content is unreadable), then the caches of this process;
+ * which position they are gone), so no copy comes back. Then the caches of this process go;
  * other processes hear of it from the log (`StreamDeletionWatcher`).
  */
 export class MemoryDeletion {
@@ -59,11 +60,12 @@ export class MemoryDeletion {
       const search = await dropMemorySearchIndex(client, memoryId);
       // Its async extraction jobs: none is left to derive into the deleted memory (one under way then appends nothing, see ExtractionProcessor).
       await deleteMemoryExtractionJobsIn(client, memoryId);
+      await deleteMemoryKeysIn(client, memoryId);
       // Under the checkpoint locks: the OpenSearch projector cannot write the memory's documents back meanwhile.
       await openSearch?.deleteMemory(memoryId);
       return { log, search };
     });
-    await keyStore?.dropMemory(memoryId);
+    keyStore?.forgetMemory(memoryId);
     forgetCopies?.(memoryId, { vectorHashes: search.hashes });
     return { memoryId, deleted: log.records > 0, records: log.records };
   }

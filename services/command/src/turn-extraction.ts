@@ -1,6 +1,6 @@
 import { type DerivedCommandResult, toDomainCommand, wireCommand } from '@memotrace/contracts';
 import { type Command, type CommandResult, DomainError, type MemoryState, deriveExtractedCommandId } from '@memotrace/domain';
-import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn } from '@memotrace/extraction';
+import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn, failureSummary } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
 
 export interface TurnExtractionOptions {
@@ -131,7 +131,10 @@ export class TurnExtraction {
       return derived;
     } catch (error) {
       if (error instanceof ExtractionFailedError) throw error;
-      throw new ExtractionFailedError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+      throw new ExtractionFailedError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`, undefined, {
+        cause: error,
+        summary: `${name} failed (${failureSummary(error)})`,
+      });
     }
   }
 

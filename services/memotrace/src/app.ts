@@ -4,6 +4,7 @@ import {
   type ExtractionProcessor,
   MemoryDeletion,
   type RetentionSweeps,
+  SEALER,
   commandModule,
   registerCommandRoutes,
   registerMemoryDeletionRoute,
@@ -18,6 +19,7 @@ import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
 import { registerMcpRoute } from '@memotrace/mcp-service';
+import type { Sealer } from '@memotrace/memory-log';
 import {
   RebuildJob,
   registerAdminRoutes,
@@ -69,6 +71,8 @@ export interface StartOptions {
   openSearchIndex?: string;
   /** The turns' extractor; default from the environment (EXTRACTION_*). */
   extractor?: Extractor;
+  /** How batches are sealed; default sealBatch under the database's key store. Only the sealing benchmark passes one (that seals nothing). */
+  seal?: Sealer;
 }
 
 export async function startMemoTrace(config: RuntimeConfig, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
@@ -77,6 +81,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const projector = await runReadModelProjector(database.store, database.pool, (error) => logger.error({ err: error }, 'projection failed'));
   const container = new Container();
   await container.load(infraModule(config, database), commandModule, queryModule);
+  if (options.seal) container.bind(SEALER).toConstantValue(options.seal);
   container.bind(PROJECTION_PROGRESS).toConstantValue({ waitFor: (position, timeoutMs) => projector.waitForPosition(position, timeoutMs) });
   // Search vectors: a projector of its own; search falls back to BM25 while the model is unavailable.
   // Queries embed their own text at the service's priority; the log's texts are embedded at idle priority.

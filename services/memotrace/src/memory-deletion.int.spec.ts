@@ -75,6 +75,9 @@ async function rowsOf(memoryId: string) {
     tags: await rows('SELECT count(*) AS n FROM mt_event_tags WHERE starts_with(tag, $1)', [`fact:${memoryId}:`]),
     readModels,
     searchItems: await rows('SELECT count(*) AS n FROM si_items WHERE memory_id = $1', [memoryId]),
+    keys:
+      (await rows('SELECT count(*) AS n FROM mt_content_keys WHERE memory_id = $1', [memoryId])) +
+      (await rows('SELECT count(*) AS n FROM mt_subject_keys WHERE memory_id = $1', [memoryId])),
   };
 }
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
@@ -128,6 +131,11 @@ describe('DELETE /v1/memories/{memoryId}', () => {
       (await write('doomed', [mention('m-shared', 'we both joined the company'), mention('m-own', 'only the doomed started this')])).status,
     ).toBe(200);
     expect((await write('other', [mention('m-shared', 'we both joined the company')], TOKENS.admin)).status).toBe(200);
+    // An erasure leaves a tombstone among the memory's keys.
+    expect(
+      (await write('doomed', [mention('m-gone', 'said once'), { op: 'ERASE', subject: { mentionId: 'm-gone' }, reason: 'asked' }], TOKENS.admin))
+        .status,
+    ).toBe(200);
     await until(
       () => rowsOf('doomed'),
       (r) => r.searchItems >= 6,
@@ -156,7 +164,8 @@ describe('DELETE /v1/memories/{memoryId}', () => {
 
   it('removes the log, the read models, the search items and their own vectors; the memory is unknown after', async () => {
     const before = await rowsOf('doomed');
-    expect(before.log).toBe(MONDAY.length + 2);
+    expect(before.log).toBe(MONDAY.length + 4);
+    expect(before.keys).toBeGreaterThan(1);
     expect(before.readModels).toBeGreaterThan(0);
     const sharedHash = (await db.query<{ text_hash: string }>(`SELECT text_hash FROM si_items WHERE memory_id = 'other'`)).rows[0]!.text_hash;
     // Texts no other memory has (MONDAY's are in 'erasing' too): their vectors go.
@@ -171,7 +180,7 @@ describe('DELETE /v1/memories/{memoryId}', () => {
     const deleted = await call('DELETE', '/v1/memories/doomed', TOKENS.admin);
     expect(deleted).toMatchObject({ status: 200, body: { memoryId: 'doomed', deleted: true, records: before.log } });
 
-    expect(await rowsOf('doomed')).toEqual({ log: 0, tags: 0, readModels: 0, searchItems: 0 });
+    expect(await rowsOf('doomed')).toEqual({ log: 0, tags: 0, readModels: 0, searchItems: 0, keys: 0 });
     expect(await rows('SELECT count(*) AS n FROM si_vectors WHERE text_hash = ANY($1)', [ownHashes])).toBe(0);
     expect(await rows('SELECT count(*) AS n FROM si_vectors WHERE text_hash = $1', [sharedHash])).toBe(1);
     for (const [method, path, body] of [
@@ -214,6 +223,16 @@ describe('DELETE /v1/memories/{memoryId}', () => {
     expect(search.body.items.map((item: { id: string }) => item.id)).not.toEqual(expect.arrayContaining(['m-own']));
     expect(JSON.stringify(search.body)).not.toMatch(/Acme|Alice|doomed started/);
     expect((await call('GET', '/v1/memories/doomed/verify', TOKENS.reader)).body).toMatchObject({ differences: [] });
+    // The deleted memory's erasures went with it: erasing the same subject again in the new one erases.
+    expect(
+      (await write('doomed', [mention('m-gone', 'said again'), { op: 'ERASE', subject: { mentionId: 'm-gone' }, reason: 'asked' }], TOKENS.admin))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/memories/doomed/mentions/m-gone?minPosition=5', TOKENS.reader)).body).toMatchObject({
+      text: null,
+      speaker: null,
+      erased: true,
+    });
   });
 
   it('an export taken before the deletion imports into the emptied memory again (its commandIds are new there)', async () => {

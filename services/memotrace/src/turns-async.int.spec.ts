@@ -33,7 +33,8 @@ class TestExtractor implements Extractor {
   async extract({ memoryId, turns }: ExtractionInput): Promise<Derived[]> {
     this.calls++;
     await this.gate?.promise;
-    if (this.broken) throw new Error('model unavailable');
+    // A failure that quotes what it was given, as an endpoint's error body or a model's refusal may.
+    if (this.broken) throw new Error(`model unavailable while reading "${turns[0]?.text}"`);
     return turns.flatMap((turn): Derived[] => {
       const place = /I live in (\w+)/.exec(turn.text)?.[1];
       if (place === undefined) return [];
@@ -169,11 +170,10 @@ describe('turns with async extraction', () => {
       'the job to fail',
     );
     expect(failed.commands).toEqual([]);
-    expect(failed.extraction).toMatchObject({
-      status: 'failed',
-      extractor: 'phrases@1.0.0',
-      error: 'extractor phrases@1.0.0 failed: model unavailable',
-    });
+    // The job keeps what failed, never what the failure quoted: no erasure reaches the job table.
+    expect(failed.extraction).toMatchObject({ status: 'failed', extractor: 'phrases@1.0.0', error: 'extractor phrases@1.0.0 failed (Error)' });
+    const stored = await db.query("SELECT last_error FROM mt_extraction_jobs WHERE memory_id = 'flaky'");
+    expect(stored.rows.map((r) => r.last_error)).toEqual(['extractor phrases@1.0.0 failed (Error)']);
     expect(failed.extraction.attempts).toBeGreaterThanOrEqual(1);
     // The turns stay recorded.
     expect((await svc.get('/v1/memories/flaky/mentions/s2:1')).status).toBe(200);

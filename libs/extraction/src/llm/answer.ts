@@ -47,11 +47,19 @@ export function readAnswer(content: string, input: ExtractionInput): ReadAnswer 
   } catch (error) {
     throw new ExtractionFailedError(
       `the model's answer is not JSON (${(error as Error).message}); it starts ${JSON.stringify(content.slice(0, 80))}`,
+      undefined,
+      { summary: "the model's answer is not JSON" },
     );
   }
   const envelope = answerEnvelope.safeParse(json);
   if (!envelope.success) {
-    throw new ExtractionFailedError(`the model's answer is not {"items": [...]} as the response format asks: ${describe(envelope.error)}`);
+    throw new ExtractionFailedError(
+      `the model's answer is not {"items": [...]} as the response format asks: ${describe(envelope.error)}`,
+      undefined,
+      {
+        summary: 'the model\'s answer is not {"items": [...]} as the response format asks',
+      },
+    );
   }
   return new AnswerReader(input).read(envelope.data.items);
 }

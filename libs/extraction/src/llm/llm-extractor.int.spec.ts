@@ -226,6 +226,8 @@ describe('LLM extractor against a local chat-completions server', () => {
     expect((error as Error).message).toBe(
       `${baseUrl}/chat/completions answered HTTP 500: {"error": {"message": "upstream overloaded", "type": "server_error"}}`,
     );
+    // What is kept of it quotes nothing of the body (an endpoint may echo the turns).
+    expect((error as ExtractionFailedError).summary).toBe(`${baseUrl}/chat/completions answered HTTP 500`);
   });
 
   it('fails with 401 on a wrong key, without writing the key into the message', async () => {

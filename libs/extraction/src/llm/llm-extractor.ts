@@ -123,13 +123,19 @@ export function createLlmExtractor(options: LlmExtractorOptions): LlmExtractor {
       });
       status = response.status;
       text = await response.text();
-      if (!response.ok) throw new ExtractionFailedError(`${endpoint} answered HTTP ${status}: ${text.slice(0, 300)}`, status);
+      if (!response.ok)
+        throw new ExtractionFailedError(`${endpoint} answered HTTP ${status}: ${text.slice(0, 300)}`, status, {
+          summary: `${endpoint} answered HTTP ${status}`,
+        });
     } catch (error) {
       if (error instanceof ExtractionFailedError) throw error;
       // The caller's own abort is not the endpoint's failure: it goes back as the caller's reason.
       if (signal?.aborted && !timeout.aborted) throw signal.reason;
       if (timeout.aborted) throw new ExtractionFailedError(`${endpoint} did not answer within ${timeoutMs} ms`, undefined, { cause: error });
-      throw new ExtractionFailedError(`the call to ${endpoint} failed: ${(error as Error).message}`, undefined, { cause: error });
+      throw new ExtractionFailedError(`the call to ${endpoint} failed: ${(error as Error).message}`, undefined, {
+        cause: error,
+        summary: `the call to ${endpoint} failed`,
+      });
     }
 
     let json: unknown;
@@ -139,6 +145,7 @@ export function createLlmExtractor(options: LlmExtractorOptions): LlmExtractor {
       throw new ExtractionFailedError(
         `${endpoint} answered HTTP ${status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
         status,
+        { summary: `${endpoint} answered HTTP ${status} with a body that is not JSON` },
       );
     }
     const completion = completionSchema.safeParse(json);
@@ -147,7 +154,8 @@ export function createLlmExtractor(options: LlmExtractorOptions): LlmExtractor {
     totals.promptTokens += completion.data.usage?.prompt_tokens ?? 0;
     totals.completionTokens += completion.data.usage?.completion_tokens ?? 0;
     const choice = completion.data.choices[0]!;
-    if (choice.message.refusal) throw new ExtractionFailedError(`the model refused: ${choice.message.refusal.slice(0, 200)}`, status);
+    if (choice.message.refusal)
+      throw new ExtractionFailedError(`the model refused: ${choice.message.refusal.slice(0, 200)}`, status, { summary: 'the model refused' });
     if (choice.finish_reason === 'length')
       throw new ExtractionFailedError('the model\'s answer was cut at the token limit (finish_reason "length")', status);
     if (typeof choice.message.content !== 'string')

@@ -1,7 +1,7 @@
 import { id, wireCommand } from '@memotrace/contracts';
 import { deriveEntityId, deriveFactId } from '@memotrace/domain';
 import { readAnswer } from './answer';
-import { ExtractionFailedError } from '../errors';
+import { ExtractionFailedError, failureSummary } from '../errors';
 import { llmExtractorFromEnv, llmExtractorVersion } from './llm-extractor';
 import { buildMessages } from './prompt';
 import { responseFormat } from './schema';
@@ -284,6 +284,26 @@ describe('reading an answer', () => {
   ])('fails the extraction on an answer that is %s', (_what, content, message) => {
     expect(() => readAnswer(content, dialog)).toThrow(ExtractionFailedError);
     expect(() => readAnswer(content, dialog)).toThrow(message);
+    // What a failed job keeps quotes none of the answer.
+    const summary = (() => {
+      try {
+        readAnswer(content, dialog);
+      } catch (error) {
+        return (error as ExtractionFailedError).summary;
+      }
+    })();
+    expect(summary).toMatch(/^the model's answer is not (JSON|\{"items": \[\.\.\.\]\} as the response format asks)$/);
+  });
+
+  it('summarises a failure without what it quotes: an ExtractionFailedError by its summary, another error by its class and code', () => {
+    expect(failureSummary(new ExtractionFailedError('the model refused: Maya lives in Porto', 200, { summary: 'the model refused' }))).toBe(
+      'the model refused',
+    );
+    expect(failureSummary(new ExtractionFailedError('timed out after 5 ms'))).toBe('timed out after 5 ms');
+    expect(failureSummary(new TypeError('cannot read "Maya lives in Porto"'))).toBe('TypeError');
+    expect(failureSummary(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe('Error ECONNREFUSED');
+    expect(failureSummary(Object.assign(new Error('x'), { code: 'Maya lives in Porto' }))).toBe('Error');
+    expect(failureSummary('Maya lives in Porto')).toBe('string');
   });
 });
 

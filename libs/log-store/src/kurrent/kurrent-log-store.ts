@@ -4,11 +4,11 @@ import {
   IdempotencyConflictError,
   WrongExpectedRevisionError,
   byStreamId,
+  type AppendOptions,
   type AppendResult,
   type DeletedStream,
   type RecordContent,
   type LogStore,
-  type ExpectedRevision,
   type NewRecord,
   type PositionedRecordContent,
   type ReadAllOptions,
@@ -134,8 +134,9 @@ export class KurrentLogStore implements LogStore {
     this.maxAppendAttempts = options.maxAppendAttempts ?? 20;
   }
 
-  async append(streamId: string, events: NewRecord[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  async append(streamId: string, events: NewRecord[], options: AppendOptions): Promise<AppendResult> {
     this.assertOpen();
+    if (options.alongside) throw new Error('KurrentLogStore: an append shares no transaction with PostgreSQL, so it cannot write alongside');
     validate(events);
     const expected = options.expectedRevision;
     toStreamState(expected); // validates a numeric revision before anything is read

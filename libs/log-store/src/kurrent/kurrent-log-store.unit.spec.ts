@@ -30,6 +30,13 @@ describe('KurrentLogStore (adapter specifics, on the fake client)', () => {
     expect(links.map((link) => [link.type, new TextDecoder().decode(link.data)])).toEqual([['$>', '1@memory-a']]);
   });
 
+  it('refuses writes alongside an append (it shares no transaction with PostgreSQL), writing nothing', async () => {
+    await expect(store.append('memory-a', newRecords(1), { expectedRevision: 'no_stream', alongside: async () => undefined })).rejects.toThrow(
+      /cannot write alongside/,
+    );
+    expect(await store.readStream('memory-a')).toEqual([]);
+  });
+
   it('writes at the revision it checked, even for "any": a writer slipping in between makes it check again', async () => {
     await store.append('memory-a', newRecords(1), { expectedRevision: 'no_stream' });
     const intruder = newRecord({ intruder: true });

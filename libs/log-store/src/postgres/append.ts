@@ -1,5 +1,12 @@
 import type pg from 'pg';
-import { IdempotencyConflictError, WrongExpectedRevisionError, type AppendResult, type ExpectedRevision, type NewRecord } from '../port';
+import {
+  IdempotencyConflictError,
+  WrongExpectedRevisionError,
+  type AppendOptions,
+  type AppendResult,
+  type ExpectedRevision,
+  type NewRecord,
+} from '../port';
 
 export const NOTIFY_CHANNEL = 'mt_events';
 
@@ -66,9 +73,11 @@ const EVENT_ID_KEY = 'mt_events_stream_event_id_key';
  * that costs nothing extra, where asking first would cost an index probe per record. Slow path
  * (the revision does not match, or the write hit a repeated id): look the ids up, because a
  * retry of a committed append must succeed as an idempotent retry even with a stale revision,
- * and a partial overlap is an IdempotencyConflictError, not a revision conflict.
+ * and a partial overlap is an IdempotencyConflictError, not a revision conflict. `alongside` runs after
+ * the write, before the commit.
  */
-export async function appendRecords(pool: pg.Pool, streamId: string, records: NewRecord[], expected: ExpectedRevision): Promise<AppendResult> {
+export async function appendRecords(pool: pg.Pool, streamId: string, records: NewRecord[], options: AppendOptions): Promise<AppendResult> {
+  const { expectedRevision: expected, alongside } = options;
   validate(records);
   const documents = JSON.stringify(records.map(toDocument));
   const ids = records.map((record) => record.recordId);
@@ -100,6 +109,7 @@ export async function appendRecords(pool: pg.Pool, streamId: string, records: Ne
             values: [streamId, documents, current, records.length],
           })
         ).rows[0]!;
+        await alongside?.(client);
         await client.query('COMMIT');
         return { nextExpectedRevision: current + records.length, position: Number(written.last_position), idempotentRetry: false };
       } catch (error) {

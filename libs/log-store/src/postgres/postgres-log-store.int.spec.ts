@@ -31,6 +31,35 @@ describe('PostgresLogStore (PostgreSQL specifics)', () => {
     await db.drop();
   });
 
+  it('runs writes alongside an append in its transaction: they commit with the records, roll back with them, and skip a retry', async () => {
+    await db.pool.query('CREATE TABLE alongside_rows (stream text, revision integer)');
+    const alongside = (streamId: string) => async (tx: Pick<pg.ClientBase, 'query'>) => {
+      // The stream's revision before the records, as the transaction sees it: the records are already in.
+      await tx.query('INSERT INTO alongside_rows SELECT $1::text, revision FROM mt_streams WHERE stream_id = $1', [streamId]);
+    };
+    const rows = async () => (await db.pool.query('SELECT stream, revision FROM alongside_rows ORDER BY 1, 2')).rows;
+    const records = newRecords(3);
+    await store.append('alongside', records, { expectedRevision: 'no_stream', alongside: alongside('alongside') });
+    expect(await rows()).toEqual([{ stream: 'alongside', revision: 2 }]);
+
+    // An idempotent retry writes nothing: nor does its alongside.
+    expect((await store.append('alongside', records, { expectedRevision: 'no_stream', alongside: alongside('alongside') })).idempotentRetry).toBe(
+      true,
+    );
+    // A failing alongside rolls the records back.
+    await expect(
+      store.append('alongside', newRecords(1), {
+        expectedRevision: 2,
+        alongside: async (tx) => {
+          await alongside('alongside')(tx);
+          throw new Error('alongside failed');
+        },
+      }),
+    ).rejects.toThrow('alongside failed');
+    expect(await rows()).toEqual([{ stream: 'alongside', revision: 2 }]);
+    expect(await store.readStream('alongside')).toHaveLength(3);
+  });
+
   it('readStream pages through a stream longer than a page (streamPageSize)', async () => {
     const paged = new PostgresLogStore(db.pool, { streamPageSize: 3 });
     const records = newRecords(10);

@@ -3,12 +3,12 @@ import type pg from 'pg';
 import { Observable, type Subscriber } from 'rxjs';
 import {
   byStreamId,
+  type AppendOptions,
   type AppendResult,
   type DeletedStream,
   type RecordContent,
   type RecordMetadata,
   type LogStore,
-  type ExpectedRevision,
   type NewRecord,
   type PositionedRecordContent,
   type ReadAllOptions,
@@ -65,8 +65,8 @@ export class PostgresLogStore implements LogStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
   }
 
-  append(streamId: string, records: NewRecord[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
-    return appendRecords(this.pool, streamId, records, options.expectedRevision);
+  append(streamId: string, records: NewRecord[], options: AppendOptions): Promise<AppendResult> {
+    return appendRecords(this.pool, streamId, records, options);
   }
 
   async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredRecord[]> {

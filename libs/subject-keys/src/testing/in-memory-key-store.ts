@@ -1,36 +1,67 @@
 import { randomBytes } from 'node:crypto';
-import { KEY_BYTES, type KeyRef, type SubjectKeyStore, type SubjectKind, keyRefString } from '../subject-key-store';
+import { keySetOfSeeds, newKeys } from '../content-keys';
+import { latestPerSubject } from '../postgres-subject-key-store';
+import { KEY_BYTES, type KeyRef, type KeySet, type NewKeySet, type SubjectErasure, type SubjectKeyStore, keyRefString } from '../subject-key-store';
+
+interface StoredSet {
+  seeds: Buffer;
+  subjects: string[];
+  guards: number[];
+}
 
 /**
- * Subject keys in a map, for unit tests of code that seals and opens: the same contract as the
- * PostgreSQL store (keys created on demand, destroyed generations stay destroyed), without a database.
+ * Key sets in maps, for tests of code that seals and opens: the same contract as the PostgreSQL
+ * store (a key set written with its batch, destroyed keys stay destroyed), without a database.
+ * It joins no transaction: a key set is kept even when its append rolls back.
  */
 export class InMemorySubjectKeyStore implements SubjectKeyStore {
-  private readonly memories = new Map<string, Map<string, Buffer | null>>();
+  private readonly masterKey = randomBytes(KEY_BYTES);
+  private readonly memories = new Map<string, { sets: Map<number, StoredSet>; tombstones: Map<string, number> }>();
 
-  async keys(memoryId: string, refs: readonly KeyRef[], options: { create: boolean }): Promise<Map<string, Buffer | null>> {
-    let stored = this.memories.get(memoryId);
-    if (!stored) this.memories.set(memoryId, (stored = new Map()));
-    const found = new Map<string, Buffer | null>();
-    for (const ref of refs) {
-      const name = keyRefString(ref);
-      if (!stored.has(name) && options.create && !this.tombstoned(stored, ref)) stored.set(name, randomBytes(KEY_BYTES));
-      found.set(name, stored.get(name) ?? null);
+  newKeys(count: number): { keys: Buffer; seeds: Buffer } {
+    return newKeys(this.masterKey, count);
+  }
+
+  async writeKeySet(memoryId: string, keySet: NewKeySet): Promise<void> {
+    this.memory(memoryId).sets.set(keySet.id, { seeds: Buffer.from(keySet.seeds), subjects: [...keySet.subjects], guards: [...keySet.guards] });
+  }
+
+  async keySets(memoryId: string, ids: readonly number[]): Promise<Map<number, KeySet>> {
+    const { sets } = this.memory(memoryId);
+    const found = new Map<number, KeySet>();
+    for (const id of ids) {
+      const set = sets.get(id);
+      if (set) found.set(id, keySetOfSeeds(this.masterKey, set.seeds));
     }
     return found;
   }
 
-  async destroy(memoryId: string, subject: { kind: SubjectKind; id: string }, throughGeneration: number): Promise<void> {
-    let stored = this.memories.get(memoryId);
-    if (!stored) this.memories.set(memoryId, (stored = new Map()));
-    for (let generation = 0; generation <= throughGeneration; generation++) stored.set(keyRefString({ ...subject, generation }), null);
+  async legacyKeys(_memoryId: string, refs: readonly KeyRef[]): Promise<Map<string, Buffer | null>> {
+    return new Map(refs.map((ref) => [keyRefString(ref), null]));
   }
 
-  async dropMemory(memoryId: string): Promise<void> {
-    this.memories.delete(memoryId);
+  async destroy(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
+    const { sets, tombstones } = this.memory(memoryId);
+    for (const { subject, throughGeneration } of latestPerSubject(erasures)) {
+      const key = `${subject.kind}:${subject.id}`;
+      if ((tombstones.get(key) ?? -1) >= throughGeneration) continue;
+      tombstones.set(key, throughGeneration);
+      const wanted = new Set(Array.from({ length: throughGeneration + 1 }, (_, generation) => keyRefString({ ...subject, generation })));
+      for (const set of sets.values()) {
+        set.subjects.forEach((name, i) => {
+          if (wanted.has(name)) set.seeds.fill(0, set.guards[i]! * KEY_BYTES, (set.guards[i]! + 1) * KEY_BYTES);
+        });
+      }
+    }
   }
 
-  private tombstoned(stored: Map<string, Buffer | null>, ref: KeyRef): boolean {
-    return stored.get(keyRefString(ref)) === null;
+  confirmDestroyed(memoryId: string, erasures: readonly SubjectErasure[]): Promise<void> {
+    return this.destroy(memoryId, erasures);
+  }
+
+  private memory(memoryId: string) {
+    let memory = this.memories.get(memoryId);
+    if (!memory) this.memories.set(memoryId, (memory = { sets: new Map(), tombstones: new Map() }));
+    return memory;
   }
 }
