@@ -342,7 +342,7 @@ export const derivedResponse = {
       source: null,
       commandId: DERIVED_ID,
       recordedAt: SAID,
-      actor: 'extractor:rules@1.0.0',
+      actor: 'extractor:rules@1.1.0',
       reason: 'first person "moved to" (confidence 0.80)',
       derivedFrom: ['session-7:1'],
     },

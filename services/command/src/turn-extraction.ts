@@ -1,5 +1,14 @@
 import { type DerivedCommandResult, toDomainCommand, wireCommand } from '@memotrace/contracts';
-import { type Command, type CommandResult, DomainError, type MemoryState, deriveExtractedCommandId } from '@memotrace/domain';
+import {
+  type Command,
+  type CommandResult,
+  DomainError,
+  type MemoryState,
+  type UpsertEdge,
+  deriveExtractedCommandId,
+  deriveFactId,
+  openVersion,
+} from '@memotrace/domain';
 import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
 
@@ -95,7 +104,8 @@ export class TurnExtraction {
     let kept = planned;
     for (;;) {
       try {
-        const outcome = await handler.handle(memoryId, [...leading, ...kept.map((p) => p.command)], requires);
+        const batch = kept.map((p) => p.command);
+        const outcome = await handler.handle(memoryId, (state) => [...leading, ...restating(memoryId, state, batch)], requires);
         return {
           position: outcome.position,
           results: outcome.results.slice(0, leading.length),
@@ -162,6 +172,42 @@ export class TurnExtraction {
     }
     return planned;
   }
+}
+
+/**
+ * A derived fact the memory holds already (or that an earlier command of the batch derived) is
+ * restated, not replaced: its turns join the fact's evidence, with the higher confidence, and a fact
+ * that holds from then on (no `validTo`) holds from the earlier of the two `validFrom`s. So a fact
+ * said in several sessions cites every turn that says it.
+ */
+function restating(memoryId: string, state: MemoryState, commands: readonly Command[]): Command[] {
+  type Held = { evidence: readonly string[]; validFrom?: string | undefined; confidence?: number | null | undefined };
+  const batch = new Map<string, Held>();
+  return commands.map((command) => {
+    if (command.op !== 'UPSERT_EDGE') return command;
+    const factId = command.factId ?? deriveFactId(memoryId, command.src, command.rel, command.dst);
+    const held: Held | undefined = batch.get(factId) ?? openVersion(state.facts.get(factId)?.versions ?? []);
+    const restated = held === undefined ? command : { ...command, ...restatement(held, command) };
+    batch.set(factId, { evidence: restated.evidence ?? [], validFrom: restated.validFrom, confidence: restated.confidence });
+    return restated;
+  });
+}
+
+function restatement(
+  held: { evidence: readonly string[]; validFrom?: string | undefined; confidence?: number | null | undefined },
+  command: UpsertEdge,
+) {
+  const confidences = [held.confidence, command.confidence].filter((c): c is number => typeof c === 'number');
+  const open = command.validTo === undefined || command.validTo === null;
+  const validFrom =
+    open && held.validFrom !== undefined && (command.validFrom === undefined || held.validFrom < command.validFrom)
+      ? held.validFrom
+      : command.validFrom;
+  return {
+    evidence: [...new Set([...held.evidence, ...(command.evidence ?? [])])],
+    ...(validFrom !== undefined ? { validFrom } : {}),
+    ...(confidences.length > 0 ? { confidence: Math.max(...confidences) } : {}),
+  };
 }
 
 /** A derived fact cites its turns as evidence (SPEC §5.1), whatever else the extractor cited. */

@@ -115,6 +115,23 @@ describe('turns', () => {
     expect(body.position).toBe(5);
   });
 
+  it('cites every turn that states a fact again, from the earlier validFrom on, in later batches and within one', async () => {
+    const later = { ...dialog('s3'), recordedAt: '2024-06-01T00:00:00.000Z' };
+    later.turns = [
+      { turnId: 's3:1', speaker: 'Alice', text: 'I live in Lyon, still.', at: '2024-05-31T09:00:00Z' },
+      { turnId: 's3:2', speaker: 'Alice', text: 'Yes, I live in Lyon!', at: '2024-05-31T09:01:00Z' },
+    ];
+    const { body } = await svc.post('/v1/memories/chat/turns', later);
+    expect(body.derived.filter((d: { op: string }) => d.op === 'UPSERT_EDGE').map((d: { status: string }) => d.status)).toEqual([
+      'applied',
+      'applied',
+    ]);
+    const facts = (await svc.get(`/v1/memories/chat/facts?validAt=*&minPosition=${body.position}`)).body.facts;
+    expect(facts).toEqual([
+      expect.objectContaining({ rel: 'lives_in', evidence: ['s1:1', 's3:1', 's3:2'], validFrom: '2024-05-11T18:30:00.000Z', confidence: 0.8 }),
+    ]);
+  });
+
   it('records turns only with extraction off', async () => {
     const { body } = await svc.post('/v1/memories/quiet/turns', { ...dialog('s2'), extraction: 'off' });
     expect(body.results).toHaveLength(2);
@@ -214,6 +231,6 @@ describe('turns with the default extractor (no LLM)', () => {
     expect(await homeAt('2024-06-01T00:00:00Z')).toEqual(['Porto']);
     expect(await homeAt('2024-10-01T00:00:00Z')).toEqual(['Lyon']);
     const derived = (await svc.get('/v1/memories/moves/mentions/b:1/derived')).body.commands;
-    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.0.0')).toBe(true);
+    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.1.0')).toBe(true);
   });
 });

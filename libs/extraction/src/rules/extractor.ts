@@ -21,7 +21,7 @@ export interface RulesExtractorOptions {
 }
 
 export const RULES_EXTRACTOR_NAME = 'rules';
-export const RULES_EXTRACTOR_VERSION = '1.0.0';
+export const RULES_EXTRACTOR_VERSION = '1.1.0';
 
 const MAX_SUMMARY = 300;
 /** Relations stated plainly enough to derive even from a turn the model passes over. */
@@ -160,7 +160,9 @@ async function deriveEvent(
       participants.push({ entityId: id, role });
     }
   }
-  // The event rests on its turn through a fact citing it: UPSERT_EVENT has no evidence of its own.
+  // The event rests on its turn through a fact citing it (UPSERT_EVENT has no evidence of its own): that the
+  // speaker told it, which holds at the instant of the telling. A cut of a later time leaves it out, so it never
+  // stands beside its turn as a second copy of the same words; the event carries the time of what was told.
   const literal = { literal: statement.text, datatype: 'string' as const };
   const toldId = deriveFactId(ctx.memoryId, speakerId, 'told', literal);
   out.push({
@@ -171,6 +173,7 @@ async function deriveEvent(
       rel: 'told',
       dst: literal,
       validFrom: turn.at,
+      validTo: new Date(Date.parse(turn.at) + 1).toISOString(),
       confidence,
       evidence: [turn.mentionId],
     },

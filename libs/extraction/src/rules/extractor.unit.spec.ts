@@ -30,9 +30,9 @@ const DIALOG: [string, string][] = [
 ];
 
 describe('rules extractor', () => {
-  it('names itself rules@1.0.0', () => {
+  it('names itself rules@1.1.0', () => {
     const extractor = createRulesExtractor();
-    expect([extractor.name, extractor.version]).toEqual(['rules', '1.0.0']);
+    expect([extractor.name, extractor.version]).toEqual(['rules', '1.1.0']);
   });
 
   it('derives first-person relations as facts with evidence and confidence', async () => {
@@ -90,6 +90,15 @@ describe('rules extractor', () => {
         expect(fact!.confidence).toBeGreaterThanOrEqual(d.confidence);
       }
     });
+  });
+
+  it('derives that the speaker told it, holding at the instant of the telling only', async () => {
+    const derived = await extract(input(turns(DIALOG)));
+    const told = ops(derived, 'UPSERT_EDGE').filter((e) => e.rel === 'told');
+    expect(told.length).toBe(ops(derived, 'UPSERT_EVENT').length);
+    for (const fact of told) expect([fact.validFrom, fact.validTo]).toEqual([AT, '2024-03-13T18:00:00.001Z']);
+    // Relations the turn states hold from then on.
+    expect(ops(derived, 'UPSERT_EDGE').find((e) => e.rel === 'lives_in')?.validTo).toBeUndefined();
   });
 
   it('creates every entity before the commands naming it, with a confidence at least theirs', async () => {
