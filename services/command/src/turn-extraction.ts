@@ -13,7 +13,7 @@ import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, 
 import type { CommandHandler } from './command-handler';
 
 export interface TurnExtractionOptions {
-  /** Derived commands below this confidence are not appended. */
+  /** Derived commands below this confidence are not appended, unless the memory set its own gate. */
   gate: number;
   /** An extraction that takes longer fails. */
   timeoutMs: number;
@@ -37,6 +37,8 @@ export interface ExtractionContext {
   window: Turn[];
   /** Relations the memory declared already. */
   declared: Set<string>;
+  /** The least confidence of a derived command appended: the memory's gate, else the process's. */
+  gate: number;
 }
 
 export interface Planned {
@@ -77,7 +79,18 @@ export class TurnExtraction {
       entities: knownEntities(state),
       window: sessionWindow(state, sessionId, turns, this.options.windowTurns),
       declared: new Set(state.relations.keys()),
+      gate: this.gateOf(state),
     };
+  }
+
+  /** The memory's gate (SET_EXTRACTION_GATE), else the process's default. */
+  gateOf(state: MemoryState): number {
+    return state.extractionGate ?? this.options.gate;
+  }
+
+  /** The process's default gate (EXTRACTION_GATE). */
+  get defaultGate(): number {
+    return this.options.gate;
   }
 
   /** The commands derived from the context's turns and kept; throws ExtractionFailedError when the extractor fails. */
@@ -86,7 +99,7 @@ export class TurnExtraction {
     const derived = await this.extract(memoryId, context);
     // A relation the memory declared already keeps its declaration: an extractor's guess never changes a cardinality.
     const kept = derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel)));
-    return this.plan(memoryId, kept, envelope);
+    return this.plan(memoryId, kept, envelope, context.gate);
   }
 
   /**
@@ -145,14 +158,14 @@ export class TurnExtraction {
     }
   }
 
-  /** The derived commands at or above the gate, with their envelope, checked as any client's command is. */
-  private plan(memoryId: string, derived: readonly Derived[], envelope: { recordedAt?: string }): Planned[] {
+  /** The derived commands at or above `gate`, with their envelope, checked as any client's command is. */
+  private plan(memoryId: string, derived: readonly Derived[], envelope: { recordedAt?: string }, gate: number): Planned[] {
     const { extractor } = this;
     const actor = `extractor:${this.label}`;
     const ordinals = new Map<string, number>();
     const planned: Planned[] = [];
     for (const item of derived) {
-      if (!(item.confidence >= this.options.gate) || item.turns.length === 0) continue;
+      if (!(item.confidence >= gate) || item.turns.length === 0) continue;
       const turnsKey = [...item.turns].sort().join(',');
       const ordinal = ordinals.get(turnsKey) ?? 0;
       ordinals.set(turnsKey, ordinal + 1);

@@ -20,6 +20,18 @@ export interface TurnsOutcome {
   derived: DerivedCommandResult[];
 }
 
+/** How a memory's turns are derived from (`GET …/extraction`). */
+export interface ExtractionSettings {
+  /** `name@version` of the process's extractor. */
+  extractor: string;
+  /** The least confidence of a derived command appended: `memoryGate`, else `defaultGate`. */
+  gate: number;
+  /** The memory's own gate (SET_EXTRACTION_GATE), or null. */
+  memoryGate: number | null;
+  /** The process's default (EXTRACTION_GATE). */
+  defaultGate: number;
+}
+
 /** Where `async` turns wait to be derived from (the extraction processor). */
 export interface AsyncExtractionQueue {
   /** Records a job for turns about to be appended; its id. */
@@ -80,6 +92,17 @@ export class TurnIntake {
     }
     if (jobs > 0) queue.wake();
     return { jobs, turns, extractor: extraction.label };
+  }
+
+  /** The memory's extraction settings; `undefined` when the memory has no log; throws when this process has no extractor. */
+  settings(memoryId: string): Promise<ExtractionSettings | undefined> {
+    const { extraction } = this;
+    if (extraction === undefined) throw new Error('this process has no extractor');
+    return this.handler.readState(memoryId, (state) =>
+      state.eventCount === 0
+        ? undefined
+        : { extractor: extraction.label, gate: extraction.gateOf(state), memoryGate: state.extractionGate, defaultGate: extraction.defaultGate },
+    );
   }
 
   async record(memoryId: string, request: TurnsRequest, actor?: string): Promise<TurnsOutcome> {

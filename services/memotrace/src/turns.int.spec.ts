@@ -167,6 +167,61 @@ describe('turns', () => {
   });
 });
 
+describe("turns with the memory's own gate", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ extractionGate: 0.5 }, { extractor: livesIn });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  const derivedOps = async (memoryId: string, sessionId: string) =>
+    (await svc.post(`/v1/memories/${memoryId}/turns`, dialog(sessionId))).body.derived.map((d: { op: string }) => d.op);
+
+  it('appends what reaches the gate the memory set (a logged command), else the process default; GET …/extraction reads it', async () => {
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ error: { code: 'UNKNOWN_MEMORY' } });
+    expect(await derivedOps('gated', 'g1')).toEqual(['UPSERT_ENTITY', 'DEFINE_RELATION', 'UPSERT_EDGE']);
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toEqual({
+      memoryId: 'gated',
+      extractor: 'phrases@1.0.0',
+      gate: 0.5,
+      memoryGate: null,
+      defaultGate: 0.5,
+    });
+
+    const set = await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 0.1, recordedAt: RECORDED }] });
+    expect(set.body.results[0]).toMatchObject({ status: 'applied' });
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ gate: 0.1, memoryGate: 0.1, defaultGate: 0.5 });
+    // The guess at 0.2 now reaches the gate (the relation is declared already: not again).
+    expect(await derivedOps('gated', 'g2')).toEqual(['UPSERT_ENTITY', 'UPSERT_EDGE', 'UPSERT_EDGE']);
+
+    await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 0.95, recordedAt: RECORDED }] });
+    expect(await derivedOps('gated', 'g3')).toEqual([]);
+    await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: null, recordedAt: RECORDED }] });
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ gate: 0.5, memoryGate: null });
+    expect(await derivedOps('gated', 'g4')).toEqual(['UPSERT_ENTITY', 'UPSERT_EDGE']);
+  });
+
+  it('refuses a gate outside [0, 1] with 400, writing nothing', async () => {
+    const refused = await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 2 }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.map((d: { path: string }) => d.path)).toEqual(['commands.0.gate']);
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ memoryGate: null });
+  });
+
+  it('carries the gate through export and import', async () => {
+    await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 0.8, recordedAt: RECORDED }] });
+    const exported = (await svc.get('/v1/memories/gated/export')).text;
+    expect(exported).toContain('"op":"SET_EXTRACTION_GATE"');
+    const imported = await fetch(`${svc.url}/v1/memories/gated-copy/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: exported,
+    });
+    expect(imported.status).toBe(200);
+    expect((await svc.get('/v1/memories/gated-copy/extraction')).body).toMatchObject({ gate: 0.8, memoryGate: 0.8 });
+  });
+});
+
 describe('turns with an extractor that fails', () => {
   let svc: TestService;
   beforeAll(async () => {
