@@ -4,6 +4,7 @@ import { type MemoryRecord, type MemoryState, decideBatch, fold } from '@memotra
 import { extractorFromEnv } from '@memotrace/extraction';
 import { type EmbeddingProvider, embeddingsFromEnv, textHash } from '@memotrace/search-index';
 import type { Batch, CommandHandler } from '../../services/command/src/command-handler';
+import { nameSimilarity } from '../../services/command/src/name-similarity';
 import { TurnIntake } from '../../services/command/src/turn-intake';
 import { turnExtraction } from '../../services/command/src/turn-extraction';
 import { ReplayMemoryQueries } from '../../services/query/src/replay-queries';
@@ -17,8 +18,9 @@ import { type QuestionScore, type SearchHit, recall, report, retrievedTurns } fr
 /**
  * `npx tsx infra/bench/turns-tune.ts`: bench:turns' recall in process, for tuning on the DEV split
  * (BENCH_SPLIT=held-out only to measure once). Each session goes through the service's own turn
- * intake (`TurnIntake`, sync, the configured extractor and EXTRACTION_GATE) into an in-memory log
- * decided by the domain as the command handler decides it; then every question is searched with the
+ * intake (`TurnIntake`, sync, the configured extractor with the name similarity of EMBEDDINGS, and
+ * EXTRACTION_GATE) into an in-memory log decided by the domain as the command handler decides it;
+ * then every question is searched with the
  * route's pipeline over the reference cut (which the corpus equals, by its property test) As-Recorded
  * one day after the last session, and scored by bench:turns' rule (`retrievedTurns`: a derived item
  * takes a slot as a mention does). Mentions only (`off`) and with derived items (`sync`) side by side.
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
   const only = process.env['CONVERSATIONS']?.split(',');
   const conversations = loadLocomo().filter((c) => split.includes(c.sampleId) && (only === undefined || only.includes(c.sampleId)));
   const provider = embeddingsFromEnv({ ...process.env, EMBEDDINGS_CACHE_DIR: join(REPO, '.cache/embeddings') });
-  const extraction = turnExtraction(extractorFromEnv(), {
+  const extraction = turnExtraction(extractorFromEnv(process.env, provider ? nameSimilarity(provider) : {}), {
     extractionGate: Number(process.env['EXTRACTION_GATE'] ?? 0.5),
     extractionTimeoutMs: 600_000,
   });

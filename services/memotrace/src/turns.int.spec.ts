@@ -1,5 +1,6 @@
 import { deriveEntityId } from '@memotrace/domain';
 import type { Derived, Extractor, ExtractionInput } from '@memotrace/extraction';
+import { conceptEmbeddings } from '@memotrace/search-index';
 import { type TestService, startTestService } from './testing/test-service';
 
 /**
@@ -287,5 +288,30 @@ describe('turns with the default extractor (no LLM)', () => {
     expect(await homeAt('2024-10-01T00:00:00Z')).toEqual(['Lyon']);
     const derived = (await svc.get('/v1/memories/moves/mentions/b:1/derived')).body.commands;
     expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.1.0')).toBe(true);
+  });
+});
+
+describe('turns with the default extractor and an embedding model', () => {
+  let svc: TestService;
+  // Names are alike when they share a concept: "Acme Corp" and "Acme Corporation" are one organisation to this model.
+  const model = conceptEmbeddings([['acme'], ['alice'], ['lyon']]);
+  beforeAll(async () => {
+    svc = await startTestService({}, { embeddings: model });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  it('resolves a near-duplicate name through the model above the merge gate, and names the model in its version', async () => {
+    const say = (session: string, text: string, at: string) =>
+      svc.post('/v1/memories/names/turns', { sessionId: session, turns: [{ turnId: `${session}:1`, speaker: 'Alice', text, at }] });
+    await say('a', 'I started working at Acme Corporation last month.', '2024-05-11T18:30:00Z');
+    const second = await say('b', 'These days I work at Acme Corp and I love it.', '2024-07-01T10:00:00Z');
+    expect(second.body.derived).toContainEqual(expect.objectContaining({ op: 'UPSERT_ENTITY', status: 'applied' }));
+    const facts = (await svc.get(`/v1/memories/names/facts?rel=works_at&validAt=*&minPosition=${second.body.position}`)).body.facts;
+    // One employer, said twice: the second name is an alias of the first entity, and the fact cites both turns.
+    expect(facts).toHaveLength(1);
+    expect(facts[0].evidence).toEqual(['a:1', 'b:1']);
+    const employer = (await svc.get(`/v1/memories/names/entities/${facts[0].dst}`)).body;
+    expect(employer).toMatchObject({ name: 'Acme Corporation', aliases: expect.arrayContaining(['Acme Corp']) });
+    expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@1.1.0+names-test-concepts');
   });
 });
