@@ -194,7 +194,6 @@ export class TurnExtraction {
  * said in several sessions cites every turn that says it.
  */
 function restating(memoryId: string, state: MemoryState, commands: readonly Command[]): Command[] {
-  type Held = { evidence: readonly string[]; validFrom?: string | undefined; confidence?: number | null | undefined };
   const batch = new Map<string, Held>();
   return commands.map((command) => {
     if (command.op !== 'UPSERT_EDGE') return command;
@@ -206,10 +205,10 @@ function restating(memoryId: string, state: MemoryState, commands: readonly Comm
   });
 }
 
-function restatement(
-  held: { evidence: readonly string[]; validFrom?: string | undefined; confidence?: number | null | undefined },
-  command: UpsertEdge,
-) {
+/** What a fact holds already: its open version, or what an earlier command of the batch made it. */
+type Held = { evidence: readonly string[]; validFrom?: string | undefined; confidence?: number | null | undefined };
+
+function restatement(held: Held, command: UpsertEdge) {
   const confidences = [held.confidence, command.confidence].filter((c): c is number => typeof c === 'number');
   const open = command.validTo === undefined || command.validTo === null;
   const validFrom =

@@ -1,4 +1,4 @@
-import type { DerivedCommandResult, TurnsRequest } from '@memotrace/contracts';
+import type { DerivedCommandResult, ExtractionSettings, TurnsRequest } from '@memotrace/contracts';
 import { type Command, type CommandResult, DomainError, type MemoryState, deriveMentionId, deriveTurnCommandId } from '@memotrace/domain';
 import type { Extractor, Turn } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
@@ -18,18 +18,6 @@ export interface TurnsOutcome {
   position: number;
   results: CommandResult[];
   derived: DerivedCommandResult[];
-}
-
-/** How a memory's turns are derived from (`GET …/extraction`). */
-export interface ExtractionSettings {
-  /** `name@version` of the process's extractor. */
-  extractor: string;
-  /** The least confidence of a derived command appended: `memoryGate`, else `defaultGate`. */
-  gate: number;
-  /** The memory's own gate (SET_EXTRACTION_GATE), or null. */
-  memoryGate: number | null;
-  /** The process's default (EXTRACTION_GATE). */
-  defaultGate: number;
 }
 
 /** Where `async` turns wait to be derived from (the extraction processor). */
@@ -95,7 +83,7 @@ export class TurnIntake {
   }
 
   /** The memory's extraction settings; `undefined` when the memory has no log; throws when this process has no extractor. */
-  settings(memoryId: string): Promise<ExtractionSettings | undefined> {
+  settings(memoryId: string): Promise<Omit<ExtractionSettings, 'memoryId'> | undefined> {
     const { extraction } = this;
     if (extraction === undefined) throw new Error('this process has no extractor');
     return this.handler.readState(memoryId, (state) =>
