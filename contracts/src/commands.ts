@@ -117,6 +117,12 @@ export const recordMention = command('RECORD_MENTION', {
   occurredAt: instant.optional(),
 });
 
+/**
+ * The memory's extraction gate (SPEC §5.1): derived commands below this confidence are not appended.
+ * `null` returns the memory to the process's default (`EXTRACTION_GATE`).
+ */
+export const setExtractionGate = command('SET_EXTRACTION_GATE', { gate: z.number().min(0).max(1).nullable() });
+
 /** What an ERASE names (SPEC §5.2): exactly one of an entity, a fact, a mention or a document (its mentions). */
 export const erasureSubject = z.union(
   [z.strictObject({ entityId: id }), z.strictObject({ factId: id }), z.strictObject({ mentionId: id }), z.strictObject({ docId: id })],
@@ -137,6 +143,7 @@ export const wireCommand = z.discriminatedUnion('op', [
   link,
   upsertEpisode,
   recordMention,
+  setExtractionGate,
   erase,
 ]);
 

@@ -17,6 +17,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   UPSERT_EPISODE: { op: 'UPSERT_EPISODE', title: 'Onboarding', window: { from: T0, to: T1 }, events: ['e1'] },
   RECORD_MENTION: { op: 'RECORD_MENTION', docId: 'conv-26:s1', text: 'I joined Acme today', speaker: 'Alice' },
   ERASE: { op: 'ERASE', subject: { entityId: 'person-1' }, reason: 'the user asked to be forgotten' },
+  SET_EXTRACTION_GATE: { op: 'SET_EXTRACTION_GATE', gate: 0.7 },
 };
 
 /** The required string field of each op that holds an id, for id-validation cases. */
@@ -144,6 +145,16 @@ describe('DSL commands', () => {
   describe('MERGE_ENTITY', () => {
     it('rejects merging an entity into itself', () => {
       expect(one({ op: 'MERGE_ENTITY', srcId: 'a', dstId: 'a' })).toEqual([{ path: 'commands.0.dstId', message: 'must differ from srcId' }]);
+    });
+  });
+
+  describe('SET_EXTRACTION_GATE', () => {
+    it('takes a gate in [0, 1], or null for the default', () => {
+      expect(wireCommand.parse({ op: 'SET_EXTRACTION_GATE', gate: null })).toMatchObject({ gate: null });
+      expect(wireCommand.parse({ op: 'SET_EXTRACTION_GATE', gate: 0 })).toMatchObject({ gate: 0 });
+      expect(one({ op: 'SET_EXTRACTION_GATE', gate: 1.5 })[0]?.path).toBe('commands.0.gate');
+      expect(one({ op: 'SET_EXTRACTION_GATE', gate: '0.5' })[0]?.path).toBe('commands.0.gate');
+      expect(one({ op: 'SET_EXTRACTION_GATE' })[0]?.path).toBe('commands.0.gate');
     });
   });
 

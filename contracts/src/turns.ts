@@ -49,6 +49,20 @@ export const reextractResponse = z.strictObject({
   extractor: z.string().meta({ description: '`name@version` of the extractor the jobs run' }),
 });
 
+/** `GET …/extraction`: how the memory's turns are derived from. */
+export const extractionSettings = z.strictObject({
+  memoryId: id,
+  extractor: z.string().meta({ description: "`name@version` of the serving process's extractor" }),
+  gate: z.number().min(0).max(1).meta({ description: 'the least confidence of a derived command appended: `memoryGate`, else `defaultGate`' }),
+  memoryGate: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .meta({ description: "the memory's own gate, set by the command `SET_EXTRACTION_GATE` (logged: export, import, replay carry it); null: none" }),
+  defaultGate: z.number().min(0).max(1).meta({ description: "the serving process's default (`EXTRACTION_GATE`)" }),
+});
+
 export const EXTRACTION_STATUSES = ['none', 'pending', 'failed', 'done'] as const;
 
 /** Where the `async` extraction of a mention stands: its latest job. */
@@ -83,3 +97,4 @@ export type DerivedCommandResult = z.output<typeof derivedCommand>;
 export type TurnsResponse = z.output<typeof turnsResponse>;
 export type ReextractRequest = z.output<typeof reextractRequest>;
 export type ReextractResponse = z.output<typeof reextractResponse>;
+export type ExtractionSettings = z.output<typeof extractionSettings>;

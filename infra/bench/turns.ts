@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { type Conversation, DEV, HELD_OUT, loadLocomo, normaliseEvidence } from './locomo-data';
 import { askQuestions, caughtUp, type LocomoService, startLocomoService } from './locomo-harness';
 import { type QuestionScore, report } from './locomo-metrics';
+import { type ChatCosts, RECORDED_MODEL, startRecordedChatServer } from './recorded-chat-server';
 import { summary } from './stats';
 
 /**
@@ -32,6 +33,11 @@ import { summary } from './stats';
  *
  * BENCH_SPLIT=dev|held-out|both (default both); EMBEDDINGS=off for BM25 only. The extractor is
  * tuned on dev; held-out is only measured. LoCoMo is read in place, never copied.
+ *
+ * BENCH_LLM=recorded: the cost of the LLM extractor instead. The service runs it against a local
+ * server implementing the chat-completions contract with a recorded answer (./recorded-chat-server.ts:
+ * it is not a model, and its answer derives nothing), and the bench reports the calls and prompt
+ * tokens per turn the extractor sends for LoCoMo; no recall or quality (nothing is derived).
  */
 const LOCOMO_FILE = process.env['LOCOMO_FILE'] ?? resolve(__dirname, '../../../shared/data/locomo/locomo10.json');
 const MAX_TURNS = 1000;
@@ -187,6 +193,19 @@ async function readBack(
   return { turns, mismatches };
 }
 
+/** Calls and prompt tokens the LLM extractor sent for a split's turns (the calls from `from` on). */
+function printLlmCost(label: string, turns: number, costs: ChatCosts, from: number): void {
+  const prompts = costs.promptTokens.slice(from);
+  const tokens = prompts.reduce((sum, t) => sum + t, 0);
+  const sorted = [...prompts].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  console.log(
+    `${label}: LLM extractor (recorded-answer server, not a model): ${prompts.length} calls for ${turns} turns ` +
+      `(${(prompts.length / turns).toFixed(3)} a turn), prompt tokens ${(tokens / turns).toFixed(0)} a turn ` +
+      `(a call: median ${at(0.5)}, p95 ${at(0.95)}, max ${sorted.at(-1) ?? 0}); completion tokens not measured (the model's)`,
+  );
+}
+
 function pct(n: number, d: number): string {
   return d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}%`;
 }
@@ -212,6 +231,8 @@ async function main(): Promise<void> {
   if (splits.length === 0) throw new Error(`BENCH_SPLIT must be dev, held-out or both, not ${JSON.stringify(which)}`);
   const conversations = loadLocomo();
   const observations = loadObservations();
+  const chat = process.env['BENCH_LLM'] === 'recorded' ? await startRecordedChatServer() : undefined;
+  if (chat !== undefined) Object.assign(process.env, { EXTRACTION_URL: chat.url, EXTRACTION_MODEL: RECORDED_MODEL });
   const service = await startLocomoService();
   const actors = new Set<string>();
   const latencies: number[] = [];
@@ -220,7 +241,9 @@ async function main(): Promise<void> {
     const ingested = new Map<string, Ingest>();
     for (const [label, split] of splits) {
       const chosen = conversations.filter((c) => split.includes(c.sampleId));
+      const calls = chat?.costs.calls ?? 0;
       const i = await ingest(service, chosen);
+      if (chat !== undefined) printLlmCost(label, i.turns, chat.costs, calls);
       ingested.set(label, i);
       console.log(
         `${label}: ${i.turns} turns through /turns: sync ${((1000 * i.turns) / i.syncMs).toFixed(0)} turns/s (${(i.syncMs / 1000).toFixed(1)} s), ` +
@@ -228,6 +251,7 @@ async function main(): Promise<void> {
           `sync turns/s by conversation: ${i.perConversation.join(', ')}`,
       );
     }
+    if (chat !== undefined) return;
     const started = performance.now();
     await caughtUp(service.db);
     console.log(`read models and search index caught up ${((performance.now() - started) / 1000).toFixed(1)} s after the last ingest`);
@@ -264,6 +288,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await service.close();
+    await chat?.close();
   }
 
   console.log(`\nextractor: ${[...actors].join(', ') || 'none seen'}; embeddings: ${process.env['EMBEDDINGS'] ?? 'default (USE lite)'}`);

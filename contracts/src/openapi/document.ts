@@ -93,6 +93,13 @@ function buildPaths(): Obj {
         },
       },
     },
+    [`${m}/extraction`]: {
+      get: {
+        operationId: 'getExtraction',
+        parameters: memory(),
+        responses: responses('ExtractionSettings', [400, 404]),
+      },
+    },
     [`${m}/facts`]: {
       get: {
         operationId: 'getFacts',

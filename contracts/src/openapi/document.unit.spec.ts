@@ -34,6 +34,7 @@ const OPERATIONS_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/mentions'], // reads beyond SPEC §4: a document's mentions, and one mention
   ['get', '/v1/memories/{memoryId}/mentions/{mentionId}'],
   ['post', '/v1/memories/{memoryId}/reextract'], // derives again from recorded turns with the current extractor
+  ['get', '/v1/memories/{memoryId}/extraction'], // the memory's extraction gate (SPEC §5.1 "the memory's gate")
   ['post', '/mcp'], // MCP over streamable HTTP
   ['get', '/v1/memories/{memoryId}/episodes'], // SPEC §3.2's episodes at a cut
   ['get', '/v1/access'], // what the key of the request may do
@@ -130,7 +131,7 @@ describe('OpenAPI document', () => {
 
   it('generates component schemas from zod: strict commands, one per op, every $ref resolvable', () => {
     const schemas = doc.components.schemas as Obj;
-    expect(schemas.Command.oneOf).toHaveLength(11);
+    expect(schemas.Command.oneOf).toHaveLength(12);
     const edge = schemas.UpsertEdgeCommand;
     expect(edge.additionalProperties).toBe(false);
     expect([...edge.required].sort()).toEqual(['dst', 'op', 'rel', 'src']);

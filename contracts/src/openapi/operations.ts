@@ -135,6 +135,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     request: { schema: turns.reextractRequest, example: ex.reextractRequest },
     response: { schema: turns.reextractResponse, example: ex.reextractResponse, status: '202' },
   },
+  getExtraction: {
+    summary: "The memory's extraction gate and the process's extractor",
+    description:
+      "How the memory's turns are derived from: the serving process's extractor and default gate (`EXTRACTION_GATE`), the memory's " +
+      'own gate, and the one in effect (the least confidence of a derived command appended). A memory sets its gate with the command ' +
+      '`SET_EXTRACTION_GATE` (`{"op": "SET_EXTRACTION_GATE", "gate": 0.7}`; `null` returns to the default): a logged command like any ' +
+      'other, so export, import and replay carry it. Served by the writing processes, which run extraction. 404 UNKNOWN_MEMORY for a ' +
+      'memory without a log.',
+    tags: ['commands'],
+    response: { schema: turns.extractionSettings, example: ex.extractionSettings },
+  },
   getDerivedCommands: {
     summary: 'The commands derived from a mention',
     description:

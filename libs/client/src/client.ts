@@ -21,6 +21,7 @@ import type {
   TurnsResponse,
   DerivedResponse,
   ReextractResponse,
+  ExtractionSettings,
   WireCommandInput,
 } from '@memotrace/contracts';
 import { randomUUID } from 'node:crypto';
@@ -296,6 +297,16 @@ export class MemoryClient {
    */
   reextract(request: { sessionId?: string } = {}): Promise<ReextractResponse> {
     return this.client.request('POST', `${this.path}/reextract`, { body: JSON.stringify(request) });
+  }
+
+  /** The memory's extraction gate and the server's extractor (`GET …/extraction`). */
+  extraction(): Promise<ExtractionSettings> {
+    return this.client.request('GET', `${this.path}/extraction`);
+  }
+
+  /** Sets the memory's extraction gate (`SET_EXTRACTION_GATE`, a logged command); null returns to the server's default. */
+  setExtractionGate(gate: number | null): Promise<CommandsResponse> {
+    return this.commands([{ op: 'SET_EXTRACTION_GATE', gate }]);
   }
 
   /** The commands derived from a mention (a dialog turn), in log order (`GET …/mentions/{mentionId}/derived`). */

@@ -105,6 +105,12 @@ export interface RelationDeclared {
   retention: string | null;
 }
 
+/** The memory's extraction gate (null: the process's default); the latest wins. */
+export interface GateSet {
+  change: 'gate';
+  gate: number | null;
+}
+
 /** The latest link between two events of a kind wins. */
 export interface LinkRecorded {
   change: 'link';
@@ -142,6 +148,7 @@ export type Change =
   | EntityLabelled
   | MergeRecorded
   | RelationDeclared
+  | GateSet
   | LinkRecorded
   | MentionAdded
   | ContentErased;
@@ -156,6 +163,7 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   'labels',
   'merge',
   'relation',
+  'gate',
   'link',
   'mention',
   'erased',

@@ -28,6 +28,7 @@ export type Link = CommandOf<'LINK'>;
 export type UpsertEpisode = CommandOf<'UPSERT_EPISODE'>;
 export type RecordMention = CommandOf<'RECORD_MENTION'>;
 export type Erase = CommandOf<'ERASE'>;
+export type SetExtractionGate = CommandOf<'SET_EXTRACTION_GATE'>;
 
 /** The fields every command has: `commandId`, and optional `recordedAt`, `actor`, `reason`. */
 export type CommandEnvelope = Pick<Command, 'commandId' | 'recordedAt' | 'actor' | 'reason'>;

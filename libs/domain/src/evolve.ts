@@ -125,6 +125,9 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
       if (change.retention === null) state.retentions.delete(change.rel);
       else state.retentions.set(change.rel, change.retention);
       return;
+    case 'gate':
+      state.extractionGate = change.gate;
+      return;
     case 'opened':
       openItemVersion(state, change, at);
       return;

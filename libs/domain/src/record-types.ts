@@ -57,6 +57,11 @@ const RECORD_TYPES: RecordTypes = {
     ids: ({ rel }) => ({ rel }),
     command: ({ rel, cardinality, retention }) => ({ op: 'DEFINE_RELATION', rel, cardinality, ...(retention !== undefined ? { retention } : {}) }),
   },
+  ExtractionGateSet: {
+    change: ({ gate }) => ({ change: 'gate', gate }),
+    ids: () => ({}),
+    command: ({ gate }) => ({ op: 'SET_EXTRACTION_GATE', gate }),
+  },
   FactAsserted: {
     // The record's data is the version's content (and its id): shared, never copied, since folds run per record.
     change: (data) => ({ change: 'opened', kind: 'fact', id: data.factId, content: data }),

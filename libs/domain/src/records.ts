@@ -30,6 +30,12 @@ export interface RelationDefined {
   data: { rel: string; cardinality: Cardinality; retention?: string | null };
 }
 
+/** The memory's extraction gate from now on; null: the process's default. */
+export interface ExtractionGateSet {
+  type: 'ExtractionGateSet';
+  data: { gate: number | null };
+}
+
 export interface FactVersionFields {
   validFrom: Instant;
   validTo: Instant | null;
@@ -118,6 +124,7 @@ export type LogRecord =
   | EntityAliasesAdded
   | EntitiesMerged
   | RelationDefined
+  | ExtractionGateSet
   | FactAsserted
   | FactArchived
   | FactRetroCorrected

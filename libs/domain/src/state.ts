@@ -99,6 +99,8 @@ export interface MemoryState {
   relations: Map<string, Cardinality>;
   /** Relations with a retention: rel → ISO-8601 duration after which their facts' content is erased. */
   retentions: Map<string, string>;
+  /** The least confidence of a derived command appended to this memory; null: the process's default. */
+  extractionGate: number | null;
   facts: Map<string, FactRecord>;
   /** `rel \0 src` (src as stored on the fact) → fact ids, for supersession. */
   factsBySubject: Map<string, Set<string>>;
@@ -120,6 +122,7 @@ export function initialState(): MemoryState {
     merges: [],
     relations: new Map(),
     retentions: new Map(),
+    extractionGate: null,
     facts: new Map(),
     factsBySubject: new Map(),
     events: new Map(),

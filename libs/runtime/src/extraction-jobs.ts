@@ -59,6 +59,11 @@ export interface ExtractionJob {
   createdAt: Date;
 }
 
+/** A job a processor holds: until `leaseUntil` (the database's clock), unless it renews the lease. */
+export interface ClaimedJob extends ExtractionJob {
+  leaseUntil: Date;
+}
+
 /** What `/derived` says of a mention's extraction: its latest job, or `none` (sync or off turns). */
 export type MentionExtraction = { status: 'none' } | { status: ExtractionJobStatus; attempts: number; extractor: string; error?: string };
 
@@ -77,6 +82,9 @@ type JobRow = {
 };
 
 const JOB_COLUMNS = 'id, memory_id, session_id, mention_ids, turn_command_ids, extractor, attempts, created_at';
+
+/** A lease's end, the milliseconds in query parameter `param` from now, in whole milliseconds (a JavaScript Date holds it exactly). */
+const leaseEnd = (param: string) => `date_trunc('milliseconds', now() + make_interval(secs => ${param} / 1000.0))`;
 
 function jobOf(row: JobRow): ExtractionJob {
   return {
@@ -105,18 +113,36 @@ export class ExtractionJobs {
 
   /**
    * Takes up to `limit` due jobs, oldest first, for `leaseMs`: until then no other processor takes
-   * them (they stay `pending`/`failed`); a processor that stops holding them hands them on at its end.
+   * them (they stay `pending`/`failed`); a processor that stops holding them (it crashed, or stopped
+   * renewing) hands them on at its end. The lease's end is whole milliseconds, so `renew` can name it.
    */
-  async claim(limit: number, leaseMs: number): Promise<ExtractionJob[]> {
-    const { rows } = await this.pool.query<JobRow>(
-      `UPDATE mt_extraction_jobs SET next_attempt_at = now() + make_interval(secs => $2 / 1000.0)
+  async claim(limit: number, leaseMs: number): Promise<ClaimedJob[]> {
+    const { rows } = await this.pool.query<JobRow & { lease_until: Date }>(
+      `UPDATE mt_extraction_jobs SET next_attempt_at = ${leaseEnd('$2')}
         WHERE id IN (
           SELECT id FROM mt_extraction_jobs WHERE status <> 'done' AND next_attempt_at <= now()
            ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING ${JOB_COLUMNS}`,
+        RETURNING ${JOB_COLUMNS}, next_attempt_at AS lease_until`,
       [limit, leaseMs],
     );
-    return rows.map(jobOf).sort((a, b) => a.id - b.id);
+    return rows.map((row) => ({ ...jobOf(row), leaseUntil: row.lease_until })).sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Extends by `leaseMs` from now the leases still as `claim` (or the last renewal) left them: a job
+   * whose outcome is written (done, failed and due for its retry, released, dropped), or that another
+   * processor took after the lease ended, keeps what it has. The new ends, by job id.
+   */
+  async renew(leases: readonly { id: number; leaseUntil: Date }[], leaseMs: number): Promise<Map<number, Date>> {
+    if (leases.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; lease_until: Date }>(
+      `UPDATE mt_extraction_jobs AS j SET next_attempt_at = ${leaseEnd('$3')}
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS held(id, lease_until)
+        WHERE j.id = held.id AND j.next_attempt_at = held.lease_until AND j.status <> 'done'
+        RETURNING j.id, j.next_attempt_at AS lease_until`,
+      [leases.map((l) => l.id), leases.map((l) => l.leaseUntil), leaseMs],
+    );
+    return new Map(rows.map((row) => [Number(row.id), row.lease_until]));
   }
 
   async complete(id: number, extractor: string): Promise<void> {

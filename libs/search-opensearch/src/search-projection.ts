@@ -167,6 +167,7 @@ class MemoryBatch {
           case 'labels':
           case 'merge':
           case 'relation':
+          case 'gate':
           case 'link':
             break;
           default:
@@ -276,6 +277,7 @@ class MemoryBatch {
       case 'labels':
       case 'merge':
       case 'relation':
+      case 'gate':
       case 'link':
         return;
       default:

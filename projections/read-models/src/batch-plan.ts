@@ -257,6 +257,9 @@ function applyChange(plan: BatchPlan, memoryId: string, position: number, at: In
     case 'erased':
       eraseInPlan(plan, memoryId, position, at, change);
       return;
+    case 'gate':
+      // A setting of the memory's writers: no read model answers it.
+      return;
     default:
       return change satisfies never;
   }

@@ -162,6 +162,15 @@ describe('memotrace CLI', () => {
     const unknown = await cli(['--memory', 'cli-nothing', 'reextract'], { key: adminToken });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^memotrace: UNKNOWN_MEMORY \(HTTP 404\)/);
+
+    const gate = (...args: string[]) => cli(['--memory', 'cli-turns', 'gate', ...args], { key: adminToken });
+    expect((await gate()).stdout).toMatch(/^gate 0\.5 \(the server's default\), extractor \S+@\S+\n$/);
+    expect((await gate('0.7')).stdout).toMatch(/^gate 0\.7 \(the memory's own; the server's default is 0\.5\)/);
+    expect(JSON.parse((await gate('--json')).stdout)).toMatchObject({ gate: 0.7, memoryGate: 0.7, defaultGate: 0.5 });
+    expect(JSON.parse((await gate('default', '--json')).stdout)).toMatchObject({ gate: 0.5, memoryGate: null });
+    const refused = await gate('1.5');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/gate: expected a number in \[0, 1\] or 'default', got "1\.5"/);
   });
 
   it('counts applied, unchanged and duplicate results', async () => {

@@ -55,7 +55,9 @@ export function commandLineEnds(jsonl: string): number[] {
 
 export function buildProgram(): Command {
   const program = new Command('memotrace')
-    .description('MemoTrace command line: write, turns, reextract, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp')
+    .description(
+      'MemoTrace command line: write, turns, reextract, gate, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp',
+    )
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
     .option('--key <apiKey>', 'API key (default: $MEMOTRACE_API_KEY)', process.env['MEMOTRACE_API_KEY'])
@@ -140,6 +142,27 @@ export function buildProgram(): Command {
       const response = await memory().reextract(o.session === undefined ? {} : { sessionId: o.session });
       if (o.json) out(JSON.stringify(response));
       else out(`${response.jobs} extraction jobs queued for ${response.turns} turns (extractor ${response.extractor})`);
+    });
+
+  program
+    .command('gate')
+    .description(
+      "the memory's extraction gate: the least confidence of a derived command appended. Without a value, prints it; with one " +
+        "(0..1, or 'default' for the server's EXTRACTION_GATE), sets it with the logged command SET_EXTRACTION_GATE",
+    )
+    .argument('[value]', "a confidence in [0, 1], or 'default'")
+    .option('--json', 'print the response as JSON')
+    .action(async (value: string | undefined, o: { json?: boolean }) => {
+      if (value !== undefined) {
+        const gate = value === 'default' ? null : Number(value);
+        if (gate !== null && (value.trim() === '' || !Number.isFinite(gate) || gate < 0 || gate > 1)) {
+          throw new Error(`gate: expected a number in [0, 1] or 'default', got ${JSON.stringify(value)}`);
+        }
+        await memory().setExtractionGate(gate);
+      }
+      const settings = await memory().extraction();
+      const whose = settings.memoryGate === null ? "the server's default" : `the memory's own; the server's default is ${settings.defaultGate}`;
+      out(o.json ? JSON.stringify(settings) : `gate ${settings.gate} (${whose}), extractor ${settings.extractor}`);
     });
 
   program

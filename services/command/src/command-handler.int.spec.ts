@@ -38,6 +38,33 @@ describe('CommandHandler on a shared log', () => {
     expect(await store.readStream(memoryStreamId('retry'))).toHaveLength(1);
   });
 
+  it('makes a batch made from the state again from the state it re-decides against, after a conflict', async () => {
+    const { store } = opened;
+    const b = new CommandHandler(store, clock, keys);
+    let armed = false;
+    // Another process writes the memory between this one's decision and its append.
+    const racing = Object.assign(Object.create(store) as typeof store, {
+      append: async (...args: Parameters<typeof store.append>) => {
+        if (armed) {
+          armed = false;
+          await b.handle('made', [entity(2)]);
+        }
+        return store.append(...args);
+      },
+    });
+    const a = new CommandHandler(racing, clock, keys);
+    await a.handle('made', [entity(1)]);
+    armed = true;
+    const seen: number[] = [];
+    const outcome = await a.handle('made', (state) => {
+      seen.push(state.eventCount);
+      return [{ op: 'UPSERT_ENTITY', commandId: 'counted', entityId: 'counter', name: `after ${state.eventCount}` }];
+    });
+    expect(seen).toEqual([1, 2]);
+    expect(outcome.results[0]!.status).toBe('applied');
+    expect(await a.readState('made', (state) => [state.eventCount, state.entities.get('counter')?.name])).toEqual([3, 'after 2']);
+  });
+
   it('keeps serving a memory after a rejected batch (its cached state is dropped)', async () => {
     const { store } = opened;
     const handler = new CommandHandler(store, clock, keys);

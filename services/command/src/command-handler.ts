@@ -17,6 +17,9 @@ export interface BatchOutcome {
 
 const MAX_CONFLICT_RETRIES = 20;
 
+/** A batch of commands, or how to make it from the memory's state when it is decided. */
+export type Batch = readonly Command[] | ((state: MemoryState) => readonly Command[]);
+
 /** A batch's precondition on the memory's state did not hold: nothing was written. */
 export class PreconditionFailedError extends Error {
   constructor(readonly memoryId: string) {
@@ -49,8 +52,11 @@ export class CommandHandler {
   /**
    * `requires`, when given, must hold of the memory's state each time the batch is decided (a retry
    * after a conflict included), else nothing is written and the batch fails with PreconditionFailedError.
+   * `commands` may be a function of that state (it must not change it), called at each decision: a batch
+   * that completes what the memory holds (a derived fact adding its turn to the fact's evidence) is then
+   * exact even when another process wrote in between.
    */
-  handle(memoryId: string, commands: readonly Command[], requires?: (state: MemoryState) => boolean): Promise<BatchOutcome> {
+  handle(memoryId: string, commands: Batch, requires?: (state: MemoryState) => boolean): Promise<BatchOutcome> {
     return this.mutex.run(memoryId, () => this.attempt(memoryId, commands, MAX_CONFLICT_RETRIES, requires));
   }
 
@@ -99,18 +105,13 @@ export class CommandHandler {
     });
   }
 
-  private async attempt(
-    memoryId: string,
-    commands: readonly Command[],
-    retriesLeft: number,
-    requires?: (state: MemoryState) => boolean,
-  ): Promise<BatchOutcome> {
+  private async attempt(memoryId: string, batch: Batch, retriesLeft: number, requires?: (state: MemoryState) => boolean): Promise<BatchOutcome> {
     const state = await this.cache.load(memoryId);
     if (requires && !requires(state)) throw new PreconditionFailedError(memoryId);
     const expectedRevision = state.eventCount - 1;
     let decision;
     try {
-      decision = decideBatch(memoryId, state, commands, this.clock.now());
+      decision = decideBatch(memoryId, state, typeof batch === 'function' ? batch(state) : batch, this.clock.now());
     } catch (error) {
       this.cache.forget(memoryId);
       throw error;
@@ -129,7 +130,7 @@ export class CommandHandler {
         // a client's retry sent to two processes): what it wrote stands, at its record time, and this batch is its
         // duplicate. The state decided here is not the log's: fold it again and answer from there.
         this.cache.forget(memoryId);
-        return await this.attempt(memoryId, commands, retriesLeft, requires);
+        return await this.attempt(memoryId, batch, retriesLeft, requires);
       }
       // The erasures are in the log: destroy their keys. A crash before this leaves them to the log's
       // next reader (`openRecords` confirms every erasure it meets).
@@ -140,7 +141,7 @@ export class CommandHandler {
       if (error instanceof WrongExpectedRevisionError && retriesLeft > 0) {
         // Another process wrote this memory: back off a little (jittered) and re-decide.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (MAX_CONFLICT_RETRIES - retriesLeft + 1)));
-        return this.attempt(memoryId, commands, retriesLeft - 1, requires);
+        return this.attempt(memoryId, batch, retriesLeft - 1, requires);
       }
       throw error;
     }

@@ -21,7 +21,11 @@ export interface ExtractionProcessorOptions {
   graceMs?: number;
   /** Jobs taken at once. */
   batchSize?: number;
-  /** How long a taken job stays out of other processors' reach: longer than its batch can take. */
+  /**
+   * How long a taken job stays out of other processors' reach. The processor renews the leases of the
+   * jobs it holds every third of it, so a job is held as long as its extraction takes, and the jobs of
+   * a processor that died come back this long after its last renewal.
+   */
   leaseMs: number;
   logger: Pick<Logger, 'warn'>;
   metrics?: Pick<ServiceMetrics, 'extractionJobs'> | undefined;
@@ -32,6 +36,8 @@ const MAX_RETRY_MS = 600_000;
 /** A minute: far longer than an append takes. */
 const GRACE_MS = 60_000;
 const BATCH_SIZE = 8;
+/** Renewed every ten seconds while held: a processor that dies hands its jobs on within half a minute. */
+const LEASE_MS = 30_000;
 /** A job whose turns are not (yet) in the memory is looked at again this soon. */
 const RECHECK_MS = 1_000;
 
@@ -153,21 +159,62 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
     while (!this.stopped) {
       const batch = await jobs.claim(batchSize, leaseMs);
       if (batch.length === 0) break;
-      for (const [i, job] of batch.entries()) {
-        if (this.stopped) {
-          // Handed back: another processor (or this one, restarted) takes them now, not at the lease's end.
-          await Promise.all(batch.slice(i).map((j) => jobs.release(j.id, 0)));
-          break;
+      const held = new Map(batch.map((job) => [job.id, job.leaseUntil] as const));
+      const renewals = this.renewing(held);
+      try {
+        for (const [i, job] of batch.entries()) {
+          if (this.stopped) {
+            // Handed back: another processor (or this one, restarted) takes them now, not at the lease's end.
+            await Promise.all(batch.slice(i).map((j) => jobs.release(j.id, 0)));
+            break;
+          }
+          try {
+            if ((await this.run(job)) !== 'waiting') ran++;
+          } catch (error) {
+            // The job table or the log unreachable: the job comes back when its lease ends.
+            logger.warn({ err: error, jobId: job.id }, 'async extraction');
+          }
+          held.delete(job.id);
         }
-        try {
-          if ((await this.run(job)) !== 'waiting') ran++;
-        } catch (error) {
-          // The job table or the log unreachable: the job comes back when its lease ends.
-          logger.warn({ err: error, jobId: job.id }, 'async extraction');
-        }
+      } finally {
+        await renewals.stop();
       }
     }
     return ran;
+  }
+
+  /**
+   * Renews the leases in `held` every third of the lease until stopped. A renewal names the lease's end
+   * it last saw, so a job whose outcome is written meanwhile keeps its outcome (see ExtractionJobs.renew).
+   */
+  private renewing(held: Map<number, Date>): { stop(): Promise<void> } {
+    const { jobs, leaseMs, logger } = this.options;
+    let last: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      last = last.then(async () => {
+        try {
+          const renewed = await jobs.renew(
+            [...held].map(([id, leaseUntil]) => ({ id, leaseUntil })),
+            leaseMs,
+          );
+          for (const id of held.keys()) {
+            const leaseUntil = renewed.get(id);
+            if (leaseUntil === undefined) held.delete(id);
+            else held.set(id, leaseUntil);
+          }
+        } catch (error) {
+          // Not renewed: the jobs come back when their leases end, and run again without doubling anything.
+          logger.warn({ err: error }, 'async extraction: renewing leases');
+        }
+      });
+    }, leaseMs / 3);
+    timer.unref();
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await last;
+      },
+    };
   }
 
   private schedule(): void {
@@ -207,8 +254,7 @@ export function startExtractionProcessor({ pool, handler, extractor, config, log
     extraction: turnExtraction(extractor, config),
     pollMs: config.extractionPollMs,
     retryMs: config.extractionRetryMs,
-    // Every job of a batch may take the whole timeout; a minute more for reading the memory and appending.
-    leaseMs: BATCH_SIZE * config.extractionTimeoutMs + 60_000,
+    leaseMs: LEASE_MS,
     logger,
     metrics,
   }).start();

@@ -72,6 +72,14 @@ export function registerTurnRoutes(app: FastifyInstance, intake: TurnIntake, met
     return outcome;
   });
 
+  // The memory's extraction settings: its gate (set by SET_EXTRACTION_GATE, a logged command) and this process's default.
+  app.get('/v1/memories/:memoryId/extraction', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const settings = await intake.settings(memoryId);
+    if (settings === undefined) throw new HttpError('UNKNOWN_MEMORY', `unknown memory ${JSON.stringify(memoryId)}: it has no accepted command`);
+    return { memoryId, ...settings };
+  });
+
   // Re-extraction: async jobs for the recorded turns with the current extractor; what they derive is appended later.
   app.post('/v1/memories/:memoryId/reextract', async (request, reply) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');

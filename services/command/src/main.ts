@@ -19,6 +19,7 @@ import { Container } from 'inversify';
 import pino from 'pino';
 import { registerCommandRoutes, registerMemoryDeletionRoute, registerTurnRoutes } from './http-routes';
 import { turnIntake } from './turn-intake';
+import { nameSimilarity } from './name-similarity';
 import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
 import { startRetentionSweeps } from './retention-sweeps';
@@ -42,7 +43,9 @@ async function main(): Promise<void> {
   });
   const handler = container.get(COMMAND_HANDLER);
   registerCommandRoutes(app, handler, metrics);
-  const extractor = extractorFromEnv();
+  // Near-duplicate entity names are also found by the embedding model (EMBEDDINGS), as in the all-in-one service.
+  const names = embeddingsFromEnv(process.env);
+  const extractor = extractorFromEnv(process.env, names ? nameSimilarity(names) : {});
   // Async turns are derived by whichever writing process takes their job first.
   const extraction = startExtractionProcessor({ pool: database.pool, handler, extractor, config, logger, metrics });
   registerTurnRoutes(app, turnIntake(handler, config, extractor, extraction), metrics);

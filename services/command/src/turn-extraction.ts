@@ -1,10 +1,19 @@
 import { type DerivedCommandResult, toDomainCommand, wireCommand } from '@memotrace/contracts';
-import { type Command, type CommandResult, DomainError, type MemoryState, deriveExtractedCommandId } from '@memotrace/domain';
+import {
+  type Command,
+  type CommandResult,
+  DomainError,
+  type MemoryState,
+  type UpsertEdge,
+  deriveExtractedCommandId,
+  deriveFactId,
+  openVersion,
+} from '@memotrace/domain';
 import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn, failureSummary } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
 
 export interface TurnExtractionOptions {
-  /** Derived commands below this confidence are not appended. */
+  /** Derived commands below this confidence are not appended, unless the memory set its own gate. */
   gate: number;
   /** An extraction that takes longer fails. */
   timeoutMs: number;
@@ -28,6 +37,8 @@ export interface ExtractionContext {
   window: Turn[];
   /** Relations the memory declared already. */
   declared: Set<string>;
+  /** The least confidence of a derived command appended: the memory's gate, else the process's. */
+  gate: number;
 }
 
 export interface Planned {
@@ -68,7 +79,18 @@ export class TurnExtraction {
       entities: knownEntities(state),
       window: sessionWindow(state, sessionId, turns, this.options.windowTurns),
       declared: new Set(state.relations.keys()),
+      gate: this.gateOf(state),
     };
+  }
+
+  /** The memory's gate (SET_EXTRACTION_GATE), else the process's default. */
+  gateOf(state: MemoryState): number {
+    return state.extractionGate ?? this.options.gate;
+  }
+
+  /** The process's default gate (EXTRACTION_GATE). */
+  get defaultGate(): number {
+    return this.options.gate;
   }
 
   /** The commands derived from the context's turns and kept; throws ExtractionFailedError when the extractor fails. */
@@ -77,7 +99,7 @@ export class TurnExtraction {
     const derived = await this.extract(memoryId, context);
     // A relation the memory declared already keeps its declaration: an extractor's guess never changes a cardinality.
     const kept = derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel)));
-    return this.plan(memoryId, kept, envelope);
+    return this.plan(memoryId, kept, envelope, context.gate);
   }
 
   /**
@@ -95,7 +117,8 @@ export class TurnExtraction {
     let kept = planned;
     for (;;) {
       try {
-        const outcome = await handler.handle(memoryId, [...leading, ...kept.map((p) => p.command)], requires);
+        const batch = kept.map((p) => p.command);
+        const outcome = await handler.handle(memoryId, (state) => [...leading, ...restating(memoryId, state, batch)], requires);
         return {
           position: outcome.position,
           results: outcome.results.slice(0, leading.length),
@@ -138,14 +161,14 @@ export class TurnExtraction {
     }
   }
 
-  /** The derived commands at or above the gate, with their envelope, checked as any client's command is. */
-  private plan(memoryId: string, derived: readonly Derived[], envelope: { recordedAt?: string }): Planned[] {
+  /** The derived commands at or above `gate`, with their envelope, checked as any client's command is. */
+  private plan(memoryId: string, derived: readonly Derived[], envelope: { recordedAt?: string }, gate: number): Planned[] {
     const { extractor } = this;
     const actor = `extractor:${this.label}`;
     const ordinals = new Map<string, number>();
     const planned: Planned[] = [];
     for (const item of derived) {
-      if (!(item.confidence >= this.options.gate) || item.turns.length === 0) continue;
+      if (!(item.confidence >= gate) || item.turns.length === 0) continue;
       const turnsKey = [...item.turns].sort().join(',');
       const ordinal = ordinals.get(turnsKey) ?? 0;
       ordinals.set(turnsKey, ordinal + 1);
@@ -165,6 +188,41 @@ export class TurnExtraction {
     }
     return planned;
   }
+}
+
+/**
+ * A derived fact the memory holds already (or that an earlier command of the batch derived) is
+ * restated, not replaced: its turns join the fact's evidence, with the higher confidence, and a fact
+ * that holds from then on (no `validTo`) holds from the earlier of the two `validFrom`s. So a fact
+ * said in several sessions cites every turn that says it.
+ */
+function restating(memoryId: string, state: MemoryState, commands: readonly Command[]): Command[] {
+  const batch = new Map<string, Held>();
+  return commands.map((command) => {
+    if (command.op !== 'UPSERT_EDGE') return command;
+    const factId = command.factId ?? deriveFactId(memoryId, command.src, command.rel, command.dst);
+    const held: Held | undefined = batch.get(factId) ?? openVersion(state.facts.get(factId)?.versions ?? []);
+    const restated = held === undefined ? command : { ...command, ...restatement(held, command) };
+    batch.set(factId, { evidence: restated.evidence ?? [], validFrom: restated.validFrom, confidence: restated.confidence });
+    return restated;
+  });
+}
+
+/** What a fact holds already: its open version, or what an earlier command of the batch made it. */
+type Held = { evidence: readonly string[]; validFrom?: string | undefined; confidence?: number | null | undefined };
+
+function restatement(held: Held, command: UpsertEdge) {
+  const confidences = [held.confidence, command.confidence].filter((c): c is number => typeof c === 'number');
+  const open = command.validTo === undefined || command.validTo === null;
+  const validFrom =
+    open && held.validFrom !== undefined && (command.validFrom === undefined || held.validFrom < command.validFrom)
+      ? held.validFrom
+      : command.validFrom;
+  return {
+    evidence: [...new Set([...held.evidence, ...(command.evidence ?? [])])],
+    ...(validFrom !== undefined ? { validFrom } : {}),
+    ...(confidences.length > 0 ? { confidence: Math.max(...confidences) } : {}),
+  };
 }
 
 /** A derived fact cites its turns as evidence (SPEC §5.1), whatever else the extractor cited. */

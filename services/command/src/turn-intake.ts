@@ -1,4 +1,4 @@
-import type { DerivedCommandResult, TurnsRequest } from '@memotrace/contracts';
+import type { DerivedCommandResult, ExtractionSettings, TurnsRequest } from '@memotrace/contracts';
 import { type Command, type CommandResult, DomainError, type MemoryState, deriveMentionId, deriveTurnCommandId } from '@memotrace/domain';
 import type { Extractor, Turn } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
@@ -80,6 +80,17 @@ export class TurnIntake {
     }
     if (jobs > 0) queue.wake();
     return { jobs, turns, extractor: extraction.label };
+  }
+
+  /** The memory's extraction settings; `undefined` when the memory has no log; throws when this process has no extractor. */
+  settings(memoryId: string): Promise<Omit<ExtractionSettings, 'memoryId'> | undefined> {
+    const { extraction } = this;
+    if (extraction === undefined) throw new Error('this process has no extractor');
+    return this.handler.readState(memoryId, (state) =>
+      state.eventCount === 0
+        ? undefined
+        : { extractor: extraction.label, gate: extraction.gateOf(state), memoryGate: state.extractionGate, defaultGate: extraction.defaultGate },
+    );
   }
 
   async record(memoryId: string, request: TurnsRequest, actor?: string): Promise<TurnsOutcome> {

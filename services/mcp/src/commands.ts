@@ -68,9 +68,13 @@ export async function resolveCommands(resolver: EntityResolver, commands: WireCo
       case 'LINK':
       case 'UPSERT_EPISODE':
       case 'RECORD_MENTION':
+      case 'SET_EXTRACTION_GATE':
       case 'ERASE':
         out.push(command);
         break;
+      default:
+        // Every op names its entities above or names none: a new op must say which.
+        command satisfies never;
     }
   }
   return out;

@@ -6,6 +6,7 @@ import {
   type RetentionSweeps,
   SEALER,
   commandModule,
+  nameSimilarity,
   registerCommandRoutes,
   registerMemoryDeletionRoute,
   registerTurnRoutes,
@@ -113,7 +114,8 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     access,
   });
   registerCommandRoutes(app, container.get(COMMAND_HANDLER), metrics);
-  const extractor = options.extractor ?? extractorFromEnv();
+  // Near-duplicate entity names are also found by the search's embedding model, when there is one.
+  const extractor = options.extractor ?? extractorFromEnv(process.env, embeddings ? nameSimilarity(embeddings) : {});
   const extraction = startExtractionProcessor({ pool: database.pool, handler: container.get(COMMAND_HANDLER), extractor, config, logger, metrics });
   registerTurnRoutes(app, turnIntake(container.get(COMMAND_HANDLER), config, extractor, extraction), metrics);
   metrics.trackExtractionBacklog(() => extraction.backlog());

@@ -1,5 +1,6 @@
 import { deriveEntityId } from '@memotrace/domain';
 import type { Derived, Extractor, ExtractionInput } from '@memotrace/extraction';
+import { conceptEmbeddings } from '@memotrace/search-index';
 import { type TestService, startTestService } from './testing/test-service';
 
 /**
@@ -115,6 +116,23 @@ describe('turns', () => {
     expect(body.position).toBe(5);
   });
 
+  it('cites every turn that states a fact again, from the earlier validFrom on, in later batches and within one', async () => {
+    const later = { ...dialog('s3'), recordedAt: '2024-06-01T00:00:00.000Z' };
+    later.turns = [
+      { turnId: 's3:1', speaker: 'Alice', text: 'I live in Lyon, still.', at: '2024-05-31T09:00:00Z' },
+      { turnId: 's3:2', speaker: 'Alice', text: 'Yes, I live in Lyon!', at: '2024-05-31T09:01:00Z' },
+    ];
+    const { body } = await svc.post('/v1/memories/chat/turns', later);
+    expect(body.derived.filter((d: { op: string }) => d.op === 'UPSERT_EDGE').map((d: { status: string }) => d.status)).toEqual([
+      'applied',
+      'applied',
+    ]);
+    const facts = (await svc.get(`/v1/memories/chat/facts?validAt=*&minPosition=${body.position}`)).body.facts;
+    expect(facts).toEqual([
+      expect.objectContaining({ rel: 'lives_in', evidence: ['s1:1', 's3:1', 's3:2'], validFrom: '2024-05-11T18:30:00.000Z', confidence: 0.8 }),
+    ]);
+  });
+
   it('records turns only with extraction off', async () => {
     const { body } = await svc.post('/v1/memories/quiet/turns', { ...dialog('s2'), extraction: 'off' });
     expect(body.results).toHaveLength(2);
@@ -147,6 +165,61 @@ describe('turns', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
     expect((await svc.get('/v1/memories/refused/export')).status).toBe(404);
+  });
+});
+
+describe("turns with the memory's own gate", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ extractionGate: 0.5 }, { extractor: livesIn });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  const derivedOps = async (memoryId: string, sessionId: string) =>
+    (await svc.post(`/v1/memories/${memoryId}/turns`, dialog(sessionId))).body.derived.map((d: { op: string }) => d.op);
+
+  it('appends what reaches the gate the memory set (a logged command), else the process default; GET …/extraction reads it', async () => {
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ error: { code: 'UNKNOWN_MEMORY' } });
+    expect(await derivedOps('gated', 'g1')).toEqual(['UPSERT_ENTITY', 'DEFINE_RELATION', 'UPSERT_EDGE']);
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toEqual({
+      memoryId: 'gated',
+      extractor: 'phrases@1.0.0',
+      gate: 0.5,
+      memoryGate: null,
+      defaultGate: 0.5,
+    });
+
+    const set = await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 0.1, recordedAt: RECORDED }] });
+    expect(set.body.results[0]).toMatchObject({ status: 'applied' });
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ gate: 0.1, memoryGate: 0.1, defaultGate: 0.5 });
+    // The guess at 0.2 now reaches the gate (the relation is declared already: not again).
+    expect(await derivedOps('gated', 'g2')).toEqual(['UPSERT_ENTITY', 'UPSERT_EDGE', 'UPSERT_EDGE']);
+
+    await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 0.95, recordedAt: RECORDED }] });
+    expect(await derivedOps('gated', 'g3')).toEqual([]);
+    await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: null, recordedAt: RECORDED }] });
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ gate: 0.5, memoryGate: null });
+    expect(await derivedOps('gated', 'g4')).toEqual(['UPSERT_ENTITY', 'UPSERT_EDGE']);
+  });
+
+  it('refuses a gate outside [0, 1] with 400, writing nothing', async () => {
+    const refused = await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 2 }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.map((d: { path: string }) => d.path)).toEqual(['commands.0.gate']);
+    expect((await svc.get('/v1/memories/gated/extraction')).body).toMatchObject({ memoryGate: null });
+  });
+
+  it('carries the gate through export and import', async () => {
+    await svc.post('/v1/memories/gated/commands', { commands: [{ op: 'SET_EXTRACTION_GATE', gate: 0.8, recordedAt: RECORDED }] });
+    const exported = (await svc.get('/v1/memories/gated/export')).text;
+    expect(exported).toContain('"op":"SET_EXTRACTION_GATE"');
+    const imported = await fetch(`${svc.url}/v1/memories/gated-copy/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: exported,
+    });
+    expect(imported.status).toBe(200);
+    expect((await svc.get('/v1/memories/gated-copy/extraction')).body).toMatchObject({ gate: 0.8, memoryGate: 0.8 });
   });
 });
 
@@ -214,6 +287,31 @@ describe('turns with the default extractor (no LLM)', () => {
     expect(await homeAt('2024-06-01T00:00:00Z')).toEqual(['Porto']);
     expect(await homeAt('2024-10-01T00:00:00Z')).toEqual(['Lyon']);
     const derived = (await svc.get('/v1/memories/moves/mentions/b:1/derived')).body.commands;
-    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.0.0')).toBe(true);
+    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.1.0')).toBe(true);
+  });
+});
+
+describe('turns with the default extractor and an embedding model', () => {
+  let svc: TestService;
+  // Names are alike when they share a concept: "Acme Corp" and "Acme Corporation" are one organisation to this model.
+  const model = conceptEmbeddings([['acme'], ['alice'], ['lyon']]);
+  beforeAll(async () => {
+    svc = await startTestService({}, { embeddings: model });
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  it('resolves a near-duplicate name through the model above the merge gate, and names the model in its version', async () => {
+    const say = (session: string, text: string, at: string) =>
+      svc.post('/v1/memories/names/turns', { sessionId: session, turns: [{ turnId: `${session}:1`, speaker: 'Alice', text, at }] });
+    await say('a', 'I started working at Acme Corporation last month.', '2024-05-11T18:30:00Z');
+    const second = await say('b', 'These days I work at Acme Corp and I love it.', '2024-07-01T10:00:00Z');
+    expect(second.body.derived).toContainEqual(expect.objectContaining({ op: 'UPSERT_ENTITY', status: 'applied' }));
+    const facts = (await svc.get(`/v1/memories/names/facts?rel=works_at&validAt=*&minPosition=${second.body.position}`)).body.facts;
+    // One employer, said twice: the second name is an alias of the first entity, and the fact cites both turns.
+    expect(facts).toHaveLength(1);
+    expect(facts[0].evidence).toEqual(['a:1', 'b:1']);
+    const employer = (await svc.get(`/v1/memories/names/entities/${facts[0].dst}`)).body;
+    expect(employer).toMatchObject({ name: 'Acme Corporation', aliases: expect.arrayContaining(['Acme Corp']) });
+    expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@1.1.0+names-test-concepts');
   });
 });

@@ -4,6 +4,7 @@ import { decideDefineRelation, decideMergeEntity, decideUpsertEntity } from './e
 import { decideArchiveEdge, decideRetroCorrect, decideUpsertEdge } from './facts';
 import { decideErase } from './erase';
 import { decideLink, decideRecordMention, decideUpsertEpisode, decideUpsertEvent } from './occurrences';
+import { decideSetExtractionGate } from './settings';
 
 export type { DecideContext, Decision } from './context';
 
@@ -30,6 +31,8 @@ export function decide(command: Command, context: DecideContext): Decision {
       return decideUpsertEpisode(command, context);
     case 'RECORD_MENTION':
       return decideRecordMention(command, context);
+    case 'SET_EXTRACTION_GATE':
+      return decideSetExtractionGate(command, context);
     case 'ERASE':
       return decideErase(command, context);
   }

@@ -1,10 +1,10 @@
-import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { Derived, ExtractionInput, Extractor } from '../port';
 import { readAnswer, type DroppedItem } from './answer';
 import { ExtractionFailedError } from '../errors';
 import { buildMessages } from './prompt';
 import { responseFormat } from './schema';
+import { versionWith } from '../version';
 
 /**
  * The LLM extractor (SPEC §5.1): one call per extraction to an OpenAI-compatible chat-completions
@@ -51,24 +51,9 @@ export interface LlmExtractor extends Extractor {
   usage(): LlmUsage;
 }
 
-/** What an extractor actor may hold: `extractor:llm@` and the version within an id's 128 code points. */
-const MAX_MODEL_TAG = 128 - `extractor:${LLM_EXTRACTOR_NAME}@${LLM_EXTRACTOR_BASE_VERSION}+`.length;
-const BUILD_METADATA = /^[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/;
-
-/**
- * `1.0.0+<model>`: the model is SemVer build metadata, so extracting again with another model is
- * another version (other command ids, another actor). A model name that is not valid build metadata
- * (`org/model`, `model:tag`) or too long is written with `-` and a digest of the exact name, so two
- * names never share a version.
- */
+/** `1.0.0+<model>`: another model is another extractor (see `versionWith`). */
 export function llmExtractorVersion(model: string): string {
-  if (BUILD_METADATA.test(model) && model.length <= MAX_MODEL_TAG) return `${LLM_EXTRACTOR_BASE_VERSION}+${model}`;
-  const digest = hash('sha256', model, 'hex').slice(0, 8);
-  const readable = model
-    .replace(/[^0-9A-Za-z-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_MODEL_TAG - digest.length - 1);
-  return `${LLM_EXTRACTOR_BASE_VERSION}+${readable ? `${readable}-` : ''}${digest}`;
+  return versionWith(LLM_EXTRACTOR_NAME, LLM_EXTRACTOR_BASE_VERSION, model);
 }
 
 const completionSchema = z

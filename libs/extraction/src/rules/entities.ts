@@ -2,6 +2,9 @@ import { deriveEntityId } from '@memotrace/domain';
 import type { Derived, KnownEntity } from '../port';
 import { editDistance, nameKey } from './names';
 
+/** How alike a name is to each of `others`, in [0, 1] (e.g. embedding cosine), one score per name, in order. */
+export type NameSimilarity = (name: string, others: readonly string[]) => Promise<number[]>;
+
 /** What a name may denote; a known entity without types is compatible with every kind. */
 export type EntityKind = 'person' | 'place' | 'organization' | 'animal';
 
@@ -45,7 +48,7 @@ export class EntityBook {
     private readonly memoryId: string,
     known: readonly KnownEntity[],
     private readonly gates: ResolutionGates,
-    private readonly similarity?: (a: string, b: string) => Promise<number>,
+    private readonly similarity?: NameSimilarity,
   ) {
     const sorted = [...known].sort((a, b) => (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0));
     for (const entity of sorted) {
@@ -155,11 +158,18 @@ export class EntityBook {
       }
     }
     if (this.similarity !== undefined) {
-      for (const entry of this.entries) {
-        if (!compatible(entry, kind) || this.merged.has(entry.entityId)) continue;
-        const score = await this.similarity(name, entry.name);
+      const candidates = this.entries.filter((entry) => compatible(entry, kind) && !this.merged.has(entry.entityId));
+      const scores =
+        candidates.length === 0
+          ? []
+          : await this.similarity(
+              name,
+              candidates.map((entry) => entry.name),
+            );
+      candidates.forEach((entry, i) => {
+        const score = scores[i] ?? 0;
         if (score >= this.gates.similarityGate) consider(entry, Math.min(1, score), `similarity ${score.toFixed(2)}`);
-      }
+      });
     }
     return best;
   }

@@ -1,18 +1,24 @@
 import { deriveEventId, deriveFactId } from '@memotrace/domain';
 import type { Derived, ExtractionInput, Extractor, Turn } from '../port';
-import { EntityBook, type EntityKind } from './entities';
+import { EntityBook, type EntityKind, type NameSimilarity } from './entities';
 import { cleanName, nameKey } from './names';
 import { matchRelations, RELATIONS, type Relation } from './relations';
 import { turnProbability } from './selection';
 import { readTurn, type Statement } from './statements';
 import { resolveTimeSpan } from './time';
+import { versionWith } from '../version';
 
 export interface RulesExtractorOptions {
-  /** Embedding similarity of two names in [0, 1], for near-duplicate entities; none by default. */
-  similarity?: (a: string, b: string) => Promise<number>;
-  /** A similarity score counts from this value on (default 0.85). */
+  /**
+   * How alike two names are in [0, 1] (e.g. embedding similarity), for near-duplicate entities; none by
+   * default. Made afresh for each extraction: what it keeps (vectors of names) lives only as long.
+   */
+  similarity?: () => NameSimilarity;
+  /** What `similarity` is (e.g. the embedding model): part of the version, since the output depends on it. */
+  similarityModel?: string;
+  /** A similarity score counts from this value on: a suggested merge, under the memory's gate (default 0.85). */
   similarityGate?: number;
-  /** Near-duplicates at or above this score are the same entity (an alias or a MERGE_ENTITY); default 0.9. */
+  /** Near-duplicates at or above this score are the same entity (an alias or a MERGE_ENTITY); default 0.95. */
   mergeGate?: number;
   /** The confidence of a merge only suggested: below the memory's gate (default 0.3). */
   suggestionConfidence?: number;
@@ -21,7 +27,7 @@ export interface RulesExtractorOptions {
 }
 
 export const RULES_EXTRACTOR_NAME = 'rules';
-export const RULES_EXTRACTOR_VERSION = '1.0.0';
+export const RULES_EXTRACTOR_VERSION = '1.1.0';
 
 const MAX_SUMMARY = 300;
 /** Relations stated plainly enough to derive even from a turn the model passes over. */
@@ -43,15 +49,18 @@ const NOT_NAMES = /^(?:i|me|we|you|he|she|they|it|mom|dad|god|lol|omg|hey|hi|wow
 export function createRulesExtractor(options: RulesExtractorOptions = {}): Extractor {
   const gates = {
     similarityGate: options.similarityGate ?? 0.85,
-    mergeGate: options.mergeGate ?? 0.9,
+    mergeGate: options.mergeGate ?? 0.95,
     suggestionConfidence: options.suggestionConfidence ?? 0.3,
   };
   const selectionThreshold = options.selectionThreshold ?? 0.33;
   return {
     name: RULES_EXTRACTOR_NAME,
-    version: RULES_EXTRACTOR_VERSION,
+    version:
+      options.similarity === undefined
+        ? RULES_EXTRACTOR_VERSION
+        : versionWith(RULES_EXTRACTOR_NAME, RULES_EXTRACTOR_VERSION, `names-${options.similarityModel ?? 'similarity'}`),
     async extract(input: ExtractionInput, signal?: AbortSignal): Promise<Derived[]> {
-      const book = new EntityBook(input.memoryId, input.entities, gates, options.similarity);
+      const book = new EntityBook(input.memoryId, input.entities, gates, options.similarity?.());
       const speakers = new Set([...input.window, ...input.turns].map((t) => nameKey(t.speaker)));
       const defined = new Set<Relation>();
       const out: Derived[] = [];
@@ -160,7 +169,9 @@ async function deriveEvent(
       participants.push({ entityId: id, role });
     }
   }
-  // The event rests on its turn through a fact citing it: UPSERT_EVENT has no evidence of its own.
+  // The event rests on its turn through a fact citing it (UPSERT_EVENT has no evidence of its own): that the
+  // speaker told it, which holds at the instant of the telling. A cut of a later time leaves it out, so it never
+  // stands beside its turn as a second copy of the same words; the event carries the time of what was told.
   const literal = { literal: statement.text, datatype: 'string' as const };
   const toldId = deriveFactId(ctx.memoryId, speakerId, 'told', literal);
   out.push({
@@ -171,6 +182,7 @@ async function deriveEvent(
       rel: 'told',
       dst: literal,
       validFrom: turn.at,
+      validTo: new Date(Date.parse(turn.at) + 1).toISOString(),
       confidence,
       evidence: [turn.mentionId],
     },

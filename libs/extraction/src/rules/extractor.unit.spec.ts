@@ -30,9 +30,9 @@ const DIALOG: [string, string][] = [
 ];
 
 describe('rules extractor', () => {
-  it('names itself rules@1.0.0', () => {
+  it('names itself rules@1.1.0', () => {
     const extractor = createRulesExtractor();
-    expect([extractor.name, extractor.version]).toEqual(['rules', '1.0.0']);
+    expect([extractor.name, extractor.version]).toEqual(['rules', '1.1.0']);
   });
 
   it('derives first-person relations as facts with evidence and confidence', async () => {
@@ -92,6 +92,15 @@ describe('rules extractor', () => {
     });
   });
 
+  it('derives that the speaker told it, holding at the instant of the telling only', async () => {
+    const derived = await extract(input(turns(DIALOG)));
+    const told = ops(derived, 'UPSERT_EDGE').filter((e) => e.rel === 'told');
+    expect(told.length).toBe(ops(derived, 'UPSERT_EVENT').length);
+    for (const fact of told) expect([fact.validFrom, fact.validTo]).toEqual([AT, '2024-03-13T18:00:00.001Z']);
+    // Relations the turn states hold from then on.
+    expect(ops(derived, 'UPSERT_EDGE').find((e) => e.rel === 'lives_in')?.validTo).toBeUndefined();
+  });
+
   it('creates every entity before the commands naming it, with a confidence at least theirs', async () => {
     const known: KnownEntity = { entityId: 'ent_known_leeds', name: 'University of Leeds', aliases: [], types: ['organization'] };
     const derived = await extract(input(turns(DIALOG), [known]));
@@ -147,20 +156,38 @@ describe('rules extractor', () => {
     expect(merge.confidence).toBeLessThan(0.5);
   });
 
-  it('merges or aliases on the similarity hook only at or above its gates', async () => {
+  it('aliases on the similarity hook at or above the merge gate, suggests a merge under the memory gate above its own gate', async () => {
     const known: KnownEntity = { entityId: 'ent_known_kat', name: 'Katarzyna', aliases: [], types: ['person'] };
     const line = 'Last Saturday I sold four of my ceramic bowls at the craft market downtown.';
-    const high = await createRulesExtractor({ similarity: async () => 0.95 }).extract(input(turns([['Kasia', line]]), [known]));
+    const asked: [string, readonly string[]][] = [];
+    const scoring = (score: number) => ({
+      similarity: () => async (name: string, others: readonly string[]) => {
+        asked.push([name, others]);
+        return others.map(() => score);
+      },
+      similarityModel: 'test-model',
+    });
+    const high = await createRulesExtractor(scoring(0.96)).extract(input(turns([['Kasia', line]]), [known]));
+    expect(asked[0]).toEqual(['Kasia', ['Katarzyna']]); // one call with every compatible candidate
     expect(ops(high, 'UPSERT_ENTITY')).toEqual([{ op: 'UPSERT_ENTITY', entityId: 'ent_known_kat', name: 'Katarzyna', aliases: ['Kasia'] }]);
     expect(ops(high, 'UPSERT_EVENT')[0]?.participants).toContainEqual({ entityId: 'ent_known_kat', role: 'speaker' });
 
-    const medium = await createRulesExtractor({ similarity: async () => 0.87 }).extract(input(turns([['Kasia', line]]), [known]));
-    const merge = medium.find((d) => d.command.op === 'MERGE_ENTITY')!;
-    expect(merge.command).toMatchObject({ srcId: deriveEntityId(MEMORY, 'Kasia'), dstId: 'ent_known_kat' });
-    expect(merge.confidence).toBeLessThan(0.5);
+    for (const score of [0.87, 0.94]) {
+      const medium = await createRulesExtractor(scoring(score)).extract(input(turns([['Kasia', line]]), [known]));
+      const merge = medium.find((d) => d.command.op === 'MERGE_ENTITY')!;
+      expect(merge.command).toMatchObject({ srcId: deriveEntityId(MEMORY, 'Kasia'), dstId: 'ent_known_kat' });
+      expect(merge.confidence).toBeLessThan(0.5);
+    }
 
-    const low = await createRulesExtractor({ similarity: async () => 0.5 }).extract(input(turns([['Kasia', line]]), [known]));
+    const low = await createRulesExtractor(scoring(0.5)).extract(input(turns([['Kasia', line]]), [known]));
     expect(ops(low, 'MERGE_ENTITY')).toEqual([]);
+  });
+
+  it('names the similarity it was given in its version, since its output depends on it', () => {
+    const similarity = () => async (_: string, others: readonly string[]) => others.map(() => 0);
+    expect(createRulesExtractor({ similarity, similarityModel: 'use-lite-512' }).version).toBe('1.1.0+names-use-lite-512');
+    expect(createRulesExtractor({ similarity, similarityModel: 'org/model:v1' }).version).toMatch(/^1\.1\.0\+names-org-model-v1-[0-9a-f]{8}$/);
+    expect(createRulesExtractor().version).toBe('1.1.0');
   });
 
   it('merges two known entities that share an alias, at a high confidence', async () => {

@@ -16,10 +16,16 @@ export interface ExpansionOptions {
    * carry what the turn before it asked or announced, so the turn after is the likelier answer.
    */
   earlierTurnFactor: number;
+  /**
+   * Further factor between a fact and a turn it cites, either way (0: neither reaches the other). A
+   * fact is found by its own words and a turn by its own: one lifted by the other stands beside it
+   * saying the same, or, for a fact restated in many turns, brings turns the question is not about.
+   */
+  citationFactor: number;
 }
 
 /** Tuned on the LoCoMo dev split only: two turns either side of the ten best items. */
-export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 10, depth: 2, fanOut: 4, decay: 0.85, earlierTurnFactor: 0.9 };
+export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 10, depth: 2, fanOut: 4, decay: 0.85, earlierTurnFactor: 0.9, citationFactor: 0 };
 
 /**
  * The cut's items as a graph: evidence links both ways (event -> facts -> mentions,
@@ -95,7 +101,7 @@ export function expand(
     const next: [string, number][] = [];
     for (const [key, score] of frontier) {
       for (const neighbour of graph.neighbours(key, options.fanOut)) {
-        const reached = score * options.decay * (isEarlierTurn(graph, neighbour, key) ? options.earlierTurnFactor : 1);
+        const reached = score * options.decay * linkFactor(graph, neighbour, key, options);
         if ((out.get(neighbour) ?? 0) >= reached) continue;
         out.set(neighbour, reached);
         next.push([neighbour, reached]);
@@ -106,11 +112,14 @@ export function expand(
   return out;
 }
 
-/** A mention before `of` in the same document. */
-function isEarlierTurn(graph: Pick<ItemGraph, 'candidate'>, key: string, of: string): boolean {
+/** The factor of reaching `key` from `of`: between a fact and a turn it cites, to an earlier turn of the same document, or any other (1). */
+function linkFactor(graph: Pick<ItemGraph, 'candidate'>, key: string, of: string, options: ExpansionOptions): number {
   const a = graph.candidate(key);
   const b = graph.candidate(of);
-  return a?.kind === 'mention' && b?.kind === 'mention' && a.docId !== undefined && a.docId === b.docId && byDocumentOrder(a, b) < 0;
+  if ((a?.kind === 'fact' && b?.kind === 'mention') || (a?.kind === 'mention' && b?.kind === 'fact')) return options.citationFactor;
+  return a?.kind === 'mention' && b?.kind === 'mention' && a.docId !== undefined && a.docId === b.docId && byDocumentOrder(a, b) < 0
+    ? options.earlierTurnFactor
+    : 1;
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -21,7 +21,7 @@ const event = (id: string, facts: string[], entities: string[]): Candidate => ({
   entities,
 });
 const key = (kind: string, id: string) => itemKey({ kind, id });
-const options = { seeds: 1, depth: 1, fanOut: 4, decay: 0.5, earlierTurnFactor: 1 };
+const options = { seeds: 1, depth: 1, fanOut: 4, decay: 0.5, earlierTurnFactor: 1, citationFactor: 1 };
 
 describe('graph expansion', () => {
   it('reaches the neighbouring turns of a retrieved mention, in natural id order (D1:9 < D1:10)', () => {
@@ -75,6 +75,15 @@ describe('graph expansion', () => {
     // Links other than turn order are not turns: an evidence mention keeps the plain decay.
     const linked = new ItemGraph([fact('f1', ['alice'], ['m1']), mention('m1')]);
     expect(expand(new Map([[key('fact', 'f1'), 1]]), linked, { ...options, earlierTurnFactor: 0.8 }).get(key('mention', 'm1'))).toBe(0.5);
+  });
+
+  it('scales the link between a fact and a turn it cites, either way, by citationFactor (0: no link)', () => {
+    const graph = new ItemGraph([fact('f1', ['alice'], ['m1']), mention('m1')]);
+    const from = (seed: string, citationFactor: number) => expand(new Map([[seed, 1]]), graph, { ...options, citationFactor });
+    expect(from(key('fact', 'f1'), 0.4).get(key('mention', 'm1'))).toBeCloseTo(0.2, 12);
+    expect(from(key('mention', 'm1'), 0.4).get(key('fact', 'f1'))).toBeCloseTo(0.2, 12);
+    expect(from(key('fact', 'f1'), 0).has(key('mention', 'm1'))).toBe(false);
+    expect(from(key('mention', 'm1'), 0).has(key('fact', 'f1'))).toBe(false);
   });
 
   it('keeps the higher score: a direct hit is never lowered by expansion', () => {
