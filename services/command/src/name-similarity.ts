@@ -4,8 +4,9 @@ import { type EmbeddingProvider, dot } from '@memotrace/search-index';
 /**
  * The rules extractor's name similarity from an embedding model: the cosine of two names' vectors,
  * measured from the model's floor (the similarity of unrelated texts), in [0, 1]. Each extraction gets
- * its own: a name is embedded once per extraction and nothing outlives it, so an erased name's vector
- * is kept nowhere (SPEC §5.2). A model that fails fails the extraction (sync: 502; async: retried), so
+ * its own table of the names it compared; the provider's own cache (by text hash, shared with search
+ * questions) keeps their vectors, and an erasure does not evict them (docs/erasure.md says so). A model
+ * that fails fails the extraction (sync: 502; async: retried), so
  * the same turns never derive differently because the model was away.
  */
 export function nameSimilarity(provider: EmbeddingProvider): Required<Pick<RulesExtractorOptions, 'similarity' | 'similarityModel'>> {
