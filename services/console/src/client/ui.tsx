@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { ApiError, type Request, callApi } from './api';
 import { type Cut, cutQuery } from './cut';
 
@@ -85,7 +85,9 @@ export function useApi<T>(load: (get: <R>(path: string, request?: Request) => Pr
   const key = useKey();
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
   const [round, setRound] = useState(0);
-  useEffect(() => {
+  // Asked as soon as the page is drawn in the DOM, not after the browser's next frame (when a plain
+  // effect runs): the request is what the page waits for.
+  useLayoutEffect(() => {
     let current = true;
     // An error belongs to the request that met it: a new request (a new key, a re-cut) clears it, so
     // the page never shows an old refusal beside a request still under way.
