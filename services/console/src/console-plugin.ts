@@ -114,17 +114,18 @@ function page(reply: FastifyReply): FastifyReply {
  * The web console at `/console`: one HTML page for every client-side route (`/console/memories/...`),
  * its bundle under `/console/assets/`. The page holds no data and needs no key; everything it shows it
  * reads through the public API (`/v1/...`) with the key the user pastes, so access control stays the API's.
- * The bundle is built when this is called (the process's start), in memory.
+ * The bundle is built in memory and is ready when this resolves: the service opens its port after it, so a
+ * signal to the process group (Ctrl-C) never stops esbuild's own process in the middle of a build.
  */
-export function registerConsole(app: FastifyInstance): void {
-  const ready = consoleBundle();
-  ready.then(
-    ({ buildMs, files }) => {
-      const bytes = [...files.values()].reduce((sum, f) => sum + f.body.length, 0);
-      app.log.info({ buildMs: Math.round(buildMs), bytes }, 'console bundle built');
-    },
-    (error: Error) => app.log.error({ err: error }, 'console bundle failed to build'),
-  );
+export async function registerConsole(app: FastifyInstance): Promise<void> {
+  try {
+    const { buildMs, files } = await consoleBundle();
+    const bytes = [...files.values()].reduce((sum, f) => sum + f.body.length, 0);
+    app.log.info({ buildMs: Math.round(buildMs), bytes }, 'console bundle built');
+  } catch (error) {
+    // The API serves on without its console; the next console request builds again.
+    app.log.error({ err: error }, 'console bundle failed to build');
+  }
   app.get('/console', async (_request, reply) => page(reply).send((await consoleBundle()).indexHtml));
   app.get('/console/*', async (request, reply) => {
     const path = request.url.split('?')[0]!;

@@ -14,7 +14,7 @@ import {
   startRetentionSweeps,
   turnIntake,
 } from '@memotrace/command-service';
-import { registerConsole } from '@memotrace/console';
+import { consoleBundle, registerConsole } from '@memotrace/console';
 import { type Extractor, extractorFromEnv } from '@memotrace/extraction';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
@@ -78,6 +78,7 @@ export interface StartOptions {
 
 export async function startMemoTrace(config: RuntimeConfig, logger: Logger, options: StartOptions = {}): Promise<RunningService> {
   const accessMode = checkBindSafety(config.host, config.apiKeys); // before anything starts
+  void consoleBundle(); // esbuild bundles the console while the database starts
   const database = await openDatabase(config, (m) => logger.info(m));
   const projector = await runReadModelProjector(database.store, database.pool, (error) => logger.error({ err: error }, 'projection failed'));
   const container = new Container();
@@ -153,7 +154,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const rebuild = new RebuildJob(database.url, database.masterKey);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
-  registerConsole(app); // the web console at /console, reading through the API above
+  await registerConsole(app); // the web console at /console, reading through the API above
   // Kafka is optional: commands in and events out only when KAFKA_BROKERS is set.
   const kafka = config.kafka
     ? await startKafkaBridge({

@@ -124,7 +124,7 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
   });
 
   it('reads entities by id, each as its canonical entity', async () => {
-    const named = await both(`entities?${LATER}&ids=dee&ids=ann&ids=nobody`);
+    const named = await both(`entities?validAt=2024-06-01T00:00:00.000Z&${LATER}&ids=dee&ids=ann&ids=nobody`);
     expect(named.entities.map((e: any) => [e.entityId, e.names])).toEqual([
       ['ann', ['ANN']],
       ['cy', ['CY', 'DEE']],

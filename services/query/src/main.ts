@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { registerConsole } from '@memotrace/console';
+import { consoleBundle, registerConsole } from '@memotrace/console';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
 import {
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const accessMode = checkBindSafety(config.host, config.apiKeys);
   if (!config.databaseUrl) throw new Error('the query service reads a shared PostgreSQL: set DATABASE_URL');
   const logger = pino({ level: config.logLevel, name: 'memotrace-query' });
+  void consoleBundle(); // esbuild bundles the console while the database opens
   const database = await openDatabase(config, (m) => logger.info(m));
   const container = new Container();
   await container.load(infraModule(config, database), queryModule);
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
   });
   const queries = container.get(QUERY_ROUTE_DEPS);
   registerQueryRoutes(app, queries);
-  registerConsole(app); // the web console at /console: its reads work against this process alone
+  await registerConsole(app); // the web console at /console: its reads work against this process alone
   // A memory deleted (by the command side): this process must not answer from what it holds of it.
   const deletions = await watchMemoryDeletions(database, {
     forget: (memoryId) => queries.forgetMemory?.(memoryId),
