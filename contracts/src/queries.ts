@@ -47,6 +47,9 @@ function idList(description: string) {
     .meta({ description: `${description}; repeat the parameter for several (at most ${MAX_LISTED_IDS})` });
 }
 
+/** The most facts `entities?include=facts` holds: the first page of its entities' facts (`facts.next` goes on). */
+export const ENTITY_PAGE_FACTS = 1000;
+
 /** A page size given as a decimal string: 1..PAGE.max. */
 function pageSize(items: string) {
   return z
@@ -74,9 +77,14 @@ export const factsQuery = z.strictObject({
   limit: pageSize('facts').optional(),
   after: after('factId'),
   include: z
-    .literal('entities')
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.enum(['entities', 'mentions'])).min(1))
+    .transform((kinds) => [...new Set(kinds)])
     .optional()
-    .meta({ description: '`entities`: the answer also holds the entities its facts name (src and an entity dst), as the entities read shows them' }),
+    .meta({
+      description:
+        '`entities`: the answer also holds the entities its facts name (src and an entity dst), as the entities read shows them; ' +
+        '`mentions`: the mentions its facts cite as evidence, as the mention read shows them; repeat the parameter for both',
+    }),
   consistency: consistency.default('projection'),
   minPosition,
 });
@@ -142,26 +150,40 @@ export const mentionQuery = z.strictObject({ recordedAt: instant.optional(), con
  * a time in entityId order. Entities have no valid time, so `validAt` filters none of them: it is taken,
  * and echoed in the answer's cut, so one cut can be passed to every read.
  */
-export const entitiesQuery = z.strictObject({
-  name: nonBlankText.optional().meta({
-    description:
-      'an entity name or alias, compared case-insensitively with whitespace normalised ("alice" finds "Alice"); ' +
-      'names of entities merged into an entity find that entity',
-    examples: ['Alice'],
-  }),
-  match: z
-    .enum(['exact', 'prefix'])
-    .default('exact')
-    .meta({ description: '`exact`: the whole name; `prefix`: names that start with `name` ("ali" finds "Alice Smith")' }),
-  type: nonBlankText.optional().meta({ description: 'only entities with this type (case-insensitive)', examples: ['person'] }),
-  ids: idList('only the entities these ids name (an id merged away names the entity it joined)').optional(),
-  validAt: instantOrStar.optional(),
-  recordedAt: instant.optional(),
-  limit: pageLimit('entities'),
-  after: after('entityId'),
-  consistency: consistency.default('projection'),
-  minPosition,
-});
+export const entitiesQuery = z
+  .strictObject({
+    name: nonBlankText.optional().meta({
+      description:
+        'an entity name or alias, compared case-insensitively with whitespace normalised ("alice" finds "Alice"); ' +
+        'names of entities merged into an entity find that entity',
+      examples: ['Alice'],
+    }),
+    match: z
+      .enum(['exact', 'prefix'])
+      .default('exact')
+      .meta({ description: '`exact`: the whole name; `prefix`: names that start with `name` ("ali" finds "Alice Smith")' }),
+    type: nonBlankText.optional().meta({ description: 'only entities with this type (case-insensitive)', examples: ['person'] }),
+    ids: idList('only the entities these ids name (an id merged away names the entity it joined)').optional(),
+    validAt: instantOrStar.optional(),
+    recordedAt: instant.optional(),
+    limit: pageLimit('entities'),
+    after: after('entityId'),
+    include: z
+      .literal('facts')
+      .optional()
+      .meta({
+        description:
+          `\`facts\`: the answer also holds the page's facts at the cut, as \`facts?src=\` (each entity of the page) ` +
+          `\`&include=entities&limit=${ENTITY_PAGE_FACTS}\` answers them (a page of at most ${MAX_LISTED_IDS} entities, as \`src\` takes)`,
+      }),
+    consistency: consistency.default('projection'),
+    minPosition,
+  })
+  .superRefine((v, ctx) => {
+    // The facts' `next` goes on with `facts?src=`, which names at most that many entities.
+    if (v.include === 'facts' && v.limit > MAX_LISTED_IDS)
+      ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_LISTED_IDS} with include=facts`, path: ['limit'], input: v.limit });
+  });
 
 /** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */
 export const changesQuery = z
@@ -175,6 +197,9 @@ export const changesQuery = z
           'at most this many changes, whole record instants only (at least the first, which may hold more): the answer is then the window ' +
           '[from, next), and `next` is the `from` of the following page; without it, every change of the window',
       }),
+    include: z.literal('entities').optional().meta({
+      description: "`entities`: the answer also holds the entities its changes' versions name, as the entities read shows them at the answer's `to`",
+    }),
     minPosition,
   })
   .superRefine((v, ctx) => {

@@ -75,10 +75,12 @@ describe('facts query', () => {
       src: ['a', 'b'],
       limit: 50,
       after: 'f-9',
-      include: 'entities',
+      include: ['entities'],
       consistency: 'projection',
     });
-    expect(paths(factsQuery, { include: 'events' })).toEqual(['include']);
+    expect(factsQuery.parse({ include: ['mentions', 'entities', 'mentions'] }).include).toEqual(['mentions', 'entities']);
+    expect(paths(factsQuery, { include: 'events' })).toEqual(['include.0']);
+    expect(paths(factsQuery, { include: [] })).toEqual(['include']);
     expect(factsQuery.parse({ src: Array.from({ length: MAX_LISTED_IDS }, (_, i) => `e${i}`) }).src).toHaveLength(MAX_LISTED_IDS);
   });
 });
@@ -122,6 +124,14 @@ describe('episodes and entities queries', () => {
     expect(entitiesQuery.parse({ ids: 'alice' }).ids).toEqual(['alice']);
     expect(entitiesQuery.parse({ ids: ['alice', 'bob'] }).ids).toEqual(['alice', 'bob']);
     expect(paths(entitiesQuery, { ids: ['alice', '\u0007'] })).toEqual(['ids.1']);
+  });
+
+  it('entities: include=facts on a page that src can name (at most 100 entities)', () => {
+    expect(entitiesQuery.parse({ include: 'facts' })).toMatchObject({ include: 'facts', limit: PAGE.default });
+    expect(entitiesQuery.parse({ include: 'facts', limit: String(MAX_LISTED_IDS) }).limit).toBe(MAX_LISTED_IDS);
+    expect(paths(entitiesQuery, { include: 'facts', limit: String(MAX_LISTED_IDS + 1) })).toEqual(['limit']);
+    expect(entitiesQuery.parse({ limit: String(MAX_LISTED_IDS + 1) }).limit).toBe(MAX_LISTED_IDS + 1);
+    expect(paths(entitiesQuery, { include: 'entities' })).toEqual(['include']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { literalDatatype } from './literals';
 import { canonicalInstant } from './primitives';
+import { ENTITY_PAGE_FACTS } from './queries';
 
 /**
  * Response bodies (SPEC §4). Instants are canonical UTC with milliseconds; `null`
@@ -77,6 +78,16 @@ export const entityResponse = z.strictObject({
   recordedFrom: instantOut,
 });
 
+/** One mention (SPEC §3 `RECORD_MENTION`): recorded once, it never changes. */
+export const mentionView = z.strictObject({
+  mentionId: z.string(),
+  docId: z.string(),
+  text: z.string(),
+  speaker: z.string().nullable(),
+  occurredAt: instantOut.nullable(),
+  recordedFrom: instantOut,
+});
+
 export const factsResponse = z.strictObject({
   cut,
   source: z.enum(['projection', 'replay']),
@@ -86,6 +97,10 @@ export const factsResponse = z.strictObject({
     .array(entityResponse)
     .optional()
     .meta({ description: "with `include=entities`: the entities the facts name, sorted by entityId, each as at the cut's record time" }),
+  mentions: z
+    .array(mentionView)
+    .optional()
+    .meta({ description: "with `include=mentions`: the mentions the facts cite as evidence, sorted by mentionId, as at the cut's record time" }),
 });
 
 /** `GET /v1/memories/{memoryId}/entities`: a page of the entities visible in the cut, sorted by entityId. */
@@ -94,6 +109,15 @@ export const entitiesResponse = z.strictObject({
   source: z.enum(['projection', 'replay']),
   entities: z.array(entityResponse),
   next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last"),
+  facts: factsResponse
+    .pick({ facts: true, next: true, entities: true })
+    .required({ entities: true })
+    .optional()
+    .meta({
+      description:
+        'with `include=facts`: the first page of the facts at the cut from the entities of this page, with the entities they name, ' +
+        `as \`facts?src=\` (each of them) \`&include=entities&limit=${ENTITY_PAGE_FACTS}\` answers them; its \`next\` goes on with that read`,
+    }),
 });
 
 export const eventView = z.strictObject({
@@ -124,16 +148,6 @@ export const episodesResponse = z.strictObject({
   next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last"),
 });
 
-/** One mention (SPEC §3 `RECORD_MENTION`): recorded once, it never changes. */
-export const mentionView = z.strictObject({
-  mentionId: z.string(),
-  docId: z.string(),
-  text: z.string(),
-  speaker: z.string().nullable(),
-  occurredAt: instantOut.nullable(),
-  recordedFrom: instantOut,
-});
-
 export const mentionsResponse = z.strictObject({
   cut,
   source: z.enum(['projection', 'replay']),
@@ -155,6 +169,10 @@ export const changesResponse = z.strictObject({
   to: instantOut.meta({ description: 'the end of the window answered: with `limit`, where this page ends' }),
   changes: z.array(factChange),
   next: instantOut.nullable().meta({ description: 'with `limit`, the `from` of the following page (pass the same `to`); null when none follows' }),
+  entities: z
+    .array(entityResponse)
+    .optional()
+    .meta({ description: "with `include=entities`: the entities the versions name, sorted by entityId, each as at the answer's `to`" }),
 });
 
 export const itemKind = z.enum(['event', 'fact', 'mention', 'episode']);

@@ -109,8 +109,11 @@ describe('OpenAPI document', () => {
       expect.objectContaining({ name: 'from', required: true }),
       expect.objectContaining({ name: 'to', required: false }),
       expect.objectContaining({ name: 'limit', required: false }),
+      expect.objectContaining({ name: 'include', required: false }),
       expect.objectContaining({ name: 'minPosition', required: false }),
     ]);
+    // Both inclusions of a facts read: the parameter once per kind.
+    expect(facts.find((x: Obj) => x.name === 'include').schema).toMatchObject({ type: 'array', items: { enum: ['entities', 'mentions'] } });
     const consistency = facts.find((x: Obj) => x.name === 'consistency');
     expect(consistency).toMatchObject({ required: false, schema: { enum: ['projection', 'replay'], default: 'projection' } });
   });

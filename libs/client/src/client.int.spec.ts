@@ -59,6 +59,13 @@ describe('MemoTraceClient', () => {
     expect((await m().entities({ ids: ['acme', 'alice'] })).entities.map((e) => e.entityId)).toEqual(['acme', 'alice']);
     expect(await m().episodes({ validAt: '*' })).toMatchObject({ episodes: [], next: null });
     expect((await m().changes('2024-05-01T00:00:00Z', '2024-06-01T00:00:00Z', { limit: 1 })).next).toBeNull();
+    // With what a page shows beside them: entities with their facts, facts with names and evidence, changes with names.
+    const withFacts = await m().entities({ validAt: '*', limit: 1, include: 'facts' });
+    expect([withFacts.entities.map((e) => e.entityId), withFacts.facts?.facts.map((f) => f.factId)]).toEqual([['acme'], []]);
+    const named = await m().facts({ src: 'alice', validAt: '*', include: ['entities', 'mentions'] });
+    expect([named.entities?.map((e) => e.entityId), named.mentions]).toEqual([['acme', 'alice'], []]);
+    const changes = await m().changes('2024-05-01T00:00:00Z', '2024-06-01T00:00:00Z', { include: 'entities' });
+    expect(changes.entities?.map((e) => e.entityId)).toEqual(['acme', 'alice']);
     expect(await new MemoTraceClient({ url: svc.url, apiKey: token }).access()).toEqual({
       accessControl: true,
       keyId: 'client-agent',

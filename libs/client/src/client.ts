@@ -66,8 +66,8 @@ export type FactsFilter = Cut &
     src?: string | string[];
     rel?: string;
     dst?: string;
-    /** `entities`: the answer also holds the entities its facts name. */
-    include?: 'entities';
+    /** `entities`: the answer also holds the entities its facts name; `mentions`: the mentions they cite (both: a list). */
+    include?: 'entities' | 'mentions' | ('entities' | 'mentions')[];
     consistency?: 'projection' | 'replay';
     minPosition?: number;
   };
@@ -85,6 +85,8 @@ export type EntitiesFilter = Cut & {
   type?: string;
   limit?: number;
   after?: string;
+  /** `facts`: the answer also holds the page's facts at the cut, with the entities they name (a page of at most 100 entities). */
+  include?: 'facts';
   consistency?: 'projection' | 'replay';
   minPosition?: number;
 };
@@ -391,9 +393,10 @@ export class MemoryClient {
 
   /**
    * Versions opened or closed in [from, to); without `to`, up to the request time. With `limit`, a page of whole
-   * record instants: the answer's `next` is the `from` of the following page.
+   * record instants: the answer's `next` is the `from` of the following page. `include: 'entities'`: with the entities
+   * the versions name.
    */
-  changes(from: string, to?: string, options: { limit?: number } = {}): Promise<ChangesResponse> {
+  changes(from: string, to?: string, options: { limit?: number; include?: 'entities' } = {}): Promise<ChangesResponse> {
     return this.client.request('GET', `${this.path}/changes${query({ from, to, ...options })}`);
   }
 

@@ -25,6 +25,7 @@ import type {
   EventView,
   FactFilter,
   FactView,
+  MentionFilter,
   MentionView,
   Page,
   ValidAt,
@@ -378,9 +379,10 @@ export function episodesAt(state: MemoryState, validAt: ValidAt, page: Page = {}
   );
 }
 
-export function mentionsAt(state: MemoryState): MentionView[] {
+export function mentionsAt(state: MemoryState, filter: MentionFilter = {}): MentionView[] {
   const cut = new StateCut(state, '*');
-  return [...state.mentions.values()]
+  const mentions = filter.ids === undefined ? [...state.mentions.values()] : filter.ids.flatMap((id) => state.mentions.get(id) ?? []);
+  return [...new Set(mentions)]
     .filter((m) => cut.shows('mention', m))
     .map(mentionView)
     .sort((a, b) => compareIds(a.mentionId, b.mentionId));

@@ -4,6 +4,7 @@ import type {
   ChangeView,
   Cut,
   EntityFilter,
+  MentionFilter,
   EntityView,
   EpisodeView,
   EventFilter,
@@ -32,7 +33,8 @@ export interface MemoryQueries {
   events(memoryId: string, cut: Cut, filter?: EventFilter): Promise<EventView[]>;
   /** The episodes in the cut, sorted by episodeId (a page of them when asked). */
   episodes(memoryId: string, cut: Cut, page?: Page): Promise<EpisodeView[]>;
-  mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]>;
+  /** The mentions visible at `recordedAt` (only those `ids` names, when given), sorted by mentionId. */
+  mentions(memoryId: string, recordedAt: Instant, filter?: MentionFilter): Promise<MentionView[]>;
   /** The mentions of document `docId` visible at `recordedAt`, in document order (`compareDocumentOrder`). */
   documentMentions(memoryId: string, docId: string, recordedAt: Instant): Promise<MentionView[]>;
   /** Null when the mention is unknown or not yet recorded at `recordedAt`. */

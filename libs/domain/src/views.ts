@@ -88,6 +88,11 @@ export interface EntityFilter extends Page {
   ids?: readonly string[];
 }
 
+export interface MentionFilter {
+  /** Only the mentions these ids name. */
+  ids?: readonly string[];
+}
+
 export interface EventView {
   eventId: string;
   summary: string | null;

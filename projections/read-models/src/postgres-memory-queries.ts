@@ -11,6 +11,7 @@ import {
   type FactFilter,
   type FactView,
   type Instant,
+  type MentionFilter,
   type MentionView,
   type Page,
   type ProjectedMemoryQueries,
@@ -209,10 +210,11 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       .sort((a, b) => compareIds(a.episodeId, b.episodeId));
   }
 
-  async mentions(memoryId: string, recordedAt: Instant): Promise<MentionView[]> {
+  async mentions(memoryId: string, recordedAt: Instant, filter: MentionFilter = {}): Promise<MentionView[]> {
+    const byId = filter.ids === undefined ? '' : ' AND mention_id = ANY($3)';
     const { rows } = await this.pool.query<MentionRow>(
-      `SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE ${cutPredicate('mention', '', { memoryId: '$1', recordedAt: '$2', validAt: null })}`,
-      [memoryId, pgInstant(recordedAt)],
+      `SELECT ${MENTION_COLUMNS} FROM rm_mentions WHERE ${cutPredicate('mention', '', { memoryId: '$1', recordedAt: '$2', validAt: null })}${byId}`,
+      filter.ids === undefined ? [memoryId, pgInstant(recordedAt)] : [memoryId, pgInstant(recordedAt), filter.ids],
     );
     return rows.map(mentionViewOfRow).sort((a, b) => compareIds(a.mentionId, b.mentionId));
   }

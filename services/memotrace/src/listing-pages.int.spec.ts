@@ -28,7 +28,8 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
         validFrom: T0,
         recordedAt: T0,
       })),
-      { op: 'UPSERT_EDGE', factId: 'f-ann-age', src: 'ann', rel: 'age', dst: { literal: 30 }, validFrom: T0, recordedAt: T0 },
+      { op: 'RECORD_MENTION', mentionId: 'm-age', docId: 'chat', text: 'Ann: I am 30', speaker: 'Ann', recordedAt: T0 },
+      { op: 'UPSERT_EDGE', factId: 'f-ann-age', src: 'ann', rel: 'age', dst: { literal: 30 }, validFrom: T0, evidence: ['m-age'], recordedAt: T0 },
       {
         op: 'UPSERT_EVENT',
         eventId: 'ev-party',
@@ -96,6 +97,27 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
       ['eve', 'EVE'],
     ]);
     expect((await both(`facts?validAt=*&recordedAt=${T1}&src=cy`)).entities).toBeUndefined();
+    // With the mentions its facts cite, and with the entities too.
+    const cited = await both(`facts?validAt=*&${LATER}&src=ann&include=mentions`);
+    expect([cited.entities, cited.mentions.map((m: any) => [m.mentionId, m.text, m.speaker])]).toEqual([
+      undefined,
+      [['m-age', 'Ann: I am 30', 'Ann']],
+    ]);
+    const named2 = await both(`facts?validAt=*&${LATER}&src=ann&include=entities&include=mentions`);
+    expect([named2.entities.map((e: any) => e.entityId), named2.mentions.map((m: any) => m.mentionId)]).toEqual([['ann', 'bob'], ['m-age']]);
+    expect((await both(`facts?validAt=*&${LATER}&src=bob&include=mentions`)).mentions).toEqual([]);
+    expect((await t.get(`${M}/facts?include=events`)).status).toBe(400);
+    // A page of entities with their facts, as the facts read answers them for that page.
+    const page = await both(`entities?validAt=*&${LATER}&limit=2&include=facts`);
+    expect(page.entities.map((e: any) => e.entityId)).toEqual(['ann', 'bob']);
+    const { cut: _cut, source: _source, ...factsOfPage } = await both(`facts?validAt=*&${LATER}&src=ann&src=bob&limit=1000&include=entities`);
+    expect(page.facts).toEqual(factsOfPage);
+    expect(page.facts.facts.map((f: any) => f.factId)).toEqual(['f-ann', 'f-ann-age', 'f-bob']);
+    expect((await both(`entities?validAt=*&recordedAt=2020-01-01T00:00:00.000Z&include=facts`)).facts).toEqual({
+      facts: [],
+      next: null,
+      entities: [],
+    });
     const refused = await t.get(`${M}/facts?src=${Array.from({ length: 101 }, (_, i) => `e${i}`).join('&src=')}`);
     expect([refused.status, refused.body.error.details[0].path]).toEqual([400, 'src']);
   });
@@ -141,6 +163,16 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
     expect(first.body.changes.find((c: any) => c.version.factId === 'f-eve').version.recordedTo).toBeNull();
     const second = await t.get(`${M}/changes?from=${first.body.next}&to=2024-06-01T00:00:00.000Z&limit=2&minPosition=${position}`);
     expect([second.body.changes.map((c: any) => [c.change, c.version.factId]), second.body.next]).toEqual([[['closed', 'f-eve']], null]);
+    // With the entities the versions name, as at the answer's end (T2: dee is cy's by then).
+    const named = await t.get(`${M}/changes?from=${T0}&to=2024-06-01T00:00:00.000Z&limit=2&include=entities&minPosition=${position}`);
+    expect({ ...named.body, entities: undefined }).toEqual(first.body);
+    expect(named.body.entities.map((e: any) => [e.entityId, e.names])).toEqual([
+      ['ann', ['ANN']],
+      ['bob', ['BOB']],
+      ['cy', ['CY', 'DEE']],
+      ['eve', ['EVE']],
+    ]);
+    expect((await t.get(`${M}/changes?from=${T0}&include=facts`)).status).toBe(400);
     expect((await t.get(`${M}/changes?from=${T0}&limit=0`)).status).toBe(400);
   });
 

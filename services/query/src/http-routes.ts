@@ -1,4 +1,5 @@
 import {
+  ENTITY_PAGE_FACTS,
   changesQuery,
   entitiesQuery,
   entityParams,
@@ -65,19 +66,36 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(factsQuery, request.query, 'query');
     const at = now();
     const cut = { validAt: q.validAt ?? at, recordedAt: q.recordedAt ?? at };
-    const filter = { src: q.src, rel: q.rel, dst: q.dst, after: q.after, limit: nextProbe(q.limit) };
-    const found = await gate.read(memoryId, q.consistency, q.minPosition, {
-      replay: (queries) => queries.facts(memoryId, cut, filter),
-      projection: (queries) => queries.checkpointedFacts(memoryId, cut, filter),
-    });
-    const { page: facts, next } = pageAnswer(found, q.limit, (f) => f.factId);
-    if (q.include === undefined) return { cut, source: q.consistency, facts, next };
-    // The entities the page names, by the same source at the same cut (answers name them by canonical id).
-    const ids = [...new Set(facts.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
-    const queries = await gate.source(memoryId, q.consistency, q.minPosition);
-    const entities = ids.length === 0 ? [] : await queries.entities(memoryId, cut.recordedAt, { ids });
-    return { cut, source: q.consistency, facts, next, entities };
+    const filter = { src: q.src, rel: q.rel, dst: q.dst, after: q.after, limit: q.limit };
+    const include = { entities: q.include?.includes('entities') ?? false, mentions: q.include?.includes('mentions') ?? false };
+    return { cut, source: q.consistency, ...(await factsPage(memoryId, cut, filter, q, include)) };
   });
+
+  /** A page of the facts at the cut, with the entities they name and the mentions they cite when asked, by the same source at the same cut. */
+  async function factsPage(
+    memoryId: string,
+    cut: { validAt: string; recordedAt: string },
+    filter: { src?: string[]; rel?: string; dst?: string; after?: string; limit?: number },
+    read: { consistency: 'projection' | 'replay'; minPosition?: number },
+    include: { entities: boolean; mentions: boolean },
+  ) {
+    const probe = { ...filter, limit: nextProbe(filter.limit) };
+    const found = await gate.read(memoryId, read.consistency, read.minPosition, {
+      replay: (queries) => queries.facts(memoryId, cut, probe),
+      projection: (queries) => queries.checkpointedFacts(memoryId, cut, probe),
+    });
+    const { page: facts, next } = pageAnswer(found, filter.limit, (f) => f.factId);
+    if (!include.entities && !include.mentions) return { facts, next };
+    const queries = await gate.source(memoryId, read.consistency, read.minPosition);
+    // Answers name entities by their canonical ids at the cut, as the entities read shows them.
+    const ids = namedIds(facts);
+    const cited = [...new Set(facts.flatMap((f) => f.evidence))];
+    const [entities, mentions] = await Promise.all([
+      include.entities ? (ids.length === 0 ? [] : queries.entities(memoryId, cut.recordedAt, { ids })) : undefined,
+      include.mentions ? (cited.length === 0 ? [] : queries.mentions(memoryId, cut.recordedAt, { ids: cited })) : undefined,
+    ]);
+    return { facts, next, entities, mentions };
+  }
 
   app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
     const { memoryId, factId } = parseInput(factParams, request.params, 'path');
@@ -107,7 +125,14 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const filter = { name: q.name, match: q.match, type: q.type, ids: q.ids, after: q.after, limit: nextProbe(q.limit) };
     const found = await (await gate.source(memoryId, q.consistency, q.minPosition)).entities(memoryId, cut.recordedAt, filter);
     const { page: entities, next } = pageAnswer(found, q.limit, (e) => e.entityId);
-    return { cut, source: q.consistency, entities, next };
+    if (q.include === undefined) return { cut, source: q.consistency, entities, next };
+    // The page's facts in the same request: a reader of the page needs no second round trip for them.
+    const src = entities.map((e) => e.entityId);
+    const facts =
+      src.length === 0
+        ? { facts: [], next: null, entities: [] }
+        : await factsPage(memoryId, cut, { src, limit: ENTITY_PAGE_FACTS }, q, { entities: true, mentions: false });
+    return { cut, source: q.consistency, entities, next, facts };
   });
 
   app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {
@@ -191,7 +216,10 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     // A page is the window [from, end) of whole record instants: its answer is that window's, as if asked for it.
     const end = q.limit === undefined ? null : changesPageEnd(await queries.changeCounts(memoryId, q.from, to, q.limit + 1), q.limit);
     const changes = await queries.changes(memoryId, q.from, end ?? to);
-    return { from: q.from, to: end ?? to, changes, next: end };
+    if (q.include === undefined) return { from: q.from, to: end ?? to, changes, next: end };
+    const ids = namedIds(changes.map((c) => c.version));
+    const entities = ids.length === 0 ? [] : await queries.entities(memoryId, end ?? to, { ids });
+    return { from: q.from, to: end ?? to, changes, next: end, entities };
   });
 
   // Read models vs exact replay for one memory: every difference, not just the first.
@@ -224,6 +252,11 @@ function pageAnswer<T>(found: T[], limit: number | undefined, idOf: (item: T) =>
   if (limit === undefined || found.length <= limit) return { page: found, next: null };
   const page = found.slice(0, limit);
   return { page, next: idOf(page[page.length - 1]!) };
+}
+
+/** The entities fact versions name: their subjects and entity objects, once each. */
+function namedIds(versions: readonly { src: string; dst: unknown }[]): string[] {
+  return [...new Set(versions.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
 }
 
 function unknownFact(factId: string): HttpError {

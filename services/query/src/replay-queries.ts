@@ -8,6 +8,7 @@ import {
   type MemoryRecord,
   type MemoryQueries,
   type MemoryState,
+  type MentionFilter,
   changeCountsOf,
   changesBetween,
   documentMentionsAt,
@@ -81,8 +82,8 @@ export class ReplayMemoryQueries implements MemoryQueries {
     return episodesAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, page);
   }
 
-  async mentions(memoryId: string, recordedAt: Instant) {
-    return mentionsAt(await this.foldUntil(memoryId, recordedAt));
+  async mentions(memoryId: string, recordedAt: Instant, filter?: MentionFilter) {
+    return mentionsAt(await this.foldUntil(memoryId, recordedAt), filter);
   }
 
   async documentMentions(memoryId: string, docId: string, recordedAt: Instant) {

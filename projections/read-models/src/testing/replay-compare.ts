@@ -115,6 +115,9 @@ export async function expectSameAsReplay(queries: MemoryQueries, memoryId: strin
       await same(`history(${factId}, ${r})`, queries.history(memoryId, factId, r), factHistory(state, factId));
     }
     await same(`mentions(${r})`, queries.mentions(memoryId, r), mentionsAt(state));
+    // By ids: every other mention of the log (some not yet recorded at r), one twice, and an unknown id.
+    const ids = [...[...full.mentions.keys()].filter((_, i) => i % 2 === 0), ...[...full.mentions.keys()].slice(0, 1), 'no-such-mention'];
+    await same(`mentions(${r}, ids ${JSON.stringify(ids)})`, queries.mentions(memoryId, r, { ids }), mentionsAt(state, { ids }));
     for (const docId of [...new Set([...full.mentions.values()].map((m) => m.docId)), 'no-such-doc']) {
       await same(`documentMentions(${docId}, ${r})`, queries.documentMentions(memoryId, docId, r), documentMentionsAt(state, docId));
     }
