@@ -173,6 +173,38 @@ if (why && ci) {
     expect(new URL(page.url()).searchParams.get('entitiesAfter')).toBeNull();
   });
 
+  it("draws an entity's first five facts, and the rest when asked", async () => {
+    const commands = [
+      { op: 'UPSERT_ENTITY', entityId: 'zoe', name: 'Zoe', recordedAt: THU },
+      ...Array.from({ length: 7 }, (_, i) => ({
+        op: 'UPSERT_EDGE',
+        factId: `zoe-${i}`,
+        src: 'zoe',
+        rel: 'likes',
+        dst: { literal: `thing ${i}` },
+        validFrom: THU,
+        recordedAt: THU,
+      })),
+    ];
+    const written = await fetch(`${t.url}/v1/memories/many-facts/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+      body: JSON.stringify({ commands }),
+    });
+    expect(written.status).toBe(200);
+    await open(`/console/memories/many-facts?validAt=*`);
+    const more = page.getByRole('button', { name: 'Show all 7 facts' });
+    await more.waitFor();
+    const drawn = () => page.locator('[data-fact]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fact')));
+    expect(await drawn()).toEqual(['zoe-0', 'zoe-1', 'zoe-2', 'zoe-3', 'zoe-4']);
+    expect(await more.getAttribute('aria-expanded')).toBe('false');
+    await more.click();
+    await page.locator('[data-fact="zoe-6"]').waitFor();
+    expect(await drawn()).toHaveLength(7);
+    const fewer = page.getByRole('button', { name: 'Show the first 5 facts' });
+    expect(await fewer.getAttribute('aria-expanded')).toBe('true');
+  });
+
   it('draws the fact as a bitemporal diagram, one rectangle per version, with its history and audit', async () => {
     await open(`/console/memories/${M}/facts/alice-acme?validAt=${WED_NOON}&recordedAt=${WED_NOON}`);
     const diagram = page.getByTestId('bitemporal-diagram');

@@ -1,12 +1,12 @@
 import type { EntityResponse, EventView, EventsResponse, FactVersion, FactsResponse, MentionView } from '@memotrace/contracts';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, memoryPath } from './api';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
 import { Dst, FactLink, entityNames, interval } from './memory-page';
 import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
 
-/** Evidence mentions fetched for the graph's labels: a neighbourhood is read at a glance, not exhaustively. */
+/** Evidence mentions the graph labels: a neighbourhood is read at a glance, not exhaustively. */
 const MAX_MENTIONS = 25;
 
 interface Neighbourhood {
@@ -269,31 +269,25 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
 
 /** `/console/memories/{memoryId}/entities/{entityId}`: the entity's facts, events and evidence at the cut, as a graph and as lists. */
 export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; entityId: string; cut: Cut }) {
-  useEffect(() => void loadGraphLibrary(), []);
+  // Before the first frame, as the page's reads: the graph library loads while they are answered.
+  useLayoutEffect(() => void loadGraphLibrary(), []);
   const query = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const state = useApi(
     async (get): Promise<Neighbourhood> => {
-      // Two rounds: what the cut holds about the entity (its facts with the entities they name), then its evidence.
+      // One round: what the cut holds about the entity, its facts with the entities they name and the mentions they cite.
+      const include = ['entities', 'mentions'];
       const [entity, out, into, events] = await Promise.all([
         get<EntityResponse>(memoryPath(memoryId, `/entities/${encodeURIComponent(entityId)}`), { query: { recordedAt: cut.recordedAt } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src: entityId, include: 'entities' } }),
-        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, dst: entityId, include: 'entities' } }),
+        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src: entityId, include } }),
+        get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, dst: entityId, include } }),
         get<EventsResponse>(memoryPath(memoryId, '/events'), { query: { ...query, entity: entityId } }),
       ]);
       const facts = [...out.facts, ...into.facts.filter((f) => f.src !== entity.entityId)];
-      const mentionIds = [...new Set(facts.flatMap((f) => f.evidence))].slice(0, MAX_MENTIONS);
-      const mentions = await Promise.all(
-        mentionIds.map((id) =>
-          get<MentionView>(memoryPath(memoryId, `/mentions/${encodeURIComponent(id)}`), { query: { recordedAt: cut.recordedAt } }).catch(
-            (error: unknown) => {
-              if (error instanceof ApiError && error.status === 404) return null;
-              throw error;
-            },
-          ),
-        ),
-      );
+      const cited = new Map([...(out.mentions ?? []), ...(into.mentions ?? [])].map((m) => [m.mentionId, m]));
+      // The graph labels the first evidence mentions, in the facts' order.
+      const mentions = [...new Set(facts.flatMap((f) => f.evidence))].flatMap((id) => cited.get(id) ?? []).slice(0, MAX_MENTIONS);
       const names = entityNames([entity, ...(out.entities ?? []), ...(into.entities ?? [])]);
-      return { entity, facts, events: events.events, mentions: mentions.filter((m): m is MentionView => m !== null), names };
+      return { entity, facts, events: events.events, mentions, names };
     },
     [memoryId, entityId, cut.validAt, cut.recordedAt],
   );

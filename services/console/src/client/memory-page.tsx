@@ -7,10 +7,9 @@ import type {
   EventView,
   EventsResponse,
   FactVersion,
-  FactsResponse,
 } from '@memotrace/contracts';
 import type { ComponentChildren } from 'preact';
-import { useMemo } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant, fromInputValue, toInputValue } from './cut';
 import { CutControls } from './cut-controls';
@@ -21,10 +20,10 @@ const DAY = 86_400_000;
 const ENTITY_PAGE = 25;
 const LISTING_PAGE = 50;
 const CHANGE_PAGE = 100;
-/** The facts of one page of entities are read in one request: at most this many (the API's page). */
-const FACTS_OF_PAGE = 1000;
-/** The most ids `entities?ids=` takes at once (the API's MAX_LISTED_IDS). */
-const IDS_PER_REQUEST = 100;
+/** An entity's facts drawn before the reader asks for the rest. */
+const FACTS_SHOWN = 5;
+/** How many facts `entities?include=facts` holds at most (the API's ENTITY_PAGE_FACTS; a type import keeps zod out of the bundle). */
+const ENTITY_PAGE_FACTS = 1000;
 
 /** A fact's object: an entity (by name, linked to its neighbourhood) or a literal value. */
 export function Dst({ fact, names, memoryId, cut }: { fact: FactVersion; names: Map<string, string>; memoryId: string; cut: Cut }) {
@@ -57,27 +56,6 @@ export function interval(from: string, to: string | null): string {
 /** Entities as a map id -> name. */
 export function entityNames(entities: readonly EntityResponse[]): Map<string, string> {
   return new Map(entities.map((e) => [e.entityId, e.name ?? e.entityId]));
-}
-
-type Get = <R>(path: string, request?: { query?: Record<string, string | number | readonly string[] | undefined> }) => Promise<R>;
-
-/** The entities `ids` name at the record time, read through `entities?ids=`: a request per hundred ids, all at once. */
-function readEntities(get: Get, memoryId: string, recordedAt: string | undefined, ids: readonly string[]): Promise<EntityResponse[]> {
-  const chunks: string[][] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) chunks.push(ids.slice(i, i + IDS_PER_REQUEST));
-  return Promise.all(
-    chunks.map((chunk) => get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query: { recordedAt, ids: chunk, limit: IDS_PER_REQUEST } })),
-  ).then((pages) => pages.flatMap((p) => p.entities));
-}
-
-/**
- * The names of the entities the versions name, read with them (in the same loader): a table is drawn
- * once, with its names, rather than once with ids and again with names.
- */
-async function namesOf(get: Get, memoryId: string, cut: Cut, versions: readonly FactVersion[]): Promise<Map<string, string>> {
-  const ids = [...new Set(versions.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
-  // Answers name entities by their canonical ids at the cut, as the entities read answers them.
-  return entityNames(await readEntities(get, memoryId, cut.recordedAt, ids));
 }
 
 /** A link to the next page of a listing, and back to its first, as real links carrying the cut. */
@@ -148,18 +126,41 @@ function PagedTable<A extends { next: string | null }, T>(
   );
 }
 
-/** A page of the entities at the cut, each with its facts: the page, then its facts, then the names they need. */
+/**
+ * An entity's facts at the cut: the first few, and the rest on request. A page of entities can hold a thousand
+ * facts; drawn at once they are a wall to read and most of the page's time in the browser.
+ */
+function EntityFacts({ facts, names, memoryId, cut }: { facts: readonly FactVersion[]; names: Map<string, string>; memoryId: string; cut: Cut }) {
+  const [all, setAll] = useState(false);
+  if (facts.length === 0) return null;
+  const shown = all ? facts : facts.slice(0, FACTS_SHOWN);
+  return (
+    <>
+      <ul class="facts">
+        {shown.map((fact) => (
+          <li key={fact.factId} data-fact={fact.factId}>
+            <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
+            <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span> <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
+          </li>
+        ))}
+      </ul>
+      {facts.length > FACTS_SHOWN ? (
+        <button type="button" class="more" aria-expanded={all} onClick={() => setAll(!all)}>
+          {all ? `Show the first ${FACTS_SHOWN} facts` : `Show all ${facts.length} facts`}
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+/** A page of the entities at the cut, each with its facts, and the names those facts need: one request. */
 function Entities({ memoryId, cut, search }: Listing) {
   const current = after(search, 'entities');
-  const query = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const state = useApi(
     async (get) => {
-      const page = await get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query: { ...query, limit: ENTITY_PAGE, after: current } });
-      const src = page.entities.map((e) => e.entityId);
-      if (src.length === 0) return { page, facts: null, names: new Map<string, string>() };
-      // The facts come with the entities they name: the page is drawn once, with its names.
-      const facts = await get<FactsResponse>(memoryPath(memoryId, '/facts'), { query: { ...query, src, limit: FACTS_OF_PAGE, include: 'entities' } });
-      return { page, facts, names: entityNames([...page.entities, ...(facts.entities ?? [])]) };
+      const query = { validAt: cut.validAt, recordedAt: cut.recordedAt, limit: ENTITY_PAGE, after: current, include: 'facts' };
+      const page = await get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query });
+      return { page, facts: page.facts, names: entityNames([...page.entities, ...(page.facts?.entities ?? [])]) };
     },
     [memoryId, cut.validAt, cut.recordedAt, current],
   );
@@ -183,21 +184,11 @@ function Entities({ memoryId, cut, search }: Listing) {
                   <li key={entity.entityId} data-entity={entity.entityId}>
                     <EntityLink memoryId={memoryId} entityId={entity.entityId} names={names} cut={cut} />
                     {entity.types.length > 0 ? <span class="tag">{entity.types.join(', ')}</span> : null}
-                    {(bySrc.get(entity.entityId) ?? []).length === 0 ? null : (
-                      <ul class="facts">
-                        {(bySrc.get(entity.entityId) ?? []).map((fact) => (
-                          <li key={fact.factId} data-fact={fact.factId}>
-                            <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
-                            <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span>{' '}
-                            <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
-                          </li>
-                        ))}
-                      </ul>
-                    )}
+                    <EntityFacts facts={bySrc.get(entity.entityId) ?? []} names={names} memoryId={memoryId} cut={cut} />
                   </li>
                 ))}
               </ul>
-              {facts?.next ? <p class="muted">Only the first {FACTS_OF_PAGE} facts of these entities are listed.</p> : null}
+              {facts?.next ? <p class="muted">Only the first {ENTITY_PAGE_FACTS.toLocaleString('en')} facts of these entities are listed.</p> : null}
               <Pager label="entities" param="entitiesAfter" next={page.next} current={current} search={search} />
             </>
           );
@@ -275,20 +266,15 @@ function Changes({ memoryId, cut, from, to }: { memoryId: string; cut: Cut; from
   const now = useMemo(() => new Date().toISOString(), [cut.recordedAt, to]);
   const end = to ?? cut.recordedAt ?? now;
   const start = from ?? new Date(Date.parse(end) - 7 * DAY).toISOString();
+  // The changes come with the entities they name (as at the window's end): the table is drawn once, with its names.
   const state = useApi(
     async (get) => {
-      const answer = await get<ChangesResponse>(memoryPath(memoryId, '/changes'), { query: { from: start, to: end, limit: CHANGE_PAGE } });
-      return {
-        ...answer,
-        names: await namesOf(
-          get,
-          memoryId,
-          cut,
-          answer.changes.map((c) => c.version),
-        ),
-      };
+      const answer = await get<ChangesResponse>(memoryPath(memoryId, '/changes'), {
+        query: { from: start, to: end, limit: CHANGE_PAGE, include: 'entities' },
+      });
+      return { ...answer, names: entityNames(answer.entities ?? []) };
     },
-    [memoryId, start, end, cut.recordedAt],
+    [memoryId, start, end],
   );
   const set = (changes: { changesFrom?: string; changesTo?: string }) =>
     navigate(location.pathname + cutQuery(cut, { changesFrom: from, changesTo: to, ...changes }), true);
