@@ -20,7 +20,7 @@ import {
   toJsonlLine,
   verifyQuery,
 } from '@memotrace/contracts';
-import { changesPageEnd, commandsOfLog, maxInstant } from '@memotrace/domain';
+import { type EntityView, type MemoryQueries, changesPageEnd, commandsOfLog, maxInstant } from '@memotrace/domain';
 import type { LogStore } from '@memotrace/log-store';
 import { HttpError, mayReadMemory, parseInput } from '@memotrace/http-kit';
 import { MEMORY_STREAM_PREFIX, factTag, memoryIdOfStream, memoryStreamId, readMemoryLog } from '@memotrace/memory-log';
@@ -87,11 +87,9 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const { page: facts, next } = pageAnswer(found, filter.limit, (f) => f.factId);
     if (!include.entities && !include.mentions) return { facts, next };
     const queries = await gate.source(memoryId, read.consistency, read.minPosition);
-    // Answers name entities by their canonical ids at the cut, as the entities read shows them.
-    const ids = namedIds(facts);
     const cited = [...new Set(facts.flatMap((f) => f.evidence))];
     const [entities, mentions] = await Promise.all([
-      include.entities ? (ids.length === 0 ? [] : queries.entities(memoryId, cut.recordedAt, { ids })) : undefined,
+      include.entities ? entitiesNamedBy(queries, memoryId, cut.recordedAt, facts) : undefined,
       include.mentions ? (cited.length === 0 ? [] : queries.mentions(memoryId, cut.recordedAt, { ids: cited })) : undefined,
     ]);
     return { facts, next, entities, mentions };
@@ -215,11 +213,16 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const queries = await gate.source(memoryId, 'projection', q.minPosition);
     // A page is the window [from, end) of whole record instants: its answer is that window's, as if asked for it.
     const end = q.limit === undefined ? null : changesPageEnd(await queries.changeCounts(memoryId, q.from, to, q.limit + 1), q.limit);
-    const changes = await queries.changes(memoryId, q.from, end ?? to);
-    if (q.include === undefined) return { from: q.from, to: end ?? to, changes, next: end };
-    const ids = namedIds(changes.map((c) => c.version));
-    const entities = ids.length === 0 ? [] : await queries.entities(memoryId, end ?? to, { ids });
-    return { from: q.from, to: end ?? to, changes, next: end, entities };
+    const answered = end ?? to;
+    const changes = await queries.changes(memoryId, q.from, answered);
+    if (q.include === undefined) return { from: q.from, to: answered, changes, next: end };
+    const entities = await entitiesNamedBy(
+      queries,
+      memoryId,
+      answered,
+      changes.map((c) => c.version),
+    );
+    return { from: q.from, to: answered, changes, next: end, entities };
   });
 
   // Read models vs exact replay for one memory: every difference, not just the first.
@@ -254,9 +257,18 @@ function pageAnswer<T>(found: T[], limit: number | undefined, idOf: (item: T) =>
   return { page, next: idOf(page[page.length - 1]!) };
 }
 
-/** The entities fact versions name: their subjects and entity objects, once each. */
-function namedIds(versions: readonly { src: string; dst: unknown }[]): string[] {
-  return [...new Set(versions.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
+/**
+ * The entities fact versions name (their subjects and entity objects), as the entities read shows them at
+ * `recordedAt`: by their canonical ids, as answers name them.
+ */
+async function entitiesNamedBy(
+  queries: MemoryQueries,
+  memoryId: string,
+  recordedAt: string,
+  versions: readonly { src: string; dst: unknown }[],
+): Promise<EntityView[]> {
+  const ids = [...new Set(versions.flatMap((f) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])))];
+  return ids.length === 0 ? [] : queries.entities(memoryId, recordedAt, { ids });
 }
 
 function unknownFact(factId: string): HttpError {
