@@ -119,6 +119,20 @@ describe('the corpus cut', () => {
 describe('the corpus watermark', () => {
   const size = (d: SearchDelta) => d.facts.length + d.events.length + d.episodes.length + d.mentions.length + d.entities.length + d.merges.length;
 
+  /** The history step of entity 0's first relation to literal 0, every other field left to its default. */
+  const literalEdge = (source: null | 'omit') => ({
+    k: 'edge',
+    factId: null,
+    src: 0,
+    rel: 0,
+    dst: { lit: 0 },
+    validFrom: null,
+    validTo: 'omit',
+    confidence: 'omit',
+    evidence: null,
+    source,
+  });
+
   // Found by a CI run: an entity erased and named again at the instant it was first recorded.
   const namedAgainAtOnce = [
     {
@@ -134,22 +148,7 @@ describe('the corpus watermark', () => {
       lag: 1,
       steps: [
         { step: { k: 'entity', e: 1, alias: null, type: null }, mode: 'server', resend: false },
-        {
-          step: {
-            k: 'edge',
-            factId: null,
-            src: 0,
-            rel: 0,
-            dst: { lit: 0 },
-            validFrom: null,
-            validTo: 'omit',
-            confidence: 'omit',
-            evidence: null,
-            source: 'omit',
-          },
-          mode: 'regress',
-          resend: true,
-        },
+        { step: literalEdge('omit'), mode: 'regress', resend: true },
       ],
     },
   ] as unknown as Parameters<typeof runHistory>[0];
@@ -162,22 +161,7 @@ describe('the corpus watermark', () => {
       lag: 0,
       steps: [
         { step: { k: 'erase', subject: 'entity', ref: 0 }, mode: 'explicit', resend: true },
-        {
-          step: {
-            k: 'edge',
-            factId: null,
-            src: 0,
-            rel: 0,
-            dst: { lit: 0 },
-            validFrom: null,
-            validTo: 'omit',
-            confidence: 'omit',
-            evidence: null,
-            source: null,
-          },
-          mode: 'explicit',
-          resend: true,
-        },
+        { step: literalEdge(null), mode: 'explicit', resend: true },
       ],
     },
     { advance: 1, lag: 0, steps: [{ step: { k: 'entity', e: 0, alias: null, type: null }, mode: 'explicit', resend: false }] },
