@@ -17,6 +17,7 @@ import { BM25 } from './bm25';
 import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions, nameShownFrom } from './corpus';
 import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
+import { ENTITY_HUB } from './expand';
 import { innerProductError, innerProductTop } from './inner-product-top';
 import { type Candidate, type ItemKind, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
 import { type RecallHit, itemKey } from './recall-backend';
@@ -442,6 +443,7 @@ export class CutView {
           : [...new Set(members.flatMap((m) => this.corpus.namingEntity(m)))].sort((a, b) =>
               compareVersions(this.corpus.versions[a]!, this.corpus.versions[b]!),
             );
+      if (this.namedByMore(naming, ENTITY_HUB)) continue;
       for (const i of naming) {
         if (sameEntity.length >= fanOut) break;
         const k = this.corpus.versions[i]!.key;
@@ -452,6 +454,17 @@ export class CutView {
       }
     }
     return [evidence, evidencedBy, this.turnsNextTo(c, key), sameEntity].flatMap((list) => list.slice(0, fanOut));
+  }
+
+  /** Whether more than `limit` visible items are among the versions `naming` (counted no further than that). */
+  private namedByMore(naming: readonly number[], limit: number): boolean {
+    const items = new Set<string>();
+    for (const i of naming) {
+      if (!this.visible[i]) continue;
+      items.add(this.corpus.versions[i]!.key);
+      if (items.size > limit) return true;
+    }
+    return false;
   }
 
   /** Built once: a closure made per candidate would cost ~1 µs under tsx (README, "Hot paths under tsx"). */

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
 import { MemoryCorpus } from './corpus';
 import { bestFirst, kthLargest } from './corpus-cut';
+import { ENTITY_HUB } from './expand';
 import { type VectorSource, embeddedRecall, nearestByTexts } from './embedded-recall';
 import { referenceCut } from './reference-cut';
 import { searchMemory } from './search';
@@ -100,6 +101,50 @@ describe('the corpus cut', () => {
   ] as const)
     log.push(...decideBatch(M, fold(log), [...commands], now).records);
   const corpora = new SearchCorpora(new LogSearchFeed(() => log));
+
+  it('links no item through an entity more than ENTITY_HUB items of the cut name, as the reference does', async () => {
+    const likes = (i: number, validTo?: string): Command => ({
+      op: 'UPSERT_EDGE',
+      commandId: `likes-${i}`,
+      factId: `likes-${i}`,
+      src: 'maya',
+      rel: 'likes',
+      dst: { literal: `thing ${i}`, datatype: 'string' },
+      validFrom: T0,
+      ...(validTo === undefined ? {} : { validTo }),
+    });
+    const commands: Command[] = [
+      { op: 'UPSERT_ENTITY', commandId: 'maya', entityId: 'maya', name: 'Maya' },
+      { op: 'UPSERT_ENTITY', commandId: 'luna', entityId: 'luna', name: 'Luna' },
+      { op: 'UPSERT_EDGE', commandId: 'pet', factId: 'pet', src: 'maya', rel: 'has_pet', dst: 'luna', validFrom: T0 },
+      {
+        op: 'UPSERT_EDGE',
+        commandId: 'bones',
+        factId: 'bones',
+        src: 'luna',
+        rel: 'likes',
+        dst: { literal: 'bones', datatype: 'string' },
+        validFrom: T0,
+      },
+      // With the pet fact, ENTITY_HUB + 1 facts name Maya until the last of these ends at T1.
+      ...Array.from({ length: ENTITY_HUB - 1 }, (_, i) => likes(i)),
+      likes(ENTITY_HUB, T1),
+    ];
+    const facts = decideBatch(M, fold([]), commands, T0).records;
+    const cuts = new SearchCorpora(new LogSearchFeed(() => facts));
+    const reference = (cut: Cut) => referenceCut(new ReplayMemoryQueries({ read: async () => facts }), M, cut);
+    for (const [validAt, throughMaya] of [
+      [T0, false],
+      [T1, true],
+    ] as const) {
+      const cut = { validAt, recordedAt: T0 };
+      const items = await cuts.cut(M, cut);
+      const neighbours = items.neighbours('fact\u0000pet', 4);
+      expect(neighbours).toEqual((await reference(cut)).neighbours('fact\u0000pet', 4));
+      expect(neighbours.includes('fact\u0000likes-0')).toBe(throughMaya);
+      expect(neighbours.includes('fact\u0000bones')).toBe(!throughMaya); // else the fan-out is full of Maya's
+    }
+  });
 
   it('expands to the nearest turn visible in the cut, skipping one recorded later', async () => {
     const cut = { validAt: '*' as const, recordedAt: T0 };

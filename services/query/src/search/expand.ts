@@ -28,8 +28,16 @@ export interface ExpansionOptions {
 export const DEFAULT_EXPANSION: ExpansionOptions = { seeds: 10, depth: 2, fanOut: 4, decay: 0.85, earlierTurnFactor: 0.9, citationFactor: 0 };
 
 /**
+ * Most items of the cut an entity may be named by and still link them: a speaker is named by most
+ * facts of a conversation, so a link through them lifts facts the question is not about (tuned on
+ * the LoCoMo dev split only).
+ */
+export const ENTITY_HUB = 12;
+
+/**
  * The cut's items as a graph: evidence links both ways (event -> facts -> mentions,
- * episode -> events), entity links (facts and events naming the same entity), and
+ * episode -> events), entity links (facts and events naming the same entity, unless more than
+ * ENTITY_HUB items name it), and
  * neighbouring turns (the previous and next mention of the same document, in document
  * order). Only candidates of the cut are nodes, so expansion cannot leave it.
  */
@@ -60,8 +68,14 @@ export class ItemGraph {
     const c = this.byKey.get(key);
     if (c === undefined) return [];
     const evidence = c.evidence.map(itemKey).filter((k) => this.byKey.has(k));
-    const sameEntity = [...new Set((c.entities ?? []).flatMap((e) => this.byEntity.get(e) ?? []))].filter((k) => k !== key);
+    const sameEntity = [...new Set((c.entities ?? []).flatMap((e) => this.linkedBy(e)))].filter((k) => k !== key);
     return [evidence, this.reverse.get(key) ?? [], this.turnsNextTo(c), sameEntity].flatMap((list) => list.slice(0, fanOut));
+  }
+
+  /** The items naming `entity`, or none when it is a hub. */
+  private linkedBy(entity: string): string[] {
+    const naming = this.byEntity.get(entity) ?? [];
+    return new Set(naming).size > ENTITY_HUB ? [] : naming;
   }
 
   private turnsNextTo(c: Candidate): string[] {

@@ -1,4 +1,4 @@
-import { ItemGraph, expand } from './expand';
+import { ENTITY_HUB, ItemGraph, expand } from './expand';
 import type { Candidate } from './items';
 import { itemKey } from './recall-backend';
 
@@ -63,6 +63,15 @@ describe('graph expansion', () => {
     expect(deep.get(key('mention', 'D1:3'))).toBe(0.25);
     const shared = new ItemGraph([fact('hub', ['x']), ...Array.from({ length: 10 }, (_, i) => fact(`f${i}`, ['x']))]);
     expect(expand(new Map([[key('fact', 'hub'), 1]]), shared, { ...options, fanOut: 3 }).size).toBe(4);
+  });
+
+  it('links no item through an entity that more than ENTITY_HUB items name (a speaker names most facts)', () => {
+    const named = (n: number) => Array.from({ length: n }, (_, i) => fact(`f${i}`, ['maya', ...(i === 0 ? ['luna'] : [])]));
+    const hub = new ItemGraph([...named(ENTITY_HUB + 1), fact('pet', ['luna'])]);
+    expect(hub.neighbours(key('fact', 'f0'), 4)).toEqual([key('fact', 'pet')]); // through luna only
+    expect(hub.neighbours(key('fact', 'f1'), 4)).toEqual([]);
+    const linked = new ItemGraph(named(ENTITY_HUB));
+    expect(linked.neighbours(key('fact', 'f1'), 4)).toEqual([key('fact', 'f0'), key('fact', 'f2'), key('fact', 'f3'), key('fact', 'f4')]);
   });
 
   it('scores the turn before lower than the turn after (a reply carries the answer), per step back', () => {
