@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
 import { MemoryCorpus } from './corpus';
 import { bestFirst, kthLargest } from './corpus-cut';
-import { ENTITY_HUB } from './expand';
 import { type VectorSource, embeddedRecall, nearestByTexts } from './embedded-recall';
+import { ENTITY_HUB } from './expand';
 import { referenceCut } from './reference-cut';
 import { searchMemory } from './search';
 import { LogSearchFeed } from './testing/log-feed';
@@ -130,9 +130,9 @@ describe('the corpus cut', () => {
       ...Array.from({ length: ENTITY_HUB - 1 }, (_, i) => likes(i)),
       likes(ENTITY_HUB, T1),
     ];
-    const facts = decideBatch(M, fold([]), commands, T0).records;
-    const cuts = new SearchCorpora(new LogSearchFeed(() => facts));
-    const reference = (cut: Cut) => referenceCut(new ReplayMemoryQueries({ read: async () => facts }), M, cut);
+    const records = decideBatch(M, fold([]), commands, T0).records;
+    const cuts = new SearchCorpora(new LogSearchFeed(() => records));
+    const reference = (cut: Cut) => referenceCut(new ReplayMemoryQueries({ read: async () => records }), M, cut);
     for (const [validAt, throughMaya] of [
       [T0, false],
       [T1, true],
