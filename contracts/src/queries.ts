@@ -176,6 +176,13 @@ export const entitiesQuery = z
           `\`facts\`: the answer also holds the page's facts at the cut, as \`facts?src=\` (each entity of the page) ` +
           `\`&include=entities&limit=${ENTITY_PAGE_FACTS}\` answers them (a page of at most ${MAX_LISTED_IDS} entities, as \`src\` takes)`,
       }),
+    factsPerEntity: pageSize('facts of each entity')
+      .optional()
+      .meta({
+        description:
+          'with `include=facts`: each entity of the page keeps only its first facts (by factId) of that read, and `facts.counts` ' +
+          'says how many that read holds from each; a page that shows a few facts an entity gets them without the rest',
+      }),
     consistency: consistency.default('projection'),
     minPosition,
   })
@@ -183,6 +190,8 @@ export const entitiesQuery = z
     // The facts' `next` goes on with `facts?src=`, which names at most that many entities.
     if (v.include === 'facts' && v.limit > MAX_LISTED_IDS)
       ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_LISTED_IDS} with include=facts`, path: ['limit'], input: v.limit });
+    if (v.factsPerEntity !== undefined && v.include !== 'facts')
+      ctx.addIssue({ code: 'custom', message: 'needs include=facts', path: ['factsPerEntity'], input: v.factsPerEntity });
   });
 
 /** `[from, to)`; `to` defaults to the request time (changes since `from`); `to = from` is empty, not wrong. */

@@ -112,6 +112,16 @@ export const entitiesResponse = z.strictObject({
   facts: factsResponse
     .pick({ facts: true, next: true, entities: true })
     .required({ entities: true })
+    .extend({
+      counts: z
+        .record(z.string(), z.number().int().nonnegative())
+        .optional()
+        .meta({
+          description:
+            'with `factsPerEntity`: how many facts the read holds from each entity of the page (all its facts at the cut when `next` is null), ' +
+            'of which `facts` lists the first `factsPerEntity`',
+        }),
+    })
     .optional()
     .meta({
       description:

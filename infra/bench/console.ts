@@ -179,7 +179,7 @@ async function memoryCalls(url: string, cut: Cut): Promise<Call[]> {
   const q = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const end = cut.recordedAt ?? new Date().toISOString();
   return Promise.all([
-    get(url, m('/entities'), { ...q, limit: 25, include: 'facts' }),
+    get(url, m('/entities'), { ...q, limit: 25, include: 'facts', factsPerEntity: 5 }),
     get(url, m('/events'), { ...q, limit: 50 }),
     get(url, m('/episodes'), { ...q, limit: 50 }),
     get(url, m('/changes'), { from: new Date(Date.parse(end) - 7 * DAY).toISOString(), to: end, limit: 100, include: 'entities' }),
@@ -399,7 +399,8 @@ async function main(): Promise<void> {
         ready: '[data-testid="answered-cut"]',
         api: (url) => memoryCalls(url, {}),
         calls:
-          'at once: `entities?limit=25&include=facts`; `events?limit=50`; `episodes?limit=50`; `changes?limit=100&include=entities` (week before)',
+          'at once: `entities?limit=25&include=facts&factsPerEntity=5`; `events?limit=50`; `episodes?limit=50`; ' +
+          '`changes?limit=100&include=entities` (week before)',
       },
       {
         name: 'Memory at a cut, As-Recorded past',

@@ -87,6 +87,8 @@ export type EntitiesFilter = Cut & {
   after?: string;
   /** `facts`: the answer also holds the page's facts at the cut, with the entities they name (a page of at most 100 entities). */
   include?: 'facts';
+  /** With `include=facts`: each entity keeps its first facts only; `facts.counts` says how many it has. */
+  factsPerEntity?: number;
   consistency?: 'projection' | 'replay';
   minPosition?: number;
 };

@@ -113,6 +113,20 @@ describe('listings a page at a time, and the filters of a neighbourhood', () => 
     const { cut: _cut, source: _source, ...factsOfPage } = await both(`facts?validAt=*&${LATER}&src=ann&src=bob&limit=1000&include=entities`);
     expect(page.facts).toEqual(factsOfPage);
     expect(page.facts.facts.map((f: any) => f.factId)).toEqual(['f-ann', 'f-ann-age', 'f-bob']);
+    // Each entity's first facts only, with how many it has: the entities named are those of the facts kept.
+    const firsts = await both(`entities?validAt=*&${LATER}&limit=2&include=facts&factsPerEntity=1`);
+    expect(firsts.facts.facts.map((f: any) => f.factId)).toEqual(['f-ann', 'f-bob']);
+    expect(firsts.facts.counts).toEqual({ ann: 2, bob: 1 });
+    expect(firsts.facts.next).toBeNull();
+    const { cut: _c, source: _s, ...namedByFirsts } = await both(`facts?validAt=*&${LATER}&src=ann&src=bob&limit=1000&include=entities`);
+    const kept = namedByFirsts.facts.filter((f: any) => ['f-ann', 'f-bob'].includes(f.factId));
+    const keptIds = new Set(kept.flatMap((f: any) => (typeof f.dst === 'string' ? [f.src, f.dst] : [f.src])));
+    expect(firsts.facts.entities).toEqual(namedByFirsts.entities.filter((e: any) => keptIds.has(e.entityId)));
+    expect(page.facts.counts).toBeUndefined();
+    for (const bad of ['factsPerEntity=1', 'include=facts&factsPerEntity=0', 'include=facts&factsPerEntity=x']) {
+      const answer = await t.get(`${M}/entities?${bad}`);
+      expect([bad, answer.status, answer.body.error.details[0].path]).toEqual([bad, 400, 'factsPerEntity']);
+    }
     expect((await both(`entities?validAt=*&recordedAt=2020-01-01T00:00:00.000Z&include=facts`)).facts).toEqual({
       facts: [],
       next: null,

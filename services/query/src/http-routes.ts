@@ -77,22 +77,33 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     cut: { validAt: string; recordedAt: string },
     filter: { src?: string[]; rel?: string; dst?: string; after?: string; limit?: number },
     read: { consistency: 'projection' | 'replay'; minPosition?: number },
-    include: { entities: boolean; mentions: boolean },
+    include: { entities: boolean; mentions: boolean; perSrc?: number },
   ) {
     const probe = { ...filter, limit: nextProbe(filter.limit) };
     const found = await gate.read(memoryId, read.consistency, read.minPosition, {
       replay: (queries) => queries.facts(memoryId, cut, probe),
       projection: (queries) => queries.checkpointedFacts(memoryId, cut, probe),
     });
-    const { page: facts, next } = pageAnswer(found, filter.limit, (f) => f.factId);
-    if (!include.entities && !include.mentions) return { facts, next };
+    const { page, next } = pageAnswer(found, filter.limit, (f) => f.factId);
+    // Each subject's first perSrc facts of the page: only the entities those name are read and sent.
+    const { perSrc } = include;
+    const counts = perSrc === undefined ? undefined : new Map<string, number>();
+    const facts =
+      counts === undefined
+        ? page
+        : page.filter((f) => {
+            const n = (counts.get(f.src) ?? 0) + 1;
+            counts.set(f.src, n);
+            return n <= perSrc!;
+          });
+    if (!include.entities && !include.mentions) return { facts, next, counts };
     const queries = await gate.source(memoryId, read.consistency, read.minPosition);
     const cited = [...new Set(facts.flatMap((f) => f.evidence))];
     const [entities, mentions] = await Promise.all([
       include.entities ? entitiesNamedBy(queries, memoryId, cut.recordedAt, facts) : undefined,
       include.mentions ? (cited.length === 0 ? [] : queries.mentions(memoryId, cut.recordedAt, { ids: cited })) : undefined,
     ]);
-    return { facts, next, entities, mentions };
+    return { facts, next, entities, mentions, counts };
   }
 
   app.get('/v1/memories/:memoryId/facts/:factId/history', async (request) => {
@@ -126,11 +137,13 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     if (q.include === undefined) return { cut, source: q.consistency, entities, next };
     // The page's facts in the same request: a reader of the page needs no second round trip for them.
     const src = entities.map((e) => e.entityId);
-    const facts =
+    const { counts, ...facts } =
       src.length === 0
-        ? { facts: [], next: null, entities: [] }
-        : await factsPage(memoryId, cut, { src, limit: ENTITY_PAGE_FACTS }, q, { entities: true, mentions: false });
-    return { cut, source: q.consistency, entities, next, facts };
+        ? { facts: [], next: null, entities: [], counts: undefined }
+        : await factsPage(memoryId, cut, { src, limit: ENTITY_PAGE_FACTS }, q, { entities: true, mentions: false, perSrc: q.factsPerEntity });
+    if (q.factsPerEntity === undefined) return { cut, source: q.consistency, entities, next, facts };
+    const perEntity = Object.fromEntries(src.map((id) => [id, counts?.get(id) ?? 0]));
+    return { cut, source: q.consistency, entities, next, facts: { ...facts, counts: perEntity } };
   });
 
   app.get('/v1/memories/:memoryId/entities/:entityId', async (request) => {

@@ -7,6 +7,7 @@ import type {
   EventView,
   EventsResponse,
   FactVersion,
+  FactsResponse,
 } from '@memotrace/contracts';
 import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
@@ -126,27 +127,66 @@ function PagedTable<A extends { next: string | null }, T>(
   );
 }
 
+/** Facts of one subject, each with its object, valid time and a link to its diagram. */
+function FactList({ facts, names, memoryId, cut }: { facts: readonly FactVersion[]; names: Map<string, string>; memoryId: string; cut: Cut }) {
+  return (
+    <ul class="facts">
+      {facts.map((fact) => (
+        <li key={fact.factId} data-fact={fact.factId}>
+          <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
+          <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span> <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** All of an entity's facts at the cut, with the entities they name: read when the reader asks for them. */
+function AllFacts({ entityId, names, memoryId, cut }: { entityId: string; names: Map<string, string>; memoryId: string; cut: Cut }) {
+  const state = useApi(
+    async (get) => {
+      const query = { validAt: cut.validAt, recordedAt: cut.recordedAt, src: entityId, limit: ENTITY_PAGE_FACTS, include: 'entities' };
+      const answer = await get<FactsResponse>(memoryPath(memoryId, '/facts'), { query });
+      return { facts: answer.facts, names: new Map([...names, ...entityNames(answer.entities ?? [])]) };
+    },
+    [memoryId, entityId, cut.validAt, cut.recordedAt],
+  );
+  return <Loading state={state}>{(all) => <FactList facts={all.facts} names={all.names} memoryId={memoryId} cut={cut} />}</Loading>;
+}
+
 /**
  * An entity's facts at the cut: the first few, and the rest on request. A page of entities can hold a thousand
- * facts; drawn at once they are a wall to read and most of the page's time in the browser.
+ * facts; read and drawn at once they are a wall to read and most of the page's time.
  */
-function EntityFacts({ facts, names, memoryId, cut }: { facts: readonly FactVersion[]; names: Map<string, string>; memoryId: string; cut: Cut }) {
+function EntityFacts({
+  entityId,
+  first,
+  total,
+  names,
+  memoryId,
+  cut,
+}: {
+  entityId: string;
+  first: readonly FactVersion[];
+  /** How many facts the entity has at the cut; undefined when the page's read was cut short before counting them all. */
+  total: number | undefined;
+  names: Map<string, string>;
+  memoryId: string;
+  cut: Cut;
+}) {
   const [all, setAll] = useState(false);
-  if (facts.length === 0) return null;
-  const shown = all ? facts : facts.slice(0, FACTS_SHOWN);
+  if (total === 0) return null;
+  const more = total === undefined || total > first.length;
   return (
     <>
-      <ul class="facts">
-        {shown.map((fact) => (
-          <li key={fact.factId} data-fact={fact.factId}>
-            <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
-            <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span> <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
-          </li>
-        ))}
-      </ul>
-      {facts.length > FACTS_SHOWN ? (
+      {all && more ? (
+        <AllFacts entityId={entityId} names={names} memoryId={memoryId} cut={cut} />
+      ) : (
+        <FactList facts={first} names={names} memoryId={memoryId} cut={cut} />
+      )}
+      {more ? (
         <button type="button" class="more" aria-expanded={all} onClick={() => setAll(!all)}>
-          {all ? `Show the first ${FACTS_SHOWN} facts` : `Show all ${facts.length} facts`}
+          {all ? `Show the first ${FACTS_SHOWN} facts` : `Show all ${total === undefined ? '' : `${total} `}facts`}
         </button>
       ) : null}
     </>
@@ -158,7 +198,14 @@ function Entities({ memoryId, cut, search }: Listing) {
   const current = after(search, 'entities');
   const state = useApi(
     async (get) => {
-      const query = { validAt: cut.validAt, recordedAt: cut.recordedAt, limit: ENTITY_PAGE, after: current, include: 'facts' };
+      const query = {
+        validAt: cut.validAt,
+        recordedAt: cut.recordedAt,
+        limit: ENTITY_PAGE,
+        after: current,
+        include: 'facts',
+        factsPerEntity: FACTS_SHOWN,
+      };
       const page = await get<EntitiesResponse>(memoryPath(memoryId, '/entities'), { query });
       return { page, facts: page.facts, names: entityNames([...page.entities, ...(page.facts?.entities ?? [])]) };
     },
@@ -172,7 +219,9 @@ function Entities({ memoryId, cut, search }: Listing) {
           for (const fact of facts?.facts ?? []) bySrc.set(fact.src, [...(bySrc.get(fact.src) ?? []), fact]);
           const paged = page.next !== null || current !== undefined;
           const listed = `${count(page.entities.length, 'entity', 'entities')}${paged ? ' on this page' : ''}`;
-          const counted = `${listed}, with ${count(facts?.facts.length ?? 0, 'fact')} from them`;
+          const counts = facts?.counts ?? {};
+          const read = Object.values(counts).reduce((sum, n) => sum + n, 0);
+          const counted = `${listed}, with ${count(read, 'fact')} from them`;
           return (
             <>
               <p class="muted" data-testid="answered-cut">
@@ -184,7 +233,14 @@ function Entities({ memoryId, cut, search }: Listing) {
                   <li key={entity.entityId} data-entity={entity.entityId}>
                     <EntityLink memoryId={memoryId} entityId={entity.entityId} names={names} cut={cut} />
                     {entity.types.length > 0 ? <span class="tag">{entity.types.join(', ')}</span> : null}
-                    <EntityFacts facts={bySrc.get(entity.entityId) ?? []} names={names} memoryId={memoryId} cut={cut} />
+                    <EntityFacts
+                      entityId={entity.entityId}
+                      first={bySrc.get(entity.entityId) ?? []}
+                      total={facts?.next ? undefined : counts[entity.entityId]}
+                      names={names}
+                      memoryId={memoryId}
+                      cut={cut}
+                    />
                   </li>
                 ))}
               </ul>
