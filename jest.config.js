@@ -6,7 +6,11 @@ const { compilerOptions } = require('./tsconfig.base.json');
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.base.json' }] },
-  moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
+  moduleNameMapper: {
+    ...pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
+    // d3's packages are ES modules; their UMD builds are what Jest, which runs CommonJS, can load.
+    '^(d3-(?:force|dispatch|quadtree|timer))$': '<rootDir>/node_modules/$1/dist/$1.js',
+  },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 

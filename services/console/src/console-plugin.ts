@@ -21,9 +21,9 @@ export interface ConsoleBundle {
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
 /**
- * Bundles the console in memory: Preact and the pages in `main-HASH.js`, the graph library in a chunk
- * loaded by the neighbourhood page only (it is most of the bytes, and the other pages do without it).
- * Every file's name carries its content's hash, so browsers keep them for good and never ask again.
+ * Bundles the console in memory: Preact, the pages and the graph layout in `main-HASH.js` (a page that
+ * imports a module lazily gets it as a `chunk-HASH.js`). Every file's name carries its content's hash,
+ * so browsers keep them for good and never ask again.
  */
 export async function buildConsole(): Promise<ConsoleBundle> {
   const started = performance.now();
@@ -89,7 +89,7 @@ const indexHtml = (script: string, style: string) => `<!doctype html>
 
 /**
  * The page's scripts and styles come from this origin only, and it talks to this origin only
- * (the public API); inline styles stay allowed for the graph library's and the diagram's attributes.
+ * (the public API); inline styles stay allowed for the SVG drawings' attributes.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

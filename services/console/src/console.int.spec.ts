@@ -262,12 +262,29 @@ if (why && ci) {
   it("draws an entity's neighbourhood at the cut with the graph library", async () => {
     await open(`/console/memories/${M}/entities/alice?validAt=${THU}`);
     const graph = page.getByTestId('graph');
-    await graph.locator('canvas').first().waitFor();
+    await graph.locator('svg [data-node]').first().waitFor();
     await page.locator('[data-testid="graph"][data-nodes]').waitFor();
     // alice, the fact alice-beta, Beta, the event ev-move, the evidence m-thu, and ev-join: about Alice (its
     // evidence is her Acme fact, not valid on Thursday, so the event hangs on her).
     expect(await graph.getAttribute('data-nodes')).toBe('6');
+    const drawn = await graph.locator('[data-node]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node')).sort());
+    expect(drawn).toEqual(['entity:alice', 'entity:beta', 'event:ev-join', 'event:ev-move', 'fact:alice-beta', 'mention:m-thu']);
+    // Every node inside the drawing, none on top of another.
+    const boxes = await graph.locator('[data-node]').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+    const frame = (await graph.boundingBox())!;
+    for (const b of boxes) expect([b.left >= frame.x - 1, b.right <= frame.x + frame.width + 1, b.top >= frame.y - 1]).toEqual([true, true, true]);
+    const centres = boxes.map((b) => [b.left + b.width / 2, b.top + b.height / 2]);
+    for (let i = 0; i < centres.length; i++)
+      for (let j = i + 1; j < centres.length; j++)
+        expect(Math.hypot(centres[i]![0]! - centres[j]![0]!, centres[i]![1]! - centres[j]![1]!)).toBeGreaterThan(20);
     expect(await page.locator('#facts').textContent()).toMatch(/Alice works_at Beta/);
+    // Fitted to its frame, or at its actual size (a larger neighbourhood scrolls).
+    const svgWidth = () => graph.locator('svg').evaluate((e) => e.style.width);
+    expect(await svgWidth()).toBe('100%');
+    const actual = page.getByRole('button', { name: 'Show the graph at its actual size' });
+    await actual.click();
+    expect(await page.getByRole('button', { name: 'Fit the graph to its frame' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await svgWidth()).toMatch(/^\d+px$/);
   });
 
   it("moves through the graph's nodes with the keyboard, and says how to skip it", async () => {

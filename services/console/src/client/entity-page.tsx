@@ -1,8 +1,9 @@
 import type { EntityResponse, EventView, EventsResponse, FactVersion, FactsResponse, MentionView } from '@memotrace/contracts';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
+import { type Ring, ringLayout } from './graph-layout';
 import { Dst, FactLink, entityNames, interval } from './memory-page';
 import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
 
@@ -90,58 +91,6 @@ export function neighbourhoodGraph(memoryId: string, n: Neighbourhood, cut: Cut)
   return { nodes: [...nodes.values()], edges };
 }
 
-/** Colours with at least 4.5:1 contrast for their labels (dark text on light fills). */
-const STYLE = [
-  {
-    selector: 'node',
-    style: {
-      label: 'data(label)',
-      'font-size': 12,
-      color: '#111',
-      'text-wrap': 'wrap',
-      'text-max-width': '140px',
-      'text-valign': 'bottom',
-      'text-margin-y': 4,
-      'background-color': '#9ecae1',
-      'border-width': 1,
-      'border-color': '#1f4e79',
-      width: 26,
-      height: 26,
-    },
-  },
-  { selector: 'node.center', style: { 'background-color': '#1f4e79', width: 38, height: 38, 'font-weight': 'bold' } },
-  { selector: 'node.fact', style: { shape: 'round-rectangle', 'background-color': '#fdd49e', 'border-color': '#8c4a00', width: 18, height: 18 } },
-  { selector: 'node.literal', style: { shape: 'rectangle', 'background-color': '#eeeeee', 'border-color': '#555' } },
-  { selector: 'node.event', style: { shape: 'diamond', 'background-color': '#c7e9c0', 'border-color': '#1b5e20' } },
-  { selector: 'node.mention', style: { shape: 'tag', 'background-color': '#dadaeb', 'border-color': '#4a1486' } },
-  // The node the keyboard (or a tap) selected: a thick dark ring, visible on every fill.
-  {
-    selector: 'node:selected',
-    style: { 'border-width': 5, 'border-color': '#000', 'underlay-color': '#ffd54f', 'underlay-opacity': 1, 'underlay-padding': 6 },
-  },
-  {
-    selector: 'edge',
-    style: {
-      width: 1.5,
-      'line-color': '#666',
-      'target-arrow-color': '#666',
-      'target-arrow-shape': 'triangle',
-      'curve-style': 'bezier',
-      label: 'data(label)',
-      'font-size': 10,
-      color: '#333',
-      'text-background-color': '#fff',
-      'text-background-opacity': 1,
-    },
-  },
-];
-
-/**
- * The graph library, loaded by this page only (a chunk of its own): asked for as the page opens, so it
- * is loaded and compiled while the neighbourhood is read, not after.
- */
-const loadGraphLibrary = () => import('cytoscape');
-
 /** How the keyboard's selection names a node's kind. */
 const KIND_NAMES: Record<GraphNode['kind'], string> = {
   center: 'this entity',
@@ -176,71 +125,87 @@ function nextNode(key: string, at: number, count: number): number | undefined {
   }
 }
 
+/** Fills with at least 4.5:1 contrast for dark labels, and their borders. */
+const FILL: Record<GraphNode['kind'], [fill: string, border: string]> = {
+  center: ['#1f4e79', '#1f4e79'],
+  entity: ['#9ecae1', '#1f4e79'],
+  literal: ['#eeeeee', '#555555'],
+  fact: ['#fdd49e', '#8c4a00'],
+  event: ['#c7e9c0', '#1b5e20'],
+  mention: ['#dadaeb', '#4a1486'],
+};
+/** How far from a node's centre its shape reaches (edges stop there, labels start below it). */
+const REACH: Record<GraphNode['kind'], number> = { center: 19, entity: 13, literal: 13, fact: 9, event: 14, mention: 13 };
+const RING: Record<GraphNode['kind'], Ring> = { center: 0, fact: 1, entity: 2, literal: 2, event: 2, mention: 2 };
+const LABEL = 24;
+const PAD = 70;
+
+const short = (label: string) => (label.length > LABEL ? `${label.slice(0, LABEL - 1)}…` : label);
+
+/** A node's shape: circles are entities, small squares facts, squares values, diamonds events, tags mentions. */
+function Shape({ kind }: { kind: GraphNode['kind'] }) {
+  const [fill, stroke] = FILL[kind];
+  const r = REACH[kind];
+  const paint = { fill, stroke, 'stroke-width': 1 };
+  switch (kind) {
+    case 'fact':
+      return <rect x={-r} y={-r} width={2 * r} height={2 * r} rx={3} {...paint} />;
+    case 'literal':
+      return <rect x={-r} y={-r} width={2 * r} height={2 * r} {...paint} />;
+    case 'event':
+      return <polygon points={`0,${-r} ${r},0 0,${r} ${-r},0`} {...paint} />;
+    case 'mention':
+      return <polygon points={`${-r},${-r * 0.7} ${r * 0.4},${-r * 0.7} ${r},0 ${r * 0.4},${r * 0.7} ${-r},${r * 0.7}`} {...paint} />;
+    default:
+      return <circle r={r} {...paint} />;
+  }
+}
+
 /**
- * The graph, drawn by cytoscape on a canvas. It takes the keyboard: arrow keys (Home, End) select its nodes
- * one by one, a live region says which, Enter opens it.
+ * The graph as SVG, its nodes placed on rings by d3-force (`ringLayout`). It takes the keyboard: arrow keys
+ * (Home, End) select its nodes one by one, a live region says which, Enter opens it; a click opens a node too.
  */
 function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>; label: string }) {
-  const container = useRef<HTMLDivElement>(null);
-  const [said, say] = useState('');
-  useEffect(() => {
-    let destroyed = false;
-    let cy: { destroy(): void } | undefined;
-    let at = -1;
-    let onKey: ((event: KeyboardEvent) => void) | undefined;
-    const element = container.current;
-    say('');
-    void loadGraphLibrary().then(({ default: cytoscape }) => {
-      if (destroyed || container.current === null) return;
-      const instance = cytoscape({
-        container: container.current,
-        elements: [
-          ...graph.nodes.map((n) => ({ data: { id: n.id, label: n.label, href: n.href ?? '' }, classes: n.kind })),
-          ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.source, target: e.target, label: e.label } })),
-        ],
-        style: STYLE as never,
-        // Rings around the entity: its facts first, then what they lead to (other entities, events, evidence).
-        layout: {
-          name: 'concentric',
-          animate: false,
-          padding: 40,
-          minNodeSpacing: 70,
-          concentric: (node: { hasClass(c: string): boolean }) => (node.hasClass('center') ? 3 : node.hasClass('fact') ? 2 : 1),
-          levelWidth: () => 1,
-        } as never,
-        maxZoom: 1.3,
-        wheelSensitivity: 0.3,
-      });
-      instance.on('tap', 'node', (event) => {
-        const href = event.target.data('href') as string;
-        if (href) navigate(href);
-      });
-      onKey = (event: KeyboardEvent) => {
-        if (event.key === 'Enter' || event.key === ' ') {
-          const href = at < 0 ? undefined : graph.nodes[at]!.href;
-          if (href === undefined) return;
-          event.preventDefault();
-          navigate(href);
-          return;
-        }
-        const next = nextNode(event.key, at, graph.nodes.length);
-        if (next === undefined) return;
-        event.preventDefault();
-        at = next;
-        instance.nodes().unselect();
-        instance.getElementById(graph.nodes[at]!.id).select();
-        say(nodeAnnouncement(graph, at));
-      };
-      container.current.addEventListener('keydown', onKey);
-      container.current.dataset['nodes'] = String(graph.nodes.length);
-      cy = instance;
-    });
-    return () => {
-      destroyed = true;
-      if (onKey) element?.removeEventListener('keydown', onKey);
-      cy?.destroy();
-    };
-  }, [graph]);
+  const [at, setAt] = useState(-1);
+  const frame = useRef<HTMLDivElement>(null);
+  useEffect(() => setAt(-1), [graph]);
+  // The whole neighbourhood fits its frame; at its actual size (labels at theirs) a larger one scrolls,
+  // opening on the entity at the centre of its rings, and the node the keyboard selects comes into view.
+  const [actual, setActual] = useState(false);
+  useLayoutEffect(() => {
+    const f = frame.current;
+    if (f === null || !actual) return;
+    f.scrollLeft = (f.scrollWidth - f.clientWidth) / 2;
+    f.scrollTop = (f.scrollHeight - f.clientHeight) / 2;
+  }, [graph, actual]);
+  useEffect(() => frame.current?.querySelector('.node.selected')?.scrollIntoView({ block: 'nearest', inline: 'nearest' }), [at]);
+  const placed = useMemo(
+    () =>
+      ringLayout(
+        graph.nodes.map((n) => ({ id: n.id, ring: RING[n.kind] })),
+        graph.edges,
+      ),
+    [graph],
+  );
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const xs = [...placed.values()].map((p) => p.x);
+  const ys = [...placed.values()].map((p) => p.y);
+  const [left, top] = [Math.min(...xs) - PAD * 1.5, Math.min(...ys) - PAD / 2];
+  const [width, height] = [Math.max(...xs) - left + PAD * 1.5, Math.max(...ys) - top + PAD];
+  const onKey = (event: KeyboardEvent) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      const href = at < 0 ? undefined : graph.nodes[at]!.href;
+      if (href === undefined) return;
+      event.preventDefault();
+      navigate(href);
+      return;
+    }
+    const next = nextNode(event.key, at, graph.nodes.length);
+    if (next === undefined) return;
+    event.preventDefault();
+    setAt(next);
+  };
+  const selected = at < 0 ? undefined : graph.nodes[at];
   return (
     <>
       <a class="skip-graph" href="#facts">
@@ -248,20 +213,73 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
       </a>
       <div
         class="graph"
-        ref={container}
+        ref={frame}
         tabIndex={0}
         role="application"
         aria-roledescription="graph"
         aria-label={label}
         aria-describedby="graph-keys"
         data-testid="graph"
-      />
+        data-nodes={graph.nodes.length}
+        onKeyDown={onKey}
+      >
+        <svg
+          viewBox={`${left} ${top} ${width} ${height}`}
+          preserveAspectRatio="xMidYMid meet"
+          style={actual ? { width: `${Math.ceil(width)}px`, height: `${Math.ceil(height)}px` } : { width: '100%', height: '100%' }}
+          aria-hidden="true"
+        >
+          <defs>
+            <marker id="graph-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+              <path d="M0,0 L10,5 L0,10 z" fill="#666" />
+            </marker>
+          </defs>
+          {graph.edges.map((e, i) => {
+            const [a, b] = [placed.get(e.source)!, placed.get(e.target)!];
+            const length = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+            const reach = REACH[byId.get(e.target)!.kind] + 2;
+            const [x2, y2] = [b.x - ((b.x - a.x) * reach) / length, b.y - ((b.y - a.y) * reach) / length];
+            return (
+              <g key={i} class="edge">
+                <line x1={a.x} y1={a.y} x2={x2} y2={y2} marker-end="url(#graph-arrow)" />
+                {e.label ? (
+                  <text x={(a.x + b.x) / 2} y={(a.y + b.y) / 2} class="edge-label">
+                    {e.label}
+                  </text>
+                ) : null}
+              </g>
+            );
+          })}
+          {graph.nodes.map((n) => {
+            const p = placed.get(n.id)!;
+            return (
+              <g
+                key={n.id}
+                class={`node ${n.kind}${n === selected ? ' selected' : ''}${n.href ? ' linked' : ''}`}
+                transform={`translate(${p.x},${p.y})`}
+                data-node={n.id}
+                onClick={n.href ? () => navigate(n.href!) : undefined}
+              >
+                {n === selected ? <circle r={REACH[n.kind] + 8} class="ring" /> : null}
+                <Shape kind={n.kind} />
+                <text y={REACH[n.kind] + 14} class={n.kind === 'center' ? 'label center' : 'label'}>
+                  {short(n.label)}
+                </text>
+                <title>{n.label}</title>
+              </g>
+            );
+          })}
+        </svg>
+      </div>
+      <button type="button" class="more" aria-pressed={actual} onClick={() => setActual(!actual)}>
+        {actual ? 'Fit the graph to its frame' : 'Show the graph at its actual size'}
+      </button>
       <p id="graph-keys" class="muted">
         Circles are entities, small squares facts, diamonds events, tags the mentions that evidence a fact. Select a node to open it; with the
         keyboard, the arrow keys move from node to node and Enter opens the one selected.
       </p>
       <p class="muted" aria-live="polite" data-testid="graph-selection">
-        {said}
+        {selected ? nodeAnnouncement(graph, at) : ''}
       </p>
     </>
   );
@@ -269,8 +287,6 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
 
 /** `/console/memories/{memoryId}/entities/{entityId}`: the entity's facts, events and evidence at the cut, as a graph and as lists. */
 export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; entityId: string; cut: Cut }) {
-  // Before the first frame, as the page's reads: the graph library loads while they are answered.
-  useLayoutEffect(() => void loadGraphLibrary(), []);
   const query = { validAt: cut.validAt, recordedAt: cut.recordedAt };
   const state = useApi(
     async (get): Promise<Neighbourhood> => {
