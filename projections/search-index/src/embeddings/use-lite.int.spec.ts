@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { dot } from './port';
 import { useLiteProvider } from './use-lite';
 
@@ -20,5 +22,23 @@ describe('useLiteProvider', () => {
     expect(cat).toHaveLength(512);
     expect(dot(cat!, cat!)).toBeCloseTo(1, 4);
     expect(dot(cat!, kitten!)).toBeGreaterThan(dot(cat!, stocks!));
+  });
+
+  it('embeds when the WebAssembly backend starts after the weights are read (a busy machine)', async () => {
+    const child = fork(join(__dirname, 'use-lite-worker.js'), ['null'], {
+      execArgv: ['--require', join(__dirname, 'slow-webassembly.js')],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    try {
+      const reply = await new Promise<{ vectors?: number[][]; error?: string }>((resolve, reject) => {
+        child.once('message', (message) => resolve(message as { vectors?: number[][]; error?: string }));
+        child.once('exit', (code) => reject(new Error(`the worker exited (${code})`)));
+        child.send({ id: 1, texts: ['The cat sleeps on the sofa'] });
+      });
+      expect(reply.error).toBeUndefined();
+      expect(reply.vectors?.[0]).toHaveLength(512);
+    } finally {
+      child.kill();
+    }
   });
 });
