@@ -166,9 +166,11 @@ function Shape({ kind }: { kind: GraphNode['kind'] }) {
  * (Home, End) select its nodes one by one, a live region says which, Enter opens it; a click opens a node too.
  */
 function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>; label: string }) {
-  const [at, setAt] = useState(-1);
+  // The selection belongs to the graph it was made in: a new neighbourhood starts with none selected.
+  const [selection, select] = useState({ graph, at: -1 });
+  const at = selection.graph === graph ? selection.at : -1;
+  const setAt = (next: number) => select({ graph, at: next });
   const frame = useRef<HTMLDivElement>(null);
-  useEffect(() => setAt(-1), [graph]);
   // The whole neighbourhood fits its frame; at its actual size (labels at theirs) a larger one scrolls,
   // opening on the entity at the centre of its rings, and the node the keyboard selects comes into view.
   const [actual, setActual] = useState(false);
@@ -179,19 +181,24 @@ function Graph({ graph, label }: { graph: ReturnType<typeof neighbourhoodGraph>;
     f.scrollTop = (f.scrollHeight - f.clientHeight) / 2;
   }, [graph, actual]);
   useEffect(() => frame.current?.querySelector('.node.selected')?.scrollIntoView({ block: 'nearest', inline: 'nearest' }), [at]);
-  const placed = useMemo(
-    () =>
-      ringLayout(
-        graph.nodes.map((n) => ({ id: n.id, ring: RING[n.kind] })),
-        graph.edges,
-      ),
-    [graph],
-  );
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const xs = [...placed.values()].map((p) => p.x);
-  const ys = [...placed.values()].map((p) => p.y);
-  const [left, top] = [Math.min(...xs) - PAD * 1.5, Math.min(...ys) - PAD / 2];
-  const [width, height] = [Math.max(...xs) - left + PAD * 1.5, Math.max(...ys) - top + PAD];
+  // Laid out once per neighbourhood, not on each selection: the positions, the drawing's bounds, the nodes by id.
+  const { placed, byId, left, top, width, height } = useMemo(() => {
+    const positions = ringLayout(
+      graph.nodes.map((n) => ({ id: n.id, ring: RING[n.kind] })),
+      graph.edges,
+    );
+    const xs = [...positions.values()].map((p) => p.x);
+    const ys = [...positions.values()].map((p) => p.y);
+    const [x0, y0] = [Math.min(...xs) - PAD * 1.5, Math.min(...ys) - PAD / 2];
+    return {
+      placed: positions,
+      byId: new Map(graph.nodes.map((n) => [n.id, n])),
+      left: x0,
+      top: y0,
+      width: Math.max(...xs) - x0 + PAD * 1.5,
+      height: Math.max(...ys) - y0 + PAD,
+    };
+  }, [graph]);
   const onKey = (event: KeyboardEvent) => {
     if (event.key === 'Enter' || event.key === ' ') {
       const href = at < 0 ? undefined : graph.nodes[at]!.href;
