@@ -2,6 +2,7 @@ import { deriveEventId, deriveFactId } from '@memotrace/domain';
 import type { Derived, ExtractionInput, Extractor, Turn } from '../port';
 import { EntityBook, type EntityKind, type NameSimilarity } from './entities';
 import { cleanName, nameKey } from './names';
+import { CATEGORY_RELATIONS, matchCategories } from './categories';
 import { matchRelations, RELATIONS, type Relation } from './relations';
 import { turnProbability } from './selection';
 import { readTurn, type Statement } from './statements';
@@ -27,11 +28,11 @@ export interface RulesExtractorOptions {
 }
 
 export const RULES_EXTRACTOR_NAME = 'rules';
-export const RULES_EXTRACTOR_VERSION = '1.1.0';
+export const RULES_EXTRACTOR_VERSION = '1.2.0';
 
 const MAX_SUMMARY = 300;
 /** Relations stated plainly enough to derive even from a turn the model passes over. */
-const STRONG = new Set<Relation>(['lives_in', 'from', 'works_at', 'works_as', 'has_family', 'has_pet', 'relationship_status']);
+const STRONG = new Set<Relation>(['lives_in', 'from', 'works_at', 'works_as', 'has_family', 'has_pet', 'relationship_status', ...CATEGORY_RELATIONS]);
 /** A further sentence of a selected turn derives its own event from this statement score on. */
 const EVENT_STATEMENT = 0.55;
 const MAX_EVENTS = 3;
@@ -90,7 +91,7 @@ async function extractTurn(turn: Turn, ctx: TurnContext, out: Derived[]): Promis
   const selected = probability >= ctx.selectionThreshold;
   // Confidence is the model's probability moved so that the selection threshold sits at 0.5, a memory's usual gate.
   const confidence = Math.round(Math.max(0.05, Math.min(0.95, 0.5 + (probability - ctx.selectionThreshold))) * 100) / 100;
-  const relations = statements.flatMap((s) => matchRelations(s.text).map((r) => ({ ...r, statement: s })));
+  const relations = statements.flatMap((s) => [...matchRelations(s.text), ...matchCategories(s.text)].map((r) => ({ ...r, statement: s })));
   const kept = relations.filter((r) => selected || STRONG.has(r.rel));
   if (!selected && kept.length === 0) return;
 

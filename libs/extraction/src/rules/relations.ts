@@ -13,6 +13,13 @@ export const RELATIONS = {
   likes: 'many',
   plans: 'many',
   does: 'many',
+  does_activity: 'many',
+  plays_instrument: 'many',
+  read_book: 'many',
+  watched: 'many',
+  visited: 'many',
+  attended_event: 'many',
+  joined: 'many',
   told: 'many',
 } as const satisfies Record<string, 'one' | 'many'>;
 

@@ -1,0 +1,99 @@
+import type { Relation, RelationMatch } from './relations';
+
+/**
+ * What kind of thing a first-person sentence names: an activity the speaker does, an
+ * instrument they play, a book they read, a place they went to, an event they attended,
+ * a group they joined. The relation's name carries the kind, and an activity's its own kind
+ * ("Melanie does activity camping (outdoor activity)"), so a question that asks by kind ("What
+ * activities does Melanie ...?") meets the fact, and through its evidence the turn, where the
+ * turn's own words never say it.
+ */
+
+/** The relations named for a kind of thing; stated plainly enough to derive from any turn. */
+export const CATEGORY_RELATIONS: readonly Relation[] = [
+  'does_activity',
+  'plays_instrument',
+  'read_book',
+  'watched',
+  'visited',
+  'attended_event',
+  'joined',
+];
+
+/** Activities by the kind a question may ask for them by ("What outdoor activities ...", "What martial arts ..."). */
+const ACTIVITY_KINDS: Record<string, string> = {
+  'outdoor activity':
+    'camping|hiking|fishing|kayaking|canoeing|sailing|climbing|rock climbing|surfing|skiing|snowboarding|birdwatching|bird watching|' +
+    'horseback riding|road trip|road trips|biking|cycling',
+  sport: 'basketball|football|soccer|baseball|tennis|golf|volleyball|hockey|skating|swimming',
+  'martial art': 'boxing|kickboxing|karate|judo|taekwondo',
+  exercise: 'running|jogging|yoga|pilates',
+  art: 'painting|drawing|sketching|pottery|ceramics|sculpting|photography',
+  craft: 'knitting|sewing',
+  hobby: 'meditation|dancing|dance|gardening|cooking|baking|reading|writing|journaling|singing|volunteering|gaming|chess|traveling|travelling',
+};
+const KIND_OF_ACTIVITY = new Map(Object.entries(ACTIVITY_KINDS).flatMap(([kind, names]) => names.split('|').map((name) => [name, kind] as const)));
+const INSTRUMENTS = ['violin', 'viola', 'cello', 'guitar', 'bass', 'piano', 'keyboard', 'drums', 'flute', 'clarinet', 'saxophone', 'sax']
+  .concat(['trumpet', 'trombone', 'ukulele', 'harp', 'harmonica', 'banjo', 'accordion', 'oboe', 'bassoon'])
+  .join('|');
+const EVENTS = ['parade', 'conference', 'concert', 'festival', 'fair', 'workshop', 'meetup', 'support group', 'seminar', 'rally', 'march']
+  .concat(['marathon', 'race', 'competition', 'tournament', 'exhibition', 'exhibit', 'convention', 'retreat', 'lecture', 'ceremony'])
+  .concat(['fundraiser', 'gala', 'show', 'art show', 'game', 'match', 'protest', 'charity event', 'event', 'events', 'class', 'course'])
+  .join('|');
+const GROUPS = ['group', 'club', 'team', 'program', 'programme', 'gym', 'church', 'community', 'organization', 'organisation', 'band']
+  .concat(['choir', 'class', 'league', 'society', 'association', 'crew', 'studio', 'center', 'centre', 'shelter', 'network'])
+  .join('|');
+
+const FIRST_PERSON = /\b(?:I|I'm|I've|I'd|me|my|we|we're|we've|us|our)\b/iu;
+const NEGATION = /\b(?:don't|didn't|never|not|can't|won't|wouldn't|no longer|isn't|haven't)\b/iu;
+const MODIFIERS = String.raw`(?:[\p{L}\p{N}+'-]+\s+){0,4}?`;
+const NAME = String.raw`((?:[A-Z][\p{L}'.-]+)(?:\s+[A-Z][\p{L}'.-]+){0,2})`;
+
+const ACTIVITY_RE = new RegExp(`\\b(${[...KIND_OF_ACTIVITY.keys()].join('|')})\\b`, 'giu');
+const PLAY = String.raw`(?:play|plays|playing|played|learn(?:ing|ed)?(?: to play)?|practic(?:e|ing|ed))`;
+const INSTRUMENT_RE = new RegExp(`\\b${PLAY}\\s+(?:the\\s+|my\\s+|a\\s+)?(${INSTRUMENTS})\\b|\\bmy\\s+(${INSTRUMENTS})\\b`, 'iu');
+const BOOK_RE = /\b(?:(?:re)?read|(?:re)?reading|book|novel)\b[^"]{0,40}"([^"]{2,60})"/iu;
+const WATCH_RE = /\b(?:watched|watching|saw|seen|rewatched|movie|film|series|show)\b[^"]{0,40}"([^"]{2,60})"/iu;
+const WENT = ['went to', 'visited', 'visiting', 'been to', 'trip to', 'travel(?:l)?ed to', 'flew to', 'vacation in', 'holiday in']
+  .concat(['was in', 'were in', 'pic in', 'photo in'])
+  .join('|');
+const VISIT_RE = new RegExp(`\\b(?:${WENT})\\s+${NAME}`, 'u');
+const ATTENDED = ['went to', 'go to', 'going to', 'attended', 'attending', 'joined', 'participated in', 'took part in', 'was at', 'were at']
+  .concat(['signed up for', 'organized', 'hosted', 'held', 'won', 'competed in', 'played in', 'entered'])
+  .join('|');
+const EVENT_RE = new RegExp(`\\b(?:${ATTENDED})\\s+(?:(?:a|an|the|this|that|my|our|some)\\s+)?(${MODIFIERS}(?:${EVENTS}))\\b`, 'iu');
+const JOIN_RE = new RegExp(
+  `\\b(?:joined|joining|signed up for|became a member of)\\s+(?:(?:a|an|the|this|my|our)\\s+)?(${MODIFIERS}(?:${GROUPS}))\\b`,
+  'iu',
+);
+
+/** The kinds of thing a sentence says the speaker does, plays, read, watched, went to, attended or joined, each once. */
+export function matchCategories(sentence: string): RelationMatch[] {
+  const text = sentence.replace(/[’‘]/gu, "'").replace(/[“”]/gu, '"');
+  if (!FIRST_PERSON.test(text) || NEGATION.test(text) || text.trim().endsWith('?')) return [];
+  const found: RelationMatch[] = [];
+  const add = (rel: Relation, dst: RelationMatch['dst'], why: string) => {
+    const key = 'entity' in dst ? dst.entity : dst.literal;
+    if (key.length < 3 || found.some((f) => f.rel === rel && ('entity' in f.dst ? f.dst.entity : f.dst.literal) === key)) return;
+    found.push({ rel, dst, confidence: 0.7, why });
+  };
+  // Kinds of thing are common nouns, kept in lower case; titles and places keep their own spelling.
+  const kind = (phrase: string) => ({ literal: phrase.trim().replace(/\s+/gu, ' ').toLowerCase() });
+  for (const m of text.matchAll(ACTIVITY_RE)) {
+    const activity = kind(m[1]!).literal;
+    add('does_activity', { literal: `${activity} (${KIND_OF_ACTIVITY.get(activity)!})` }, 'first person, an activity');
+  }
+  const instrument = INSTRUMENT_RE.exec(text);
+  if (instrument) add('plays_instrument', kind(instrument[1] ?? instrument[2]!), 'first person "I play"');
+  const book = BOOK_RE.exec(text);
+  if (book) add('read_book', { literal: book[1]!.trim() }, 'first person, a title read');
+  const watched = WATCH_RE.exec(text);
+  if (watched && watched[1] !== book?.[1]) add('watched', { literal: watched[1]!.trim() }, 'first person, a title watched');
+  const visit = VISIT_RE.exec(text);
+  if (visit && !/^(?:I|We|The|My|Our)$/u.test(visit[1]!)) add('visited', { entity: visit[1]!, kind: 'place' }, 'first person "went to" a place');
+  const event = EVENT_RE.exec(text);
+  if (event) add('attended_event', kind(event[1]!), 'first person "went to" an event');
+  const group = JOIN_RE.exec(text);
+  if (group) add('joined', kind(group[1]!), 'first person "joined"');
+  return found;
+}
