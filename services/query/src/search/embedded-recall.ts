@@ -21,7 +21,7 @@ export interface EmbeddedRecallOptions {
 
 const hashOf = memoize(textHash);
 
-export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 100, minCosine: 0.2 };
+export const DEFAULT_EMBEDDED_RECALL: EmbeddedRecallOptions = { vectorHits: 200, minCosine: 0.2 };
 
 /** `prepare` of a backend that embeds the query with `source`: starts the embedding, which its `recall` then joins (projectedVectors). */
 export function embedAhead(source: Pick<VectorSource, 'queryVector'> | undefined): (query: string) => void {

@@ -12,7 +12,7 @@ export interface OpenSearchRecallOptions {
   minCosine: number;
 }
 
-export const DEFAULT_OPENSEARCH_RECALL: OpenSearchRecallOptions = { bm25Hits: BM25_HITS, vectorHits: 100, minCosine: 0.2 };
+export const DEFAULT_OPENSEARCH_RECALL: OpenSearchRecallOptions = { bm25Hits: BM25_HITS, vectorHits: 200, minCosine: 0.2 };
 
 type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
 

@@ -9,6 +9,8 @@ import { type TimeInterval, itemInterval } from './temporal-intent';
 export interface RankingOptions {
   bm25Weight: number;
   vectorWeight: number;
+  /** The vector list ends at its this-many-th mention (see `upToMentions`). */
+  vectorMentions: number;
   /** Score factor of a fact version whose validity ended by the reference time. */
   supersededFactor: number;
   /** Score factor of an item whose own time is specific and inside the interval the query asks for. */
@@ -22,6 +24,7 @@ export interface RankingOptions {
 export const DEFAULT_RANKING: RankingOptions = {
   bm25Weight: 1,
   vectorWeight: 0.5,
+  vectorMentions: 100,
   supersededFactor: 0.5,
   intentFactor: 3,
   speakerFactor: 1.5,
@@ -55,7 +58,7 @@ export function rankItems(
   const inCut = (hits: readonly RecallHit[]) => hits.filter((hit) => items.has(hit.key));
   const fused = scoreFusion([
     { hits: inCut(recall.bm25), weight: options.bm25Weight },
-    { hits: inCut(recall.vector), weight: options.vectorWeight, floor: recall.vectorFloor ?? 0 },
+    { hits: upToMentions(items, inCut(recall.vector), options.vectorMentions), weight: options.vectorWeight, floor: recall.vectorFloor ?? 0 },
   ]);
   for (const [key, score] of fused) if (isSuperseded(items.candidate(key)!, context.reference)) fused.set(key, score * options.supersededFactor);
   const scores = fused.size > 0 ? expand(fused, items, options.expansion) : fused;
@@ -66,6 +69,22 @@ export function rankItems(
     ranked.push({ ...c, score: (inIntent(c, context.intent) ? score * options.intentFactor : score) * (named ? options.speakerFactor : 1) });
   }
   return ranked.sort((a, b) => b.score - a.score || a.kind.localeCompare(b.kind) || compareIds(a.id, b.id));
+}
+
+/**
+ * The nearest hits up to the `mentions`-th mention. Facts and events derived from turns restate
+ * them: counted among the nearest, they would push turns out of the list and so reorder the
+ * turns among themselves; a memory's derived items then take no turn's place there.
+ */
+function upToMentions(items: CutItems, hits: readonly RecallHit[], mentions: number): RecallHit[] {
+  const kept: RecallHit[] = [];
+  let seen = 0;
+  for (const hit of hits) {
+    if (seen === mentions) break;
+    kept.push(hit);
+    if (items.candidate(hit.key)!.kind === 'mention') seen += 1;
+  }
+  return kept;
 }
 
 function inIntent(c: Candidate, intent: TimeInterval | null): boolean {

@@ -36,6 +36,19 @@ describe('rankItems', () => {
     expect(ranked.map((c) => c.id)).toEqual(['b', 'a', 'c']);
   });
 
+  it('counts only mentions toward the vector list: facts nearer than a mention never push it out', () => {
+    const candidates = [mention('m1'), fact('f1', T, null), mention('m2'), fact('f2', T, null), mention('m3'), fact('f3', T, null)];
+    const ranking = { ...noExpansion, vectorMentions: 2 };
+    const ranked = rankItems(
+      candidates,
+      { bm25: [], vector: hits('m1', 'f1', 'm2', 'f2', 'm3', 'f3') },
+      { reference: REFERENCE, intent: null },
+      ranking,
+    );
+    // The list ends at its second mention: f2 and what follows it are no hits.
+    expect(ranked.map((c) => c.id)).toEqual(['m1', 'f1', 'm2']);
+  });
+
   it('a vector-only hit is found (not projected for BM25 terms)', () => {
     const ranked = rankItems([mention('a'), mention('z')], { bm25: [], vector: hits('z') }, { reference: REFERENCE, intent: null }, noExpansion);
     expect(ranked.map((c) => c.id)).toEqual(['z']);
