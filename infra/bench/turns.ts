@@ -20,7 +20,7 @@ import { summary } from './stats';
  *   derived fact or event (UPSERT_EDGE or UPSERT_EVENT whose `derived` status is applied or
  *   unchanged; its `turns` are its `derivedFrom`, which a fact also carries as evidence);
  *   precision: share of those facts and events citing a gold evidence turn. /derived is read
- *   back for a sample of turns (BENCH_READBACK=all: every turn) and must list the same applied ones.
+ *   back for a sample of turns (BENCH_READBACK=all: every turn) and must list the same appended ones (applied or unchanged).
  * - evidence recall of search with the LoCoMo protocol of bench:locomo (the same question loop),
  *   both memories asked the same questions. A search item retrieves turns by this rule: a
  *   mention its own id; a fact the mentions its `evidence` names; an event the `derivedFrom`
@@ -145,8 +145,9 @@ async function ingest(service: LocomoService, conversations: Conversation[]): Pr
         result.byOp.set(d.op, (result.byOp.get(d.op) ?? 0) + 1);
         if (!ITEM_OPS.has(d.op)) continue;
         items.push(d.turns);
-        if (d.status !== 'applied') continue;
+        // An unchanged command is logged too, so /derived lists it beside the applied ones.
         for (const t of d.turns) perTurn.set(t, (perTurn.get(t) ?? new Set()).add(d.commandId));
+        if (d.status !== 'applied') continue;
         const eventId = d.ids['eventId'];
         if (d.op === 'UPSERT_EVENT' && typeof eventId === 'string')
           cites.set(`event:${eventId}`, [...new Set([...(cites.get(`event:${eventId}`) ?? []), ...d.turns])]);
