@@ -24,13 +24,19 @@ export const CATEGORY_RELATIONS: readonly Relation[] = [
 const ACTIVITY_KINDS: Record<string, string> = {
   'outdoor activity':
     'camping|hiking|fishing|kayaking|canoeing|sailing|climbing|rock climbing|surfing|skiing|snowboarding|birdwatching|bird watching|' +
-    'horseback riding|road trip|road trips|biking|cycling',
-  sport: 'basketball|football|soccer|baseball|tennis|golf|volleyball|hockey|skating|swimming',
-  'martial art': 'boxing|kickboxing|karate|judo|taekwondo',
-  exercise: 'running|jogging|yoga|pilates',
-  art: 'painting|drawing|sketching|pottery|ceramics|sculpting|photography',
-  craft: 'knitting|sewing',
-  hobby: 'meditation|dancing|dance|gardening|cooking|baking|reading|writing|journaling|singing|volunteering|gaming|chess|traveling|travelling',
+    'horseback riding|horse riding|road trip|road trips|biking|cycling|backpacking|mountaineering|hunting|stargazing|snorkeling|' +
+    'scuba diving|diving|paddleboarding|rafting',
+  sport:
+    'basketball|football|soccer|baseball|tennis|golf|volleyball|hockey|skating|ice skating|roller skating|skateboarding|swimming|' +
+    'cricket|rugby|badminton|table tennis|ping pong|softball|lacrosse|wrestling|fencing|gymnastics|bowling|archery|rowing|triathlon',
+  'martial art': 'boxing|kickboxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|kung fu|aikido|muay thai|krav maga',
+  exercise: 'running|jogging|yoga|pilates|weightlifting|lifting weights|crossfit|working out|aerobics|zumba',
+  art: 'painting|drawing|sketching|pottery|ceramics|sculpting|sculpture|photography|calligraphy|printmaking|watercolor|filmmaking',
+  craft: 'knitting|sewing|crocheting|crochet|embroidery|quilting|woodworking|scrapbooking|origami|jewelry making',
+  music: 'singing|songwriting|composing',
+  hobby:
+    'meditation|dancing|dance|gardening|cooking|baking|reading|writing|journaling|volunteering|gaming|video games|board games|' +
+    'chess|puzzles|traveling|travelling|blogging|podcasting|coding|programming',
 };
 const KIND_OF_ACTIVITY = new Map(Object.entries(ACTIVITY_KINDS).flatMap(([kind, names]) => names.split('|').map((name) => [name, kind] as const)));
 const INSTRUMENTS = ['violin', 'viola', 'cello', 'guitar', 'bass', 'piano', 'keyboard', 'drums', 'flute', 'clarinet', 'saxophone', 'sax']
