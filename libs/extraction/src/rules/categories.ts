@@ -1,4 +1,5 @@
 import type { Relation, RelationMatch } from './relations';
+import { normalise } from './statements';
 
 /**
  * What kind of thing a first-person sentence names: an activity the speaker does, an
@@ -75,12 +76,15 @@ const JOIN_RE = new RegExp(
 
 /** The kinds of thing a sentence says the speaker does, plays, read, watched, went to, attended or joined, each once. */
 export function matchCategories(sentence: string): RelationMatch[] {
-  const text = sentence.replace(/[’‘]/gu, "'").replace(/[“”]/gu, '"');
+  const text = normalise(sentence);
   if (!FIRST_PERSON.test(text) || NEGATION.test(text) || text.trim().endsWith('?')) return [];
   const found: RelationMatch[] = [];
+  const seen = new Set<string>();
   const add = (rel: Relation, dst: RelationMatch['dst'], why: string) => {
-    const key = 'entity' in dst ? dst.entity : dst.literal;
-    if (key.length < 3 || found.some((f) => f.rel === rel && ('entity' in f.dst ? f.dst.entity : f.dst.literal) === key)) return;
+    const object = 'entity' in dst ? dst.entity : dst.literal;
+    const key = `${rel}\u0000${object}`;
+    if (object.length < 3 || seen.has(key)) return;
+    seen.add(key);
     found.push({ rel, dst, confidence: 0.7, why });
   };
   // Kinds of thing are common nouns, kept in lower case; titles and places keep their own spelling.

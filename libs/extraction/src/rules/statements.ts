@@ -77,7 +77,8 @@ const EXPERIENCE = new RegExp(
 );
 const CONTENT = /\b[a-z]{5,}\b/gu;
 
-function normalise(text: string): string {
+/** Typographic quotes as plain ones, so patterns need only one spelling. */
+export function normalise(text: string): string {
   return text.replace(/[’‘]/gu, "'").replace(/[“”]/gu, '"');
 }
 
