@@ -287,7 +287,7 @@ describe('turns with the default extractor (no LLM)', () => {
     expect(await homeAt('2024-06-01T00:00:00Z')).toEqual(['Porto']);
     expect(await homeAt('2024-10-01T00:00:00Z')).toEqual(['Lyon']);
     const derived = (await svc.get('/v1/memories/moves/mentions/b:1/derived')).body.commands;
-    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.2.0')).toBe(true);
+    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.3.0')).toBe(true);
   });
 });
 
@@ -312,6 +312,6 @@ describe('turns with the default extractor and an embedding model', () => {
     expect(facts[0].evidence).toEqual(['a:1', 'b:1']);
     const employer = (await svc.get(`/v1/memories/names/entities/${facts[0].dst}`)).body;
     expect(employer).toMatchObject({ name: 'Acme Corporation', aliases: expect.arrayContaining(['Acme Corp']) });
-    expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@1.2.0+names-test-concepts');
+    expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@1.3.0+names-test-concepts');
   });
 });

@@ -28,7 +28,7 @@ export interface RulesExtractorOptions {
 }
 
 export const RULES_EXTRACTOR_NAME = 'rules';
-export const RULES_EXTRACTOR_VERSION = '1.2.0';
+export const RULES_EXTRACTOR_VERSION = '1.3.0';
 
 const MAX_SUMMARY = 300;
 /** Relations stated plainly enough to derive even from a turn the model passes over. */

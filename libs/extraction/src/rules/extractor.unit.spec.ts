@@ -30,9 +30,9 @@ const DIALOG: [string, string][] = [
 ];
 
 describe('rules extractor', () => {
-  it('names itself rules@1.2.0', () => {
+  it('names itself rules@1.3.0', () => {
     const extractor = createRulesExtractor();
-    expect([extractor.name, extractor.version]).toEqual(['rules', '1.2.0']);
+    expect([extractor.name, extractor.version]).toEqual(['rules', '1.3.0']);
   });
 
   it('derives first-person relations as facts with evidence and confidence', async () => {
@@ -185,9 +185,9 @@ describe('rules extractor', () => {
 
   it('names the similarity it was given in its version, since its output depends on it', () => {
     const similarity = () => async (_: string, others: readonly string[]) => others.map(() => 0);
-    expect(createRulesExtractor({ similarity, similarityModel: 'use-lite-512' }).version).toBe('1.2.0+names-use-lite-512');
-    expect(createRulesExtractor({ similarity, similarityModel: 'org/model:v1' }).version).toMatch(/^1\.2\.0\+names-org-model-v1-[0-9a-f]{8}$/);
-    expect(createRulesExtractor().version).toBe('1.2.0');
+    expect(createRulesExtractor({ similarity, similarityModel: 'use-lite-512' }).version).toBe('1.3.0+names-use-lite-512');
+    expect(createRulesExtractor({ similarity, similarityModel: 'org/model:v1' }).version).toMatch(/^1\.3\.0\+names-org-model-v1-[0-9a-f]{8}$/);
+    expect(createRulesExtractor().version).toBe('1.3.0');
   });
 
   it('merges two known entities that share an alias, at a high confidence', async () => {
