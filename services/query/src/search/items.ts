@@ -27,6 +27,8 @@ export interface Candidate {
   docId?: string;
   /** Who said a mention: a query that names them asks about their own words. */
   speaker?: string;
+  /** Whom a fact is about (its source entity's name): a query that names them asks about it as about their words. */
+  subject?: string;
 }
 
 export interface ScoredCandidate extends Candidate {
@@ -90,6 +92,7 @@ export function factCandidate(
     validTo: fact.validTo,
     evidence: mentions.map((id) => ({ kind: 'mention', id })),
     entities: typeof fact.dst === 'string' ? [fact.src, fact.dst] : [fact.src],
+    subject: nameOf(fact.src),
   };
 }
 

@@ -79,6 +79,7 @@ describe('item time fields and evidence links', () => {
         { kind: 'mention', id: 'm2' },
       ],
       entities: ['alice', 'acme'],
+      subject: 'Alice',
     });
     expect(factCandidate(fact({ validTo: null }), nameOf, new Set()).validTo).toBeNull();
   });

@@ -15,7 +15,7 @@ export interface RankingOptions {
   supersededFactor: number;
   /** Score factor of an item whose own time is specific and inside the interval the query asks for. */
   intentFactor: number;
-  /** Score factor of a mention whose speaker the query names. */
+  /** Score factor of a mention whose speaker, or a fact whose subject, the query names. */
   speakerFactor: number;
   expansion: ExpansionOptions;
 }
@@ -46,7 +46,7 @@ export interface RankingContext {
  * inside the query's intended interval (TSM-style semantic-time reranking; a factor of a
  * relevance score, never a hard tier, so it cannot rescue an item with nothing else
  * relevant about it and a misread time expression costs little) and the mentions whose
- * speaker the query names. Best first; ties by kind then id.
+ * speaker, and the facts whose subject, the query names. Best first; ties by kind then id.
  */
 export function rankItems(
   items: CutItems,
@@ -65,7 +65,8 @@ export function rankItems(
   const ranked: ScoredCandidate[] = [];
   for (const [key, score] of scores) {
     const c = items.candidate(key)!;
-    const named = c.speaker !== undefined && context.queryWords?.has(firstName(c.speaker)) === true;
+    const person = c.speaker ?? c.subject;
+    const named = person !== undefined && context.queryWords?.has(firstName(person)) === true;
     ranked.push({ ...c, score: (inIntent(c, context.intent) ? score * options.intentFactor : score) * (named ? options.speakerFactor : 1) });
   }
   return ranked.sort((a, b) => b.score - a.score || a.kind.localeCompare(b.kind) || compareIds(a.id, b.id));

@@ -105,6 +105,16 @@ describe('rankItems', () => {
     expect(asked('What does Mel do to destress?').map((c) => c.id)).toEqual(['caroline', 'anonymous', 'melanie']);
   });
 
+  it('favours a fact whose subject the query names as it favours their own words', () => {
+    const about = (id: string, subject: string): Candidate => ({ ...fact(id, T, null), subject });
+    const candidates = [about('f-caroline', 'Caroline'), about('f-melanie', 'Melanie Brown'), mention('m-anonymous')];
+    const recall = { bm25: hits('f-caroline', 'm-anonymous', 'f-melanie'), vector: [] };
+    const queryWords = new Set(['what', 'instruments', 'does', 'melanie', 'play']);
+    const ranked = rankItems(candidates, recall, { reference: REFERENCE, intent: null, queryWords }, noExpansion);
+    expect(ranked.map((c) => c.id)).toEqual(['f-melanie', 'f-caroline', 'm-anonymous']);
+    expect(ranked[0]!.score).toBeCloseTo(0.8 * DEFAULT_RANKING.speakerFactor, 12);
+  });
+
   it('ranks a superseded fact version below the current one', () => {
     const old = fact('f-old', '2023-01-01T00:00:00.000Z', '2024-05-01T00:00:00.000Z');
     const current = fact('f-new', '2024-05-01T00:00:00.000Z', null);
