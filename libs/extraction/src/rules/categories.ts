@@ -133,7 +133,9 @@ export function matchCategories(sentence: string): RelationMatch[] {
   if (visit && !/^(?:I|We|The|My|Our)$/u.test(visit[1]!) && !places.some((p) => p.name === cleanName(visit[1]!))) {
     add('visited', { entity: visit[1]!, kind: 'place' }, 'first person "went to" a place');
   }
-  for (const p of places) add(p.rel, { entity: p.name, kind: 'place' }, `first person, a trip to a ${p.rel.slice('visited_'.length)}`);
+  for (const p of places) {
+    add(p.rel, { entity: p.name, kind: 'place' }, `first person, a trip to a ${p.rel.slice('visited_'.length).replace(/_/gu, ' ')}`);
+  }
   const event = EVENT_RE.exec(text);
   if (event) add('attended_event', kind(event[1]!), 'first person "went to" an event');
   const group = JOIN_RE.exec(text);
