@@ -266,13 +266,21 @@ function indexSubject(state: MemoryState, fact: FactRecord): void {
   state.factsBySubject.set(key, ids);
 }
 
-/** Rebuilds each command's result from its records, so idempotent retries survive restarts. */
+/**
+ * Rebuilds each command's result from its records, so idempotent retries survive restarts, with who
+ * emitted it and the turns it was derived from (what a new extractor version re-derives from them replaces).
+ */
 function recordOutcome(state: MemoryState, record: MemoryRecord): void {
-  const { commandId, recordedAt } = record.meta;
+  const { commandId, recordedAt, actor, derivedFrom } = record.meta;
   let outcome = state.outcomes.get(commandId);
   if (!outcome) {
-    outcome = { recordedAt, ids: {} };
+    outcome = { recordedAt, ids: {}, actor: actor ?? null };
     state.outcomes.set(commandId, outcome);
+    for (const mentionId of derivedFrom ?? []) {
+      const derived = state.derivations.get(mentionId);
+      if (derived === undefined) state.derivations.set(mentionId, [commandId]);
+      else derived.push(commandId);
+    }
   }
   Object.assign(outcome.ids, idsOf(record, outcome.ids));
 }

@@ -85,6 +85,8 @@ export type MentionRecord = MentionView;
 export interface CommandOutcome {
   recordedAt: Instant;
   ids: Record<string, string | string[]>;
+  /** Who emitted the command (its `actor`), if it said. */
+  actor: string | null;
 }
 
 export interface MemoryState {
@@ -92,6 +94,8 @@ export interface MemoryState {
   /** Number of events folded; the stream revision is `eventCount - 1`. */
   eventCount: number;
   outcomes: Map<string, CommandOutcome>;
+  /** Mention id → the commands derived from it (`derivedFrom`), in log order: what an extractor made of a turn. */
+  derivations: Map<string, string[]>;
   entities: Map<string, EntityRecord>;
   /** The merge forest: canonical ids and the members of each class. */
   classes: MergeClasses;
@@ -117,6 +121,7 @@ export function initialState(): MemoryState {
     latestRecordedAt: null,
     eventCount: 0,
     outcomes: new Map(),
+    derivations: new Map(),
     entities: new Map(),
     classes: new MergeClasses(),
     merges: [],
@@ -135,6 +140,11 @@ export function initialState(): MemoryState {
 
 export function subjectKey(rel: string, src: string): string {
   return `${rel}\u0000${src}`;
+}
+
+/** The relation a `subjectKey` names. */
+export function relOfSubjectKey(key: string): string {
+  return key.slice(0, key.indexOf('\u0000'));
 }
 
 export function linkKey(kind: string, from: string, to: string): string {
