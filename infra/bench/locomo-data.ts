@@ -89,3 +89,36 @@ export function loadLocomo(): Conversation[] {
     return { sampleId: sample.sample_id, sessions, questions };
   });
 }
+
+/** A gold observation: what LoCoMo's annotators say a speaker's turns state, and those turns. */
+export interface Observation {
+  speaker: string;
+  text: string;
+  evidence: string[];
+}
+
+/** Each conversation's gold observations whose evidence names one of its turns. */
+export function loadObservations(): Map<string, Observation[]> {
+  const samples = JSON.parse(readFileSync(LOCOMO_FILE, 'utf8')) as (RawSample & {
+    observation?: Record<string, Record<string, [string, string | string[]][]>>;
+  })[];
+  const out = new Map<string, Observation[]>();
+  for (const sample of samples) {
+    const turnIds = new Set(
+      Object.values(sample.conversation)
+        .filter((v): v is Turn[] => Array.isArray(v))
+        .flatMap((turns) => turns.map((t) => t.dia_id)),
+    );
+    const observations: Observation[] = [];
+    for (const bySpeaker of Object.values(sample.observation ?? {})) {
+      for (const [speaker, list] of Object.entries(bySpeaker)) {
+        for (const [text, evidence] of list) {
+          const ids = normaliseEvidence(Array.isArray(evidence) ? evidence : [evidence]).filter((id) => turnIds.has(id));
+          if (ids.length > 0) observations.push({ speaker, text, evidence: ids });
+        }
+      }
+    }
+    out.set(sample.sample_id, observations);
+  }
+  return out;
+}

@@ -35,6 +35,14 @@ export interface ExtractionInput {
   window: Turn[];
   /** The memory's entities when extraction starts. */
   entities: KnownEntity[];
+  /** The relations the memory knows (declared, or used by a fact): a statement names them as the memory does. */
+  relations?: KnownRelation[];
+}
+
+/** A relation the memory knows, and how many values it holds at a time (`many` unless declared `one`). */
+export interface KnownRelation {
+  rel: string;
+  cardinality: 'one' | 'many';
 }
 
 /** The ops an extractor may derive. */

@@ -8,8 +8,17 @@ import {
   deriveExtractedCommandId,
   deriveFactId,
   openVersion,
+  relOfSubjectKey,
 } from '@memotrace/domain';
-import { type Derived, ExtractionFailedError, type Extractor, type KnownEntity, type Turn, failureSummary } from '@memotrace/extraction';
+import {
+  type Derived,
+  ExtractionFailedError,
+  type Extractor,
+  type KnownEntity,
+  type KnownRelation,
+  type Turn,
+  failureSummary,
+} from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
 
 export interface TurnExtractionOptions {
@@ -35,10 +44,14 @@ export interface ExtractionContext {
   turns: Turn[];
   entities: KnownEntity[];
   window: Turn[];
+  /** Relations the memory knows: declared, or used by a fact. */
+  relations: KnownRelation[];
   /** Relations the memory declared already. */
   declared: Set<string>;
   /** The least confidence of a derived command appended: the memory's gate, else the process's. */
   gate: number;
+  /** Open facts an earlier version of this extractor derived from the turns: this version re-derives or retires them. */
+  earlier: { factId: string; turns: string[] }[];
 }
 
 export interface Planned {
@@ -78,8 +91,10 @@ export class TurnExtraction {
       turns,
       entities: knownEntities(state),
       window: sessionWindow(state, sessionId, turns, this.options.windowTurns),
+      relations: knownRelations(state),
       declared: new Set(state.relations.keys()),
       gate: this.gateOf(state),
+      earlier: earlierDerivations(state, turns, this.extractor),
     };
   }
 
@@ -99,7 +114,33 @@ export class TurnExtraction {
     const derived = await this.extract(memoryId, context);
     // A relation the memory declared already keeps its declaration: an extractor's guess never changes a cardinality.
     const kept = derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel)));
-    return this.plan(memoryId, kept, envelope, context.gate);
+    const planned = this.plan(memoryId, kept, envelope, context.gate);
+    return [...planned, ...this.retire(memoryId, context.earlier, planned, envelope)];
+  }
+
+  /**
+   * What an earlier version of this extractor derived from the turns and this one does not derive again is no
+   * longer believed: archived through the DSL, so the log keeps it (history, audit, replay) and no cut shows it as
+   * current; an event that rested on it leaves every later cut with it.
+   */
+  private retire(memoryId: string, earlier: ExtractionContext['earlier'], planned: readonly Planned[], envelope: { recordedAt?: string }): Planned[] {
+    const asserted = new Set(planned.flatMap((p) => (p.command.op === 'UPSERT_EDGE' && p.command.factId !== undefined ? [p.command.factId] : [])));
+    const actor = `extractor:${this.label}`;
+    return earlier
+      .filter((e) => !asserted.has(e.factId))
+      .map((e, i) => {
+        const commandId = deriveExtractedCommandId(memoryId, e.turns, this.extractor.name, `${this.extractor.version}+retired`, i);
+        const command: Command = {
+          op: 'ARCHIVE_EDGE',
+          factId: e.factId,
+          commandId,
+          ...(envelope.recordedAt !== undefined ? { recordedAt: envelope.recordedAt } : {}),
+          actor,
+          reason: `derived by an earlier version of the extractor and not by ${this.label}`,
+          derivedFrom: e.turns,
+        };
+        return { command, turns: e.turns };
+      });
   }
 
   /**
@@ -146,7 +187,10 @@ export class TurnExtraction {
     const timeout = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(timedOut())));
     try {
       const derived = await Promise.race([
-        extractor.extract({ memoryId, turns: context.turns, window: context.window, entities: context.entities }, signal),
+        extractor.extract(
+          { memoryId, turns: context.turns, window: context.window, entities: context.entities, relations: context.relations },
+          signal,
+        ),
         timeout,
       ]);
       // An extractor that answers once aborted (with what it had) is late all the same.
@@ -244,6 +288,34 @@ function knownEntities(state: MemoryState): KnownEntity[] {
     });
   }
   return known;
+}
+
+/** The relations the memory knows: each declared one with its cardinality, and each a fact uses (`many` unless declared). */
+function knownRelations(state: MemoryState): KnownRelation[] {
+  const known = new Map<string, KnownRelation>();
+  for (const [rel, cardinality] of state.relations) known.set(rel, { rel, cardinality });
+  for (const key of state.factsBySubject.keys()) {
+    const rel = relOfSubjectKey(key);
+    if (!known.has(rel)) known.set(rel, { rel, cardinality: 'many' });
+  }
+  return [...known.values()];
+}
+
+/** Open facts derived from `turns` by another version of `extractor` (its actor names another version), with the turns citing them. */
+function earlierDerivations(state: MemoryState, turns: readonly Turn[], extractor: Extractor): ExtractionContext['earlier'] {
+  const ours = `extractor:${extractor.name}@`;
+  const current = `${ours}${extractor.version}`;
+  const found = new Map<string, string[]>();
+  for (const turn of turns) {
+    for (const commandId of state.derivations.get(turn.mentionId) ?? []) {
+      const outcome = state.outcomes.get(commandId);
+      const factId = outcome?.ids['factId'];
+      if (outcome === undefined || typeof factId !== 'string' || !outcome.actor?.startsWith(ours) || outcome.actor === current) continue;
+      if (openVersion(state.facts.get(factId)?.versions ?? []) === undefined) continue;
+      found.set(factId, [...new Set([...(found.get(factId) ?? []), turn.mentionId])]);
+    }
+  }
+  return [...found].map(([factId, cited]) => ({ factId, turns: cited }));
 }
 
 /**

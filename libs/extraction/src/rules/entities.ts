@@ -1,12 +1,11 @@
 import { deriveEntityId } from '@memotrace/domain';
 import type { Derived, KnownEntity } from '../port';
-import { editDistance, nameKey } from './names';
+import { editDistance, type EntityKind, nameKey } from './names';
 
 /** How alike a name is to each of `others`, in [0, 1] (e.g. embedding cosine), one score per name, in order. */
 export type NameSimilarity = (name: string, others: readonly string[]) => Promise<number[]>;
 
-/** What a name may denote; a known entity without types is compatible with every kind. */
-export type EntityKind = 'person' | 'place' | 'organization' | 'animal';
+export type { EntityKind };
 
 export interface ResolutionGates {
   /** A similarity-hook score counts as a near-duplicate from this value on. */

@@ -1,13 +1,15 @@
-import { deriveEventId, deriveFactId } from '@memotrace/domain';
+import { deriveEventId, deriveFactId, relationPhrase } from '@memotrace/domain';
 import type { Derived, ExtractionInput, Extractor, Turn } from '../port';
-import { EntityBook, type EntityKind, type NameSimilarity } from './entities';
-import { cleanName, nameKey } from './names';
-import { CATEGORY_RELATIONS, matchCategories } from './categories';
-import { matchRelations, RELATIONS, type Relation } from './relations';
-import { turnProbability } from './selection';
-import { readTurn, type Statement } from './statements';
-import { resolveTimeSpan } from './time';
 import { versionWith } from '../version';
+import { type CategoryMatch, matchCategories } from './categories';
+import { type Clause, readClauses } from './clauses';
+import { EntityBook, type EntityKind, type NameSimilarity } from './entities';
+import { cleanName, nameKey, nameRuns } from './names';
+import { probability, type TurnSignals, turnSignals } from './selection';
+import { type Statement, type StatementObject, statementsOf, verbStatement } from './statements';
+import { resolveTimeSpan, spanWords, type TimeSpan } from './time';
+import { addressedTo, readSentences } from './tokens';
+import { cardinalityOf, relationKey, reuse, statedPlainly } from './vocabulary';
 
 export interface RulesExtractorOptions {
   /**
@@ -23,29 +25,25 @@ export interface RulesExtractorOptions {
   mergeGate?: number;
   /** The confidence of a merge only suggested: below the memory's gate (default 0.3). */
   suggestionConfidence?: number;
-  /** The least probability of the selection model at which a turn derives events (default 0.33); it maps to confidence 0.5. */
-  selectionThreshold?: number;
 }
 
 export const RULES_EXTRACTOR_NAME = 'rules';
-export const RULES_EXTRACTOR_VERSION = '1.3.0';
+export const RULES_EXTRACTOR_VERSION = '2.0.0';
 
 const MAX_SUMMARY = 300;
-/** Relations stated plainly enough to derive even from a turn the model passes over. */
-const STRONG = new Set<Relation>(['lives_in', 'from', 'works_at', 'works_as', 'has_family', 'has_pet', 'relationship_status', ...CATEGORY_RELATIONS]);
-/** A further sentence of a selected turn derives its own event from this statement score on. */
-const EVENT_STATEMENT = 0.55;
-const MAX_EVENTS = 3;
-/** Names that are never people, though taggers read them so at the start of a sentence. */
-const NOT_NAMES = /^(?:i|me|we|you|he|she|they|it|mom|dad|god|lol|omg|hey|hi|wow|thanks|yeah|ok|okay)$/u;
+/** The least confidence of a statement said plainly (vocabulary.ts): above the usual gate, whatever the turn is like. */
+const PLAIN_CONFIDENCE = 0.75;
+const PRESENT = /^(?:right now|now|today|currently|tonight)$/iu;
 
 /**
- * The default extractor: no model, only compromise (names, tense) and chrono (time). A turn
- * derives an event when a sentence states something of the speaker's own life (with the
- * speaker and the people, places and organisations it names as participants, and its time
- * resolved against the turn's `at`), and facts for the personal relations it states in the
- * first person. Entities are resolved against the memory's and each other before they are
- * created. The output depends only on the input (and on the similarity hook, if given).
+ * The default extractor: no model, only compromise (tags, verb forms, names) and chrono (time).
+ * Each clause of a turn that states something of someone (the speaker, something of theirs, a
+ * person named) becomes a statement in third person: a fact `subject rel object` citing the turn.
+ * A clause that says something happened or will happen at a time also becomes an event, whose
+ * summary says what and when and which includes the fact. Questions, greetings and chit-chat derive
+ * nothing; no fact or event holds a turn's sentence. Entities are the people, places, organisations
+ * and pets named, resolved against the memory's and each other before they are created. The output
+ * depends only on the input (and on the similarity hook, if given).
  */
 export function createRulesExtractor(options: RulesExtractorOptions = {}): Extractor {
   const gates = {
@@ -53,7 +51,6 @@ export function createRulesExtractor(options: RulesExtractorOptions = {}): Extra
     mergeGate: options.mergeGate ?? 0.95,
     suggestionConfidence: options.suggestionConfidence ?? 0.3,
   };
-  const selectionThreshold = options.selectionThreshold ?? 0.33;
   return {
     name: RULES_EXTRACTOR_NAME,
     version:
@@ -62,12 +59,17 @@ export function createRulesExtractor(options: RulesExtractorOptions = {}): Extra
         : versionWith(RULES_EXTRACTOR_NAME, RULES_EXTRACTOR_VERSION, `names-${options.similarityModel ?? 'similarity'}`),
     async extract(input: ExtractionInput, signal?: AbortSignal): Promise<Derived[]> {
       const book = new EntityBook(input.memoryId, input.entities, gates, options.similarity?.());
-      const speakers = new Set([...input.window, ...input.turns].map((t) => nameKey(t.speaker)));
-      const defined = new Set<Relation>();
+      const relations = new Map<string, string>();
+      for (const r of input.relations ?? []) relations.set(relationKey(r.rel), r.rel);
+      const declared = new Set((input.relations ?? []).filter((r) => r.cardinality === 'one').map((r) => r.rel));
+      const speakerNames = new Map([...input.window, ...input.turns].map((t) => [nameKey(t.speaker), t.speaker.trim()] as const));
+      const speakers = new Set(speakerNames.keys());
+      const previous = new Map(input.window.map((t) => [t.sessionId, t] as const));
+      const ctx: TurnContext = { memoryId: input.memoryId, book, relations, declared, speakers, speakerNames, previous };
       const out: Derived[] = [];
       for (const turn of input.turns) {
         signal?.throwIfAborted();
-        await extractTurn(turn, { memoryId: input.memoryId, book, speakers, defined, selectionThreshold }, out);
+        await extractTurn(turn, ctx, out);
       }
       return out;
     },
@@ -77,142 +79,180 @@ export function createRulesExtractor(options: RulesExtractorOptions = {}): Extra
 interface TurnContext {
   memoryId: string;
   book: EntityBook;
+  /** Relations known by key (the memory's, then this extraction's own): a statement reuses their spelling. */
+  relations: Map<string, string>;
+  /** `one` relations declared (by the memory or earlier in this extraction). */
+  declared: Set<string>;
   speakers: Set<string>;
-  defined: Set<Relation>;
-  selectionThreshold: number;
+  /** Each speaker's name as said, by key. */
+  speakerNames: Map<string, string>;
+  /** The turn said last in each session (the window's, then each turn's as it is read). */
+  previous: Map<string, Turn>;
+}
+
+/** A statement with what the turn needs to write it: its confidence, its time, its clause's event if any. */
+interface Planned {
+  statement: Statement;
+  confidence: number;
+  span: TimeSpan;
+  event: boolean;
+}
+
+/** A turn read: each clause with its statements (the clause's own first), and what the turn shows. */
+export interface TurnReading {
+  clauses: { clause: Clause; statements: Statement[] }[];
+  signals: TurnSignals;
+}
+
+/**
+ * `listener`: the one other person of the dialog, whom "you" and "your" name when the turn speaks of
+ * something of theirs; `answers`: the turn follows a question of the other speaker's.
+ */
+export function readTurn(text: string, listener?: string, answers = false): TurnReading {
+  const said = readSentences(text);
+  const sentences = listener === undefined ? said : said.map((s) => addressedTo(s, listener));
+  const clauses: TurnReading['clauses'] = [];
+  for (const sentence of sentences) {
+    for (const clause of readClauses(sentence)) {
+      const statements = statementsOf(clause);
+      if (clause.subject.kind === 'speaker') statements.push(...matchCategories(clause.text).map((m) => categoryStatement(clause, m)));
+      clauses.push({ clause, statements });
+    }
+  }
+  return {
+    clauses,
+    signals: turnSignals(
+      said,
+      clauses.flatMap((r) => r.statements),
+      answers,
+      listener ?? null,
+    ),
+  };
 }
 
 async function extractTurn(turn: Turn, ctx: TurnContext, out: Derived[]): Promise<void> {
   if (turn.speaker.trim() === '' || turn.text.trim() === '') return;
-  const reading = readTurn(turn.text, (sentence) => matchRelations(sentence).length);
-  const statements = reading.statements;
-  if (statements.length === 0) return;
-  const probability = turnProbability(reading.signals, statements[0]!.score);
-  const selected = probability >= ctx.selectionThreshold;
-  // Confidence is the model's probability moved so that the selection threshold sits at 0.5, a memory's usual gate.
-  const confidence = Math.round(Math.max(0.05, Math.min(0.95, 0.5 + (probability - ctx.selectionThreshold))) * 100) / 100;
-  const relations = statements.flatMap((s) => [...matchRelations(s.text), ...matchCategories(s.text)].map((r) => ({ ...r, statement: s })));
-  const kept = relations.filter((r) => selected || STRONG.has(r.rel));
-  if (!selected && kept.length === 0) return;
-
+  const others = [...ctx.speakers.values()].filter((s) => s !== nameKey(turn.speaker));
+  const before = ctx.previous.get(turn.sessionId);
+  const answers = before !== undefined && nameKey(before.speaker) !== nameKey(turn.speaker) && /\?\s*$/u.test(before.text.trim());
+  ctx.previous.set(turn.sessionId, turn);
+  const { clauses, signals } = readTurn(turn.text, others.length === 1 ? ctx.speakerNames.get(others[0]!) : undefined, answers);
+  const planned: Planned[] = [];
+  let index = 0;
+  for (const { clause, statements } of clauses) {
+    statements.forEach((statement, i) => {
+      const p = probability(statement, signals, index++);
+      const confidence = confidenceOf(statement.canonical && statedPlainly(statement.rel) ? Math.max(p, PLAIN_CONFIDENCE) : p);
+      const past = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'used_to';
+      const span = resolveTimeSpan(clause.text, turn.at, past);
+      const timed = span.expression !== null || clause.recent;
+      const happening = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'future' || statement.rel.endsWith('_to');
+      planned.push({ statement, confidence, span, event: i === 0 && timed && happening && !clause.copula });
+    });
+  }
+  if (planned.length === 0) return;
   const speakerId = await ctx.book.resolve(turn.speaker, 'person', turn.mentionId, out);
   if (speakerId === null) return;
-  ctx.book.uses(speakerId, 0.99);
-  const facts: { factId: string; confidence: number }[] = [];
-
-  for (const r of kept) {
-    let dst: string | { literal: string; datatype: 'string' };
-    if ('entity' in r.dst) {
-      const id = await ctx.book.resolve(cleanName(r.dst.entity), r.dst.kind, turn.mentionId, out);
-      if (id === null || id === speakerId) continue;
-      ctx.book.uses(id, r.confidence);
-      dst = id;
-    } else {
-      dst = { literal: r.dst.literal, datatype: 'string' };
-    }
-    if (RELATIONS[r.rel] === 'one' && !ctx.defined.has(r.rel)) {
-      ctx.defined.add(r.rel);
-      out.push({
-        command: { op: 'DEFINE_RELATION', rel: r.rel, cardinality: 'one' },
-        confidence: 1,
-        turns: [turn.mentionId],
-        why: `"${r.rel}" holds one value at a time`,
-      });
-    }
-    const span = resolveTimeSpan(r.statement.text, turn.at, r.statement.kind === 'past');
-    const factId = deriveFactId(ctx.memoryId, speakerId, r.rel, dst);
-    out.push({
-      command: {
-        op: 'UPSERT_EDGE',
-        factId,
-        src: speakerId,
-        rel: r.rel,
-        dst,
-        validFrom: RELATIONS[r.rel] === 'one' && span.expression !== null && span.from <= turn.at ? span.from : turn.at,
-        confidence: r.confidence,
-        evidence: [turn.mentionId],
-      },
-      confidence: r.confidence,
-      turns: [turn.mentionId],
-      why: r.why,
-    });
-    facts.push({ factId, confidence: r.confidence });
-  }
-
-  if (!selected) return;
-  const events = statements.filter((st, i) => i === 0 || (st.score >= EVENT_STATEMENT && i < MAX_EVENTS));
-  for (const statement of events) await deriveEvent(turn, statement, confidence, speakerId, facts, ctx, out);
+  for (const p of planned) await writeStatement(turn, p, speakerId, ctx, out);
 }
 
-async function deriveEvent(
-  turn: Turn,
-  statement: Statement,
-  confidence: number,
-  speakerId: string,
-  facts: { factId: string; confidence: number }[],
-  ctx: TurnContext,
-  out: Derived[],
-): Promise<void> {
-  const participants: { entityId: string; role: string }[] = [{ entityId: speakerId, role: 'speaker' }];
-  const named: [string[], EntityKind, string][] = [
-    [statement.people, 'person', 'participant'],
-    [statement.places, 'place', 'place'],
-    [statement.organizations, 'organization', 'organization'],
-  ];
-  for (const [names, kind, role] of named) {
-    for (const raw of names) {
-      const name = cleanName(raw);
-      if (name.length < 2 || !/^\p{Lu}/u.test(name) || NOT_NAMES.test(nameKey(name)) || isVocative(statement.text, raw)) continue;
-      if (kind !== 'person' && ctx.speakers.has(nameKey(name))) continue;
-      const id = await ctx.book.resolve(name, kind, turn.mentionId, out);
-      if (id === null || participants.some((p) => p.entityId === id)) continue;
-      ctx.book.uses(id, confidence);
-      participants.push({ entityId: id, role });
-    }
+/** The fact of a statement, and the event of its clause when it tells of something that happened or will happen at a time. */
+async function writeStatement(turn: Turn, p: Planned, speakerId: string, ctx: TurnContext, out: Derived[]): Promise<void> {
+  const { statement, confidence, span } = p;
+  const subject = statement.subject;
+  const src = subject.kind === 'named' ? await namedPerson(subject.name, turn, ctx, out) : speakerId;
+  if (src === null) return;
+  ctx.book.uses(src, confidence);
+  const dst = await target(statement.object, turn, ctx, out);
+  if (dst === null || dst === src) return;
+  if (typeof dst === 'string') ctx.book.uses(dst, confidence);
+  const rel = reuse(statement.rel, ctx.relations);
+  ctx.relations.set(relationKey(rel), rel);
+  if (cardinalityOf(rel) === 'one' && !ctx.declared.has(rel)) {
+    ctx.declared.add(rel);
+    out.push({
+      command: { op: 'DEFINE_RELATION', rel, cardinality: 'one' },
+      confidence: 1,
+      turns: [turn.mentionId],
+      why: `"${rel}" holds one value at a time`,
+    });
   }
-  // The event rests on its turn through a fact citing it (UPSERT_EVENT has no evidence of its own): that the
-  // speaker told it, which holds at the instant of the telling. A cut of a later time leaves it out, so it never
-  // stands beside its turn as a second copy of the same words; the event carries the time of what was told.
-  const literal = { literal: statement.text, datatype: 'string' as const };
-  const toldId = deriveFactId(ctx.memoryId, speakerId, 'told', literal);
+  // "Right now", "today": the present of the telling, not a time the change happened at.
+  const said = span.expression !== null && span.from <= turn.at && !PRESENT.test(span.expression);
+  const factId = deriveFactId(ctx.memoryId, src, rel, dst);
   out.push({
     command: {
       op: 'UPSERT_EDGE',
-      factId: toldId,
-      src: speakerId,
-      rel: 'told',
-      dst: literal,
-      validFrom: turn.at,
-      validTo: new Date(Date.parse(turn.at) + 1).toISOString(),
+      factId,
+      src,
+      rel,
+      dst,
+      // A change said with its time ("moved here last month") holds from then on; anything else from the telling.
+      validFrom: said && (cardinalityOf(rel) === 'one' || p.event) ? span.from : turn.at,
       confidence,
       evidence: [turn.mentionId],
     },
     confidence,
     turns: [turn.mentionId],
-    why: `the turn tells it (${statement.why})`,
+    why: `${statement.why}${statement.canonical ? '' : ', named for its verb'}`,
   });
-  const span = resolveTimeSpan(statement.text, turn.at, statement.kind !== 'future');
-  const summary = truncate(`${turn.speaker}: ${statement.text}`);
-  const includesFacts = [toldId, ...facts.filter((f) => f.confidence >= confidence).map((f) => f.factId)];
+  if (p.event) await writeEvent(turn, p, speakerId, src, factId, ctx, out);
+}
+
+async function writeEvent(turn: Turn, p: Planned, speakerId: string, src: string, factId: string, ctx: TurnContext, out: Derived[]): Promise<void> {
+  const clause = p.statement.clause;
+  const told = verbStatement(clause) ?? p.statement;
+  const who = clause.subject.kind === 'named' ? clause.subject.name : clause.subject.kind === 'possessed' ? `${turn.speaker}'s` : turn.speaker;
+  const rel = told.rel;
+  const object = 'literal' in told.object ? told.object.literal : told.object.entity;
+  const summary = truncate(`${who} ${relationPhrase(rel)} ${object} (${spanWords(p.span, turn.at)})`);
+  const participants: { entityId: string; role: string }[] = [{ entityId: src, role: src === speakerId ? 'speaker' : 'subject' }];
+  for (const run of nameRuns(clause.tokens, false)) {
+    if (run.kind === 'thing' || (run.kind !== 'person' && ctx.speakers.has(nameKey(run.name)))) continue;
+    const id = await ctx.book.resolve(cleanName(run.name), run.kind, turn.mentionId, out);
+    if (id === null || participants.some((x) => x.entityId === id)) continue;
+    ctx.book.uses(id, p.confidence);
+    participants.push({ entityId: id, role: run.kind === 'person' ? 'participant' : run.kind });
+  }
   out.push({
     command: {
       op: 'UPSERT_EVENT',
-      eventId: deriveEventId(ctx.memoryId, summary, span.from),
+      eventId: deriveEventId(ctx.memoryId, summary, p.span.from),
       summary,
       participants,
-      includesFacts: [...new Set(includesFacts)],
-      timeSpan: { from: span.from, to: span.to },
+      includesFacts: [factId],
+      timeSpan: { from: p.span.from, to: p.span.to },
     },
-    confidence,
+    confidence: p.confidence,
     turns: [turn.mentionId],
-    why: `${statement.kind} statement (${statement.why})${span.expression !== null ? `, time "${span.expression}"` : ''}`,
+    why: `${clause.mode} "${clause.surface}"${p.span.expression !== null ? `, time "${p.span.expression}"` : ', just before the telling'}`,
   });
 }
 
-/** A name said to the listener ("Thanks, Anna!"), not of someone taking part. */
-function isVocative(sentence: string, name: string): boolean {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
-  return new RegExp(`(?:^(?:\\w+\\s+)?${escaped}\\s*[,!]|,\\s*${escaped}\\s*[.!?,]*$)`, 'u').test(sentence.trim());
+/** A person named as a clause's subject: one the memory or the dialog knows, never one made up from a capitalised word. */
+async function namedPerson(name: string, turn: Turn, ctx: TurnContext, out: Derived[]): Promise<string | null> {
+  return ctx.book.resolve(cleanName(name), 'person', turn.mentionId, out);
+}
+
+async function target(
+  object: StatementObject,
+  turn: Turn,
+  ctx: TurnContext,
+  out: Derived[],
+): Promise<string | { literal: string; datatype: 'string' } | null> {
+  if ('literal' in object) return { literal: object.literal, datatype: 'string' };
+  const name = cleanName(object.entity);
+  if (name.length < 2) return null;
+  return ctx.book.resolve(name, object.kind as EntityKind, turn.mentionId, out);
+}
+
+function categoryStatement(clause: Clause, m: CategoryMatch): Statement {
+  return { subject: clause.subject, rel: m.rel, object: { literal: m.literal }, canonical: true, clause, why: m.why };
+}
+
+/** The model's probability, in hundredths, within [0.05, 0.95]. */
+function confidenceOf(p: number): number {
+  return Math.round(Math.max(0.05, Math.min(0.95, p)) * 100) / 100;
 }
 
 function truncate(text: string): string {

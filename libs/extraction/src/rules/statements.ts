@@ -1,223 +1,483 @@
-import nlp from 'compromise';
-
-/** What a sentence tells of the speaker: something that happened, will happen, goes on, or is so. */
-export type StatementKind = 'past' | 'future' | 'ongoing' | 'state';
-
-/** One sentence of a turn, read for what it states about its speaker. */
-export interface Statement {
-  text: string;
-  kind: StatementKind;
-  /** How clearly the sentence states something of the speaker's own life, in [0, 1]. */
-  score: number;
-  why: string;
-  people: string[];
-  places: string[];
-  organizations: string[];
-}
-
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|ours)\b/gu;
-const FIRST_PERSON_SUBJECT = new RegExp(
-  [
-    String.raw`(?:^|[,;:–—-]\s*|\b(?:and|but|so|then|because|when|since|after|before|also|just|actually|finally|recently|`,
-    String.raw`yesterday|today|lately|now)\s+)(?:i|we)(?:'m|'ve|'d|'ll)?\s+(?!hope\b|bet\b|guess\b|agree\b|know\b|mean\b|`,
-    String.raw`understand\b|can imagine\b|can't imagine\b|wish\b|appreciate\b|see\b|totally agree\b|can see\b|can tell\b|`,
-    String.raw`feel you\b|can relate\b)`,
-  ].join(''),
-  'u',
-);
-const MY_NOUN = /\b(?:my|our)\s+(?!pleasure\b|bad\b|gosh\b|god\b|goodness\b|heart goes\b|thoughts\b)[a-z]/u;
-const SECOND_PERSON = /\b(?:you|your|you're|you've|you'll|yours|yourself|u|ur)\b/gu;
-const SMALL_TALK = new RegExp(
-  [
-    String.raw`^(?:thanks|thank you|thx|wow|whoa|haha|hah|lol|omg|aww+|awesome|cool|great|nice|sweet|yeah|yep|yes|no|nope|ok|`,
-    String.raw`okay|sure|congrats|congratulations|hey|hi|hello|bye|goodbye|take care|see you|see ya|talk soon|good luck|`,
-    String.raw`sounds|that's|that sounds|that is|it's great|glad|so glad|i'm glad|i'm so glad|i'm happy for|i'm so happy for|`,
-    String.raw`i'm proud of|i'm so proud of|i'm sorry|sorry|i hope|hope|i bet|i agree|agreed|totally|absolutely|definitely|`,
-    String.raw`exactly|true|right|same|me too|love that|love it|you|your|keep|let's|let me know|good for you|well done|`,
-    String.raw`way to go|amazing|incredible|what a|how|cheers)\b`,
-  ].join(''),
-  'u',
-);
-const CHIT_CHAT_VERB = new RegExp(
-  [
-    String.raw`\b(?:i|we)(?:'m| am| are|'re)?\s+(?:so\s+|really\s+|very\s+|totally\s+)?(?:glad|happy for|proud of|sorry|`,
-    String.raw`thankful for you|grateful for you|lucky to have you|here for you|rooting for you|with you)\b|\b(?:thanks|`,
-    String.raw`thank you)\b|\b(?:can't wait to (?:see|hear))\b|\bkeep (?:it up|going|up the)\b|\blet me know\b|`,
-    String.raw`\bwe got this\b|\byou got this\b|\bsounds (?:great|awesome|fun|amazing|like)\b`,
-  ].join(''),
-  'u',
-);
-const FUTURE = new RegExp(
-  [
-    String.raw`\b(?:will|'ll|gonna|going to|plan to|plans to|planning|plan on|hoping to|hope to|intend|about to|next (?:week|`,
-    String.raw`month|year|weekend|time|summer|spring|fall|winter)|tomorrow|tonight|soon|upcoming|looking forward to|`,
-    String.raw`can't wait to|want to|wanna|thinking of|thinking about|considering|decided to)\b`,
-  ].join(''),
-  'u',
-);
-const ONGOING =
-  /\b(?:(?:i|we)(?:'ve| have) been|lately|these days|currently|right now|nowadays|always|every (?:day|week|morning|night|weekend)|usually|often)\b/u;
-const TIME_WORDS = new RegExp(
-  [
-    String.raw`\b(?:yesterday|today|tonight|tomorrow|last|next|ago|weekend|week|month|year|monday|tuesday|wednesday|thursday|`,
-    String.raw`friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|`,
-    String.raw`summer|winter|spring|fall|morning|evening|(?:19|20)\d\d)\b`,
-  ].join(''),
-  'u',
-);
-const EXPERIENCE = new RegExp(
-  [
-    String.raw`\b(?:went|visited|attended|joined|started|finished|got|took|bought|made|tried|won|met|found|saw|watched|read|`,
-    String.raw`learned|learnt|moved|adopted|signed up|volunteered|travel(?:l)?ed|ran|hiked|played|painted|wrote|created|`,
-    String.raw`built|launched|opened|completed|graduated|received|gave|had|organized|hosted|performed|competed|celebrated|`,
-    String.raw`camped|baked|cooked|lost|quit|left|decided|became|managed|spent|participated|taught|helped|drew|recorded|`,
-    String.raw`released|published|bought|sold|picked up|taken|been to|gone)\b`,
-  ].join(''),
-  'u',
-);
-const CONTENT = /\b[a-z]{5,}\b/gu;
-
-/** Typographic quotes as plain ones, so patterns need only one spelling. */
-export function normalise(text: string): string {
-  return text.replace(/[’‘]/gu, "'").replace(/[“”]/gu, '"');
-}
-
-/** The turn-level signals the selection model weighs (see ./selection.ts). */
-export interface TurnSignals {
-  words: number;
-  firstPerson: number;
-  sentences: number;
-  questions: number;
-  firstPersonSubjects: number;
-  possessives: number;
-  past: number;
-  experience: number;
-  plans: number;
-  ongoing: number;
-  times: number;
-  names: number;
-  secondPerson: number;
-  thirdPerson: number;
-  smallTalkStart: number;
-  chitChat: number;
-  relations: number;
-  content: number;
-}
-
-export interface TurnReading {
-  /** The sentences stating something of the speaker, best first. */
-  statements: Statement[];
-  signals: TurnSignals;
-}
-
-const THIRD_PERSON = /\b(?:he|she|they|him|her|his|hers|them|their)\b/gu;
+import { type Clause, FILLERS, type Subject } from './clauses';
+import type { EntityKind } from './entities';
+import { type NameRun, nameRuns } from './names';
+import { capitalised, has, type Token, wordSet } from './tokens';
+import { type CanonicalRelation, formsOf, snake } from './vocabulary';
 
 /**
- * Splits a turn into sentences and reads each for stating something of the speaker's life:
- * a first-person subject, a past or planned happening, a time, names and content words
- * count for it; a question, a reply about the other speaker ("you", "glad", "thanks") and
- * small talk count against it. Names come from compromise's people, places and organisations;
- * `relationsOf` counts the first-person relations of a sentence.
+ * Statements: what a clause says of its subject, as a fact in third person, `subject rel object`.
+ * A clause that says one of the canonical things (where someone lives or works, their children,
+ * what they like or seek) is named for it (`lives_in`, `has_child`, `seeks`); any other is named
+ * for its verb as said, in its tense, with its negation ("lost", "is_starting", "does_not_eat",
+ * "plans_to"), and its object is what the verb says of the subject, compactly ("job as a banker").
  */
-export function readTurn(turnText: string, relationsOf: (sentence: string) => number): TurnReading {
-  const text = normalise(turnText);
-  const lowerTurn = text.toLowerCase();
-  const signals: TurnSignals = {
-    words: lowerTurn.split(/\s+/u).filter((w) => /[a-z0-9]/u.test(w)).length,
-    firstPerson: (lowerTurn.match(FIRST_PERSON) ?? []).length,
-    sentences: 0,
-    questions: 0,
-    firstPersonSubjects: 0,
-    possessives: 0,
-    past: 0,
-    experience: 0,
-    plans: 0,
-    ongoing: 0,
-    times: 0,
-    names: 0,
-    secondPerson: (lowerTurn.match(SECOND_PERSON) ?? []).length,
-    thirdPerson: (lowerTurn.match(THIRD_PERSON) ?? []).length,
-    smallTalkStart: SMALL_TALK.test(lowerTurn) ? 1 : 0,
-    chitChat: 0,
-    relations: 0,
-    content: (lowerTurn.match(CONTENT) ?? []).length,
+
+export type StatementObject = { literal: string } | { entity: string; kind: EntityKind };
+
+export interface Statement {
+  subject: Subject;
+  rel: string;
+  object: StatementObject;
+  /** Named for one of the canonical relations (vocabulary.ts), not for its verb. */
+  canonical: boolean;
+  clause: Clause;
+  why: string;
+}
+
+const PREPOSITIONS = new Set(
+  'in at on to for with about from into of by after near around over through as like without towards toward onto upon'.split(' '),
+);
+/** Verbs whose clause says nothing of the subject's life ("I know", "I mean", "I guess so"). */
+const SAYS_NOTHING = new Set(
+  'know mean guess bet agree understand thank imagine suppose wonder say tell ask let hear wait forget promise sure relate'.split(' '),
+);
+const VAGUE = wordSet(
+  'it that this these those them one so done lot much more something anything everything nothing',
+  'stuff things thing way sure right same well fun',
+);
+const SECOND_PERSON = new Set(['you', 'your', 'yours', 'yourself', 'ya', 'u', 'ur']);
+/** Verbs of wanting, planning and trying: named for themselves, their object the verb phrase that follows. */
+const INTENT: Record<string, [present: string, past: string]> = {
+  want: ['wants_to', 'wanted_to'],
+  wanna: ['wants_to', 'wanted_to'],
+  hope: ['hopes_to', 'hoped_to'],
+  plan: ['plans_to', 'planned_to'],
+  intend: ['plans_to', 'planned_to'],
+  aim: ['plans_to', 'planned_to'],
+  decide: ['decided_to', 'decided_to'],
+  try: ['is_trying_to', 'tried_to'],
+  need: ['needs_to', 'needed_to'],
+  wish: ['wishes_to', 'wished_to'],
+  love: ['likes_to', 'liked_to'],
+  like: ['likes_to', 'liked_to'],
+  prefer: ['prefers_to', 'preferred_to'],
+};
+const CHILDREN = new Set('kid kids child children son sons daughter daughters baby babies twins toddler toddlers stepson stepdaughter'.split(' '));
+const FAMILY = new Set(
+  (
+    'husband wife partner boyfriend girlfriend fiance fiancé fiancee mom mum mother dad father parents sister sisters brother brothers ' +
+    'siblings sibling grandma grandmother grandpa grandfather grandparents aunt uncle cousin cousins niece nephew family'
+  ).split(' '),
+);
+const PETS = wordSet(
+  'dog dogs cat cats puppy puppies kitten kittens pet pets turtle turtles hamster hamsters rabbit rabbits bunny',
+  'parrot bird birds horse horses snake fish guinea',
+);
+const KIN = new Set([...CHILDREN, ...FAMILY, ...PETS]);
+const STATUSES = new Set(['single', 'married', 'engaged', 'divorced', 'separated', 'widowed', 'dating']);
+const LIKE_VERBS = new Set(['like', 'love', 'enjoy', 'adore']);
+const DISLIKE_VERBS = new Set(['hate', 'dislike', 'detest', 'loathe']);
+const LIKE_PHRASES = [
+  ['into'],
+  ['passionate', 'about'],
+  ['a', 'fan', 'of'],
+  ['a', 'big', 'fan', 'of'],
+  ['a', 'huge', 'fan', 'of'],
+  ['fan', 'of'],
+  ['obsessed', 'with'],
+  ['fond', 'of'],
+  ['crazy', 'about'],
+  ['keen', 'on'],
+  ['in', 'love', 'with'],
+];
+const SEEK_VERBS = new Set(['seek', 'search', 'hunt', 'look']);
+const JOB_WORDS = new Set(['job', 'position', 'role', 'gig', 'internship', 'career']);
+const EVENTS = new Set(
+  (
+    'parade conference concert festival fair workshop meetup group seminar rally march marathon race competition tournament exhibition exhibit ' +
+    'convention retreat lecture ceremony fundraiser gala show game match protest event class course party wedding funeral reunion ' +
+    'camp session meeting service'
+  ).split(' '),
+);
+const GROUPS = wordSet(
+  'group club team program programme gym church community organization organisation band choir class league',
+  'society association crew studio center centre shelter network',
+);
+const PLACE_RELATION: Record<string, CanonicalRelation> = { Country: 'visited_country', City: 'visited_city', Region: 'visited_state_or_region' };
+
+/** The statements a clause makes, canonical first; none for a clause that says nothing of its subject. */
+export function statementsOf(clause: Clause): Statement[] {
+  if (clause.subject.kind === 'topic') return viewOf(clause);
+  if (!worthReading(clause)) return [];
+  const object = clause.object;
+  const names = nameRuns(object, false);
+  const canonical = canonicalOf(clause, names);
+  const found = canonical !== null ? [canonical].flat() : [genericOf(clause, names)].filter((x) => x !== null);
+  // "My brother helps out", "with my sister Leila": whatever else the clause says, the speaker has them.
+  const kin = kinOf(clause).filter((k) => !found.some((f) => f.rel === k.rel && sameObject(f.object, k.object)));
+  return [...found, ...kin];
+}
+
+/**
+ * The family, children and pets a clause calls the speaker's ("my brother", "our dog", "my sister Leila"):
+ * the speaker has them, named as an entity when the clause names them.
+ */
+function kinOf(clause: Clause): Statement[] {
+  const found: Statement[] = [];
+  const tokens = clause.tokens;
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i]!.word !== 'my' && tokens[i]!.word !== 'our') continue;
+    let j = i + 1;
+    while (j < tokens.length && j <= i + 3 && has(tokens[j], 'Adjective') && !KIN.has(tokens[j]!.word)) j++;
+    const noun = tokens[j]?.word ?? '';
+    const rel = CHILDREN.has(noun) ? 'has_child' : FAMILY.has(noun) ? 'has_family' : PETS.has(noun) ? 'has_pet' : null;
+    if (rel === null) continue;
+    let end = j + 1;
+    while (end < tokens.length && end <= j + 3 && has(tokens[end], 'ProperNoun') && capitalised(tokens[end]!)) end++;
+    const name = tokens
+      .slice(j + 1, end)
+      .map((t) => t.text)
+      .join(' ');
+    const object: StatementObject = name !== '' ? { entity: name, kind: rel === 'has_pet' ? 'animal' : 'person' } : { literal: noun };
+    if (!found.some((f) => sameObject(f.object, object))) {
+      found.push({ subject: { kind: 'speaker' }, rel, object, canonical: true, clause, why: `"my ${noun}${name !== '' ? ` ${name}` : ''}"` });
+    }
+  }
+  return found;
+}
+
+function sameObject(a: StatementObject, b: StatementObject): boolean {
+  return 'literal' in a ? 'literal' in b && a.literal.toLowerCase() === b.literal.toLowerCase() : 'entity' in b && a.entity === b.entity;
+}
+
+function statement(clause: Clause, rel: string, object: StatementObject, why: string, canonical = true): Statement {
+  return { subject: clause.subject, rel, object, canonical, clause, why };
+}
+
+const FAVOURITE = new Set(['favorite', 'favourite', 'fave', 'fav', 'thing', 'passion', 'go-to', 'pick', 'jam', 'hobby', 'escape']);
+
+/**
+ * What the speaker thinks of a thing they say what it is: one they call theirs ("Guitar's my thing",
+ * "Contemporary is my top pick") they like; one they describe ("Pottery's so relaxing and creative")
+ * they find so. Said of the speaker, by a subject that stands for them.
+ */
+function viewOf(clause: Clause): Statement[] {
+  if (clause.subject.kind !== 'topic' || clause.negative) return [];
+  const topic = clause.subject.noun;
+  const view = (rel: string, literal: string, why: string, canonical = false): Statement[] =>
+    literal.trim().length < 3 ? [] : [{ subject: { kind: 'speaker' }, rel, object: { literal }, canonical, clause, why }];
+  const said = clause.tokens.filter((t) => !FILLERS.has(t.word) && !has(t, 'Expression'));
+  const be = said.findIndex((t) => BE_WORDS.has(t.word));
+  if (topic === 'it') {
+    // "It's so important to support each other": the speaker values it; "It's freeing to ...": finds it so.
+    const to = said.findIndex((t) => t.word === 'to');
+    const adjectives = said.slice(be + 1, to).filter((t) => has(t, 'Adjective'));
+    const doing = said.slice(to + 1, to + 1 + MAX_VIEW_WORDS);
+    if (be < 0 || to < 0 || adjectives.length === 0 || !has(doing[0], 'Verb') || adjectives.length !== to - be - 1) return [];
+    if (adjectives.some((t) => IMPORTANT.has(t.word))) return view('values', gerundPhrase(doing), `"it is ${adjectives[0]!.word} to"`);
+    return view('finds', `it ${say(adjectives)} to ${say(doing)}`, `"it is ${adjectives[0]!.word} to"`);
+  }
+  if (clause.copula) {
+    const after = said.slice(be + 1);
+    if ((after[0]?.word === 'my' || after[0]?.word === 'our') && after.slice(1, 4).some((t) => FAVOURITE.has(t.word))) {
+      return view('likes', topic, `"${topic} is my ${after[1]!.word}"`, true);
+    }
+    const adjectives = clause.object.filter((t) => !has(t, 'Conjunction'));
+    if (adjectives.some((t) => IMPORTANT.has(t.word)) && adjectives.length <= 3) return view('values', topic, `"${topic} is ${adjectives[0]!.word}"`);
+    if (adjectives.length > 0 && adjectives.length <= 4 && adjectives.every((t) => has(t, 'Adjective'))) {
+      return view('finds', `${topic} ${say(clause.object)}`, `"${topic} is ${say(clause.object)}"`);
+    }
+  }
+  // Anything else the speaker says of a thing in the present ("Dance floors help avoid injuries") is what they believe.
+  if (clause.mode !== 'present' || clause.object.length === 0) return [];
+  return view('believes', say(said.slice(0, MAX_VIEW_WORDS)), 'a view of the speaker');
+}
+
+const BE_WORDS = new Set(['is', 'are', 'was', 'were']);
+const IMPORTANT = new Set(['important', 'essential', 'key', 'crucial', 'vital', 'necessary']);
+const MAX_VIEW_WORDS = 14;
+
+/** "support each other" -> "supporting each other": a verb phrase as the thing someone values. */
+function gerundPhrase(tokens: readonly Token[]): string {
+  const [verb, ...rest] = tokens;
+  if (verb === undefined) return '';
+  return [formsOf(verb.root).gerund, say(rest)].join(' ').trim();
+}
+
+/** The object's text as said, one space between words. */
+export function say(tokens: readonly Token[]): string {
+  return tokens
+    .map((t) => t.text)
+    .join(' ')
+    .replace(/\s+([,.;:!?%])/gu, '$1')
+    .replace(/["“”]/gu, '')
+    .replace(/[,.;:!?]+$/u, '')
+    .trim();
+}
+
+function words(tokens: readonly Token[]): string[] {
+  return tokens.map((t) => t.word);
+}
+
+function startsWith(tokens: readonly Token[], phrase: readonly string[]): boolean {
+  return phrase.every((w, i) => tokens[i]?.word === w);
+}
+
+/** Leading articles and determiners off ("a small group" -> "small group"). */
+function bare(tokens: readonly Token[]): Token[] {
+  let i = 0;
+  while (i < tokens.length && ['a', 'an', 'the', 'some', 'my', 'our', 'his', 'her', 'their'].includes(tokens[i]!.word)) i++;
+  return tokens.slice(i);
+}
+
+/** The name the tokens are, whole: a name run of the object beginning at `start` and covering exactly them. */
+function nameOf(tokens: readonly Token[], names: readonly NameRun[], start: number): NameRun | null {
+  if (tokens.length === 0) return null;
+  return names.find((n) => n.start === start && n.end === start + tokens.length) ?? null;
+}
+
+/** Where `tokens` (a tail of the object) begins in the object. */
+function offsetIn(object: readonly Token[], tail: readonly Token[]): number {
+  return tail.length === 0 ? object.length : object.indexOf(tail[0]!);
+}
+
+function literal(tokens: readonly Token[]): StatementObject | null {
+  const text = say(tokens);
+  return text.length >= 2 ? { literal: text } : null;
+}
+
+function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Statement[] | null {
+  const { lemma, object, mode, negative, copula } = clause;
+  const w = words(object);
+  const intent = mode === 'future' || clause.chain.length > 1 ? clause.chain : [lemma];
+  const stated = mode !== 'future' && !intent.some((v) => v in INTENT && v !== 'love' && v !== 'like');
+  // The name the object says from `from` on: the whole rest, or a name the rest begins with ("Acme Robotics as a ...").
+  const entityAfter = (from: number, kind: EntityKind): StatementObject | null => {
+    const tail = bare(object.slice(from));
+    const start = offsetIn(object, tail);
+    const name = nameOf(tail, names, start) ?? names.find((n) => n.start === start && PREPOSITIONS.has(object[n.end]?.word ?? '')) ?? null;
+    return name === null ? null : { entity: name.name, kind: name.kind === 'thing' ? kind : name.kind };
   };
-  const statements: Statement[] = [];
-  const doc = nlp(text);
-  doc.sentences().forEach((view) => {
-    const s = view as typeof doc;
-    const sentenceText = s.text().trim();
-    const lower = sentenceText.toLowerCase();
-    signals.sentences++;
-    if (sentenceText.endsWith('?')) {
-      signals.questions++;
-      return;
+
+  // Where someone lives, comes from, works, and as what.
+  if (stated && !negative && ['live', 'reside', 'settle', 'stay'].includes(lemma) && ['in', 'at', 'near'].includes(w[0] ?? '')) {
+    const place = entityAfter(1, 'place');
+    if (place !== null) return statement(clause, 'lives_in', place, `"${lemma} in" a place`);
+  }
+  if (stated && !negative && ['move', 'relocate'].includes(lemma) && (w[0] === 'to' || (w[0] === 'back' && w[1] === 'to'))) {
+    const place = entityAfter(w[0] === 'to' ? 1 : 2, 'place');
+    if (place !== null) return statement(clause, 'lives_in', place, '"moved to" a place');
+  }
+  if (stated && !negative && copula && w[0] === 'from') {
+    const place = entityAfter(1, 'place');
+    if (place !== null) return statement(clause, 'from', place, '"is from" a place');
+  }
+  if (stated && !negative && lemma === 'grow' && clause.particle === 'up' && w[0] === 'in') {
+    const place = entityAfter(1, 'place');
+    if (place !== null) return statement(clause, 'from', place, '"grew up in" a place');
+  }
+  if (stated && !negative && lemma === 'work' && (w[0] === 'at' || w[0] === 'for')) {
+    const org = entityAfter(1, 'organization');
+    if (org !== null) {
+      const as = w.indexOf('as');
+      const role = as > 1 ? literal(bare(object.slice(as + 1))) : null;
+      const at = statement(clause, 'works_at', org, '"works at" an organisation');
+      return role === null ? at : [at, statement(clause, 'works_as', role, '"works as"')];
     }
-    const words = lower.split(/\s+/u).filter((w) => /[a-z0-9]/u.test(w)).length;
-    const subject = FIRST_PERSON_SUBJECT.test(lower);
-    const possessive = MY_NOUN.test(lower);
-    const past = s.has('#PastTense') || /\b(?:i|we)(?:'ve| have) (?!been\b)[a-z]+ed\b/u.test(lower);
-    const future = FUTURE.test(lower);
-    const ongoing = ONGOING.test(lower);
-    const timed = TIME_WORDS.test(lower);
-    const experience = EXPERIENCE.test(lower);
-    const chitChat = CHIT_CHAT_VERB.test(lower);
-    const people = s.people().out('array') as string[];
-    const places = s.places().out('array') as string[];
-    const organizations = s.organizations().out('array') as string[];
-    const named = people.length + places.length + organizations.length > 0;
-    const relations = subject || possessive ? relationsOf(sentenceText) : 0;
-    signals.firstPersonSubjects += subject ? 1 : 0;
-    signals.possessives += possessive ? 1 : 0;
-    signals.past += past ? 1 : 0;
-    signals.experience += experience ? 1 : 0;
-    signals.plans += future ? 1 : 0;
-    signals.ongoing += ongoing ? 1 : 0;
-    signals.times += timed ? 1 : 0;
-    signals.names += named ? 1 : 0;
-    signals.chitChat += chitChat ? 1 : 0;
-    signals.relations += relations;
-    if (words < 4) return;
-    const secondPerson = (lower.match(SECOND_PERSON) ?? []).length;
-    const content = (lower.match(CONTENT) ?? []).length;
-    let score = subject ? 0.35 : possessive ? 0.25 : 0.1;
-    const why: string[] = [subject ? 'first person' : possessive ? 'first-person possessive' : 'statement'];
-    if (past) {
-      score += 0.15;
-      why.push('past');
+  }
+  if (stated && !negative && lemma === 'work' && w[0] === 'as') {
+    const role = literal(bare(object.slice(1)));
+    if (role !== null) return statement(clause, 'works_as', role, '"works as"');
+  }
+  // Not working is a value of what someone works as: the job that follows supersedes it.
+  if (stated && negative && ((lemma === 'work' && object.length === 0) || (lemma === 'have' && JOB_WORDS.has(bare(object)[0]?.word ?? '')))) {
+    return statement(clause, 'works_as', { literal: 'not working' }, '"not working"');
+  }
+  if (stated && !negative && copula && (startsWith(object, ['unemployed']) || startsWith(object, ['out', 'of', 'work']))) {
+    return statement(clause, 'works_as', { literal: 'not working' }, `"${say(object)}"`);
+  }
+  if (stated && !negative && ['get', 'land', 'start', 'accept', 'take', 'find', 'begin'].includes(lemma)) {
+    const head = bare(object);
+    const jobAt = head.findIndex((t) => JOB_WORDS.has(t.word));
+    if (jobAt >= 0) {
+      const after = head[jobAt + 1]?.word;
+      if (after === 'as') {
+        const role = literal(bare(head.slice(jobAt + 2)));
+        if (role !== null) return statement(clause, 'works_as', role, `"${lemma} a job as"`);
+      } else if (after === 'at' || after === 'with') {
+        const org = entityAfter(offsetIn(object, head) + jobAt + 2, 'organization');
+        if (org !== null) return statement(clause, 'works_at', org, `"${lemma} a job at"`);
+      } else if (jobAt > 0 && jobAt <= 4 && (after === undefined || PREPOSITIONS.has(after))) {
+        return statement(clause, 'works_as', { literal: say(head.slice(0, jobAt)).toLowerCase() }, `"${lemma} the ... job"`);
+      }
     }
-    if (experience) {
-      score += 0.1;
-      why.push('experience');
+  }
+  if (stated && ['study', 'major'].includes(lemma) && !negative) {
+    const subject = literal(bare(w[0] === 'in' ? object.slice(1) : object));
+    if (subject !== null) return statement(clause, 'studies', subject, `"${lemma}"`);
+  }
+  if (stated && !negative && copula && STATUSES.has(w[0] ?? '') && object.length <= 3) {
+    return statement(clause, 'relationship_status', { literal: say(object).toLowerCase() }, `"is ${w[0]}"`);
+  }
+
+  // Children, family and pets someone has.
+  if (stated && !negative && ['have', 'adopt', 'get', 'rescue', 'raise'].includes(lemma) && object.length > 0 && object.length <= 6) {
+    const head = bare(object);
+    const nouns = head.filter((t) => has(t, 'Noun') && !has(t, 'Pronoun'));
+    const noun = nouns.at(-1)?.word ?? '';
+    const named = head.findIndex((t) => t.word === 'named' || t.word === 'called');
+    if (PETS.has(noun) || (named > 0 && PETS.has(head[named - 1]!.word))) {
+      const pet = named > 0 ? entityAfter(offsetIn(object, head) + named + 1, 'animal') : null;
+      return statement(clause, 'has_pet', pet ?? { literal: say(named > 0 ? head.slice(0, named) : head) }, `"${lemma}" a pet`);
     }
-    if (future) {
-      score += 0.1;
-      why.push('plan');
+    if (lemma === 'have' || lemma === 'adopt') {
+      if (CHILDREN.has(noun)) return statement(clause, 'has_child', { literal: say(head) }, '"has" children');
+      if (FAMILY.has(noun)) return statement(clause, 'has_family', { literal: say(head) }, '"has" family');
     }
-    if (ongoing) {
-      score += 0.05;
-      why.push('ongoing');
+  }
+
+  // What someone likes, dislikes and seeks.
+  if (stated && LIKE_VERBS.has(lemma) && mode !== 'past' && (!has(object[0], 'Verb') || has(object[0], 'Gerund')) && w[0] !== 'to') {
+    const liked = literal(bare(object));
+    if (liked !== null && !VAGUE.has(w[0] ?? '')) return statement(clause, negative ? 'does_not_like' : 'likes', liked, `"${lemma}"`);
+  }
+  if (stated && DISLIKE_VERBS.has(lemma) && !negative) {
+    const disliked = literal(bare(object));
+    if (disliked !== null && !VAGUE.has(w[0] ?? '')) return statement(clause, 'dislikes', disliked, `"${lemma}"`);
+  }
+  if (stated && copula) {
+    const phrase = LIKE_PHRASES.find((p) => startsWith(object, p));
+    if (phrase !== undefined) {
+      const liked = literal(bare(object.slice(phrase.length)));
+      if (liked !== null) return statement(clause, negative ? 'does_not_like' : 'likes', liked, `"is ${negative ? 'not ' : ''}${phrase.join(' ')}"`);
     }
-    if (timed) {
-      score += 0.1;
-      why.push('time');
+  }
+  const seeking = [lemma, ...clause.chain].find((v) => SEEK_VERBS.has(v));
+  if (seeking !== undefined && !negative) {
+    const forAt = w.indexOf('for');
+    if ((seeking !== 'look' && seeking !== 'search' && seeking !== 'hunt') || forAt >= 0) {
+      const sought = literal(bare(forAt >= 0 ? object.slice(forAt + 1) : object));
+      if (sought !== null) return statement(clause, 'seeks', sought, `"${seeking} for"`);
     }
-    if (named) {
-      score += 0.1;
-      why.push('names');
+  }
+  if (copula && !negative && startsWith(object, ['on', 'the', 'hunt', 'for'])) {
+    const sought = literal(bare(object.slice(4)));
+    if (sought !== null) return statement(clause, 'seeks', sought, '"on the hunt for"');
+  }
+
+  // Places visited, events attended, groups joined: in the past.
+  const past = mode === 'past' || mode === 'perfect';
+  if (past && !negative && (['visit', 'travel', 'fly', 'go', 'tour'].includes(lemma) || (copula && w[0] === 'to'))) {
+    const at = w[0] === 'to' || w[0] === 'in' ? 1 : 0;
+    if (at > 0 || lemma === 'visit' || lemma === 'tour') {
+      const tail = bare(object.slice(at));
+      const name = nameOf(tail, names, offsetIn(object, tail));
+      if (name !== null && (name.kind === 'place' || name.kind === 'thing')) {
+        const tag = Object.keys(PLACE_RELATION).find((t) => tail.some((x) => has(x, t)));
+        return statement(clause, tag !== undefined ? PLACE_RELATION[tag]! : 'visited', { entity: name.name, kind: 'place' }, `"${lemma}" to a place`);
+      }
+      const head = tail.at(-1)?.word ?? '';
+      if (EVENTS.has(head) && tail.length <= 5 && lemma !== 'visit') {
+        return statement(clause, 'attended_event', { literal: say(tail) }, `"${lemma} to" an event`);
+      }
     }
-    if (relations > 0) {
-      score += 0.15;
-      why.push('relation');
+  }
+  if (past && !negative && ['attend', 'join'].includes(lemma)) {
+    const tail = bare(object);
+    const head = tail.at(-1)?.word ?? '';
+    if (lemma === 'attend' && tail.length > 0 && tail.length <= 6) return statement(clause, 'attended_event', { literal: say(tail) }, '"attended"');
+    if (lemma === 'join' && (GROUPS.has(head) || nameOf(tail, names, offsetIn(object, tail)) !== null) && tail.length <= 6) {
+      const name = nameOf(tail, names, offsetIn(object, tail));
+      return statement(
+        clause,
+        'joined',
+        name !== null ? { entity: name.name, kind: name.kind === 'thing' ? 'organization' : name.kind } : { literal: say(tail) },
+        '"joined"',
+      );
     }
-    score += Math.min(0.15, content * 0.03);
-    if (words >= 10) score += 0.05;
-    if (secondPerson > 0) score -= Math.min(0.3, 0.12 * secondPerson);
-    if (SMALL_TALK.test(lower)) score -= 0.15;
-    if (chitChat) score -= 0.2;
-    const kind: StatementKind = past && !future ? 'past' : future ? 'future' : ongoing ? 'ongoing' : 'state';
-    statements.push({ text: sentenceText, kind, score: Math.max(0, Math.min(1, score)), why: why.join(', '), people, places, organizations });
-  });
-  statements.sort((a, b) => b.score - a.score);
-  return { statements, signals };
+  }
+  return null;
+}
+
+/** The clause as a statement named for its verb, whether or not a canonical relation says it: an event's summary says what happened. */
+export function verbStatement(clause: Clause): Statement | null {
+  return worthReading(clause) ? genericOf(clause, nameRuns(clause.object, false)) : null;
+}
+
+/**
+ * A clause that says something of its subject: not "I know", "I guess"; not about the listener ("I love
+ * your painting"); not of "this" or "that" ("I got this"); not what the subject is sure or glad of
+ * ("I'm sure it'll be great").
+ */
+function worthReading(clause: Clause): boolean {
+  const object = clause.object;
+  if (SAYS_NOTHING.has(clause.lemma)) return false;
+  if (object.some((t) => SECOND_PERSON.has(t.word))) return false;
+  if (['this', 'that', 'it', 'these', 'those', 'them'].includes(object[0]?.word ?? '') && !(has(object[1], 'Preposition') && object.length >= 4))
+    return false;
+  if (clause.copula && has(object[1], 'Pronoun') && !['my', 'our'].includes(object[1]!.word)) return false;
+  return true;
+}
+
+/** A statement named for the clause's verb, in its tense and polarity. */
+function genericOf(clause: Clause, names: readonly NameRun[]): Statement | null {
+  const { lemma, mode, negative, copula, particle } = clause;
+  let object = clause.object;
+  const forms = formsOf(lemma);
+  // The verb as said, where it is already the form wanted: "whipped", "living" (a tagger's lemma may not conjugate back).
+  const said = clause.surface.toLowerCase();
+  const past = mode === 'past' && said !== lemma && !said.endsWith('ing') && /^[a-z]+$/u.test(said) ? said : forms.past;
+  const gerund = said.endsWith('ing') ? said : forms.gerund;
+  const plural = clause.subject.kind === 'possessed' && /s$/u.test(clause.subject.noun);
+  let rel: string[];
+  if (copula) {
+    const be = plural
+      ? { present: ['are'], past: ['were'], perfect: ['have', 'been'] }
+      : { present: ['is'], past: ['was'], perfect: ['has', 'been'] };
+    rel =
+      mode === 'past' || mode === 'used_to'
+        ? be.past
+        : mode === 'perfect' || mode === 'perfect_ongoing'
+          ? be.perfect
+          : mode === 'future'
+            ? ['will', 'be']
+            : be.present;
+    if (negative) rel = [rel[0]!, 'not', ...rel.slice(1)];
+    // A bare feeling ("I'm excited", "I was so tired") says little: a copula needs more than one word after it.
+    if (object.length < 2 && !object.some((t) => has(t, 'Noun') && !has(t, 'Pronoun'))) return null;
+  } else if (lemma in INTENT && ((has(object[0], 'Verb') && !has(object[0], 'Gerund')) || object[0]?.word === 'to')) {
+    const [present, pastRel] = INTENT[lemma]!;
+    rel = [mode === 'past' || mode === 'perfect' ? pastRel : present];
+    if (negative) rel = [mode === 'past' ? 'did_not' : 'does_not', snake([lemma, 'to'])];
+    if (object[0]?.word === 'to') object = object.slice(1);
+  } else if (clause.can && mode === 'present') {
+    rel = negative ? ['cannot', lemma] : ['can', lemma];
+    if (particle !== null) rel.push(particle);
+  } else if (mode === 'future') {
+    rel = negative ? ['will', 'not', lemma] : ['plans', 'to', lemma];
+    if (particle !== null) rel.push(particle);
+  } else {
+    const verb =
+      mode === 'used_to'
+        ? ['used', 'to', lemma]
+        : mode === 'past' || mode === 'perfect'
+          ? negative
+            ? ['did', 'not', lemma]
+            : [past]
+          : mode === 'ongoing'
+            ? [plural ? 'are' : 'is', ...(negative ? ['not'] : []), gerund]
+            : mode === 'perfect_ongoing'
+              ? [plural ? 'have' : 'has', 'been', gerund]
+              : negative
+                ? [plural ? 'do' : 'does', 'not', lemma]
+                : [plural ? lemma : forms.present];
+    rel = particle !== null ? [...verb, particle] : verb;
+    // A leading preposition belongs to the verb ("rehearsed with", "went to"), so the object is what it governs.
+    if (PREPOSITIONS.has(object[0]?.word ?? '') && object.length > 1 && object[0]!.word !== 'like') {
+      rel.push(object[0]!.word);
+      object = bare(object.slice(1));
+    }
+  }
+  if (clause.subject.kind === 'possessed') rel = [...clause.subject.noun.split(' '), ...rel];
+  object = bare(object);
+  if (object.length === 0) return null;
+  if (object.length === 1 && VAGUE.has(object[0]!.word)) return null;
+  if (!object.some((t) => has(t, 'Noun') || has(t, 'Verb') || has(t, 'Adjective') || has(t, 'Value'))) return null;
+  if (object.every((t) => has(t, 'Pronoun') || VAGUE.has(t.word))) return null;
+  const name = nameOf(object, names, offsetIn(clause.object, object));
+  const dst: StatementObject | null = name !== null && name.kind !== 'thing' ? { entity: name.name, kind: name.kind } : literal(object);
+  if (dst === null) return null;
+  // What someone does not do, as a habit or a state ("does not eat meat"), is said as plainly as what they like.
+  const habit = negative && mode === 'present' && !copula && clause.subject.kind === 'speaker';
+  return statement(clause, snake(rel), dst, `${mode}${negative ? ', negated' : ''} "${clause.surface}"`, habit);
 }

@@ -140,3 +140,30 @@ export function resolveTimeSpan(text: string, at: string, past: boolean): TimeSp
 export function hasTimeExpression(text: string, at: string): boolean {
   return resolveTimeSpan(text, at, true).expression !== null;
 }
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+function dayWords(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+/**
+ * A span in words, as an event's summary says when it happened: "19 January 2023", "January 2023",
+ * "2022", "the week of 16 January 2023", "16–17 January 2023"; a span without words of its own (the day
+ * of the telling) is "around <day>", since the turn says it happened just before.
+ */
+export function spanWords(span: TimeSpan, at: string): string {
+  const from = Date.parse(span.from);
+  const to = Date.parse(span.to);
+  const start = new Date(from);
+  if (span.expression === null) return `around ${dayWords(Date.parse(at))}`;
+  if (to - from === DAY) return dayWords(from);
+  if (start.getUTCDate() === 1 && start.getUTCMonth() === 0 && to === Date.UTC(start.getUTCFullYear() + 1, 0, 1))
+    return String(start.getUTCFullYear());
+  if (start.getUTCDate() === 1 && to === Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)) {
+    return `${MONTHS[start.getUTCMonth()]} ${start.getUTCFullYear()}`;
+  }
+  if (to - from === 7 * DAY) return `the week of ${dayWords(from)}`;
+  return `${dayWords(from)} to ${dayWords(to - DAY)}`;
+}
