@@ -75,10 +75,10 @@ async function main(): Promise<void> {
           const name = (id: string) => entities.get(id)?.name ?? id;
           const dst = typeof command.dst === 'string' ? name(command.dst) : String(command.dst.literal);
           const text = `${name(command.src)} ${relationPhrase(command.rel)} ${dst}`;
-          statements.push({ text, turns: d.turns });
+          statements.push({ text, turns: d.turns, ...(typeof command.dst === 'string' ? {} : { content: dst }) });
           rels.set(`${text}\u0000${d.turns.join(',')}`, command.rel);
         } else if (command.op === 'UPSERT_EVENT') {
-          statements.push({ text: command.summary, turns: d.turns });
+          statements.push({ text: command.summary, turns: d.turns, content: command.summary.replace(/^[^:]{1,64}:\s*/u, '') });
           rels.set(`${command.summary}\u0000${d.turns.join(',')}`, 'event');
         }
       }

@@ -9,11 +9,14 @@ import type { Observation } from './locomo-data';
  * statement is a derived fact as "<subject name> <rel> <object>" or an event's summary, with the
  * turns it cites. Recall: share of observations that a statement citing one of their turns says
  * (`matches`); precision: share of statements that say an observation of one of their turns;
- * copies: statements that repeat one of their turns' words (`isCopy`), which count as no statement.
+ * copies: statements that repeat one of their turns' words (`isCopy`, of the statement or of what it holds:
+ * a fact's literal, an event's summary without a leading speaker's name), which count as no statement.
  */
 export interface ScoredStatement {
   text: string;
   turns: string[];
+  /** What it holds of its own: a fact's literal object, an event's summary after a leading "Name:" (a copy there is a copy too). */
+  content?: string;
 }
 
 interface Scorer {
@@ -51,7 +54,7 @@ export function scoreStatements(
   const recalled = new Set<Observation>();
   const score: StatementScore = { observations: observations.length, recalled: 0, statements: 0, precise: 0, copies: 0, judged: [], missed: [] };
   for (const s of statements) {
-    const copy = s.turns.some((t) => scorer.isCopy(s.text, turnText.get(t) ?? ''));
+    const copy = s.turns.some((t) => [s.text, s.content ?? ''].some((text) => scorer.isCopy(text, turnText.get(t) ?? '')));
     if (copy) {
       score.copies++;
       score.judged.push({ ...s, matched: false, copy });

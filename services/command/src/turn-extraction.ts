@@ -5,10 +5,12 @@ import {
   DomainError,
   type MemoryState,
   type UpsertEdge,
+  deriveEntityId,
   deriveExtractedCommandId,
   deriveFactId,
   openVersion,
   relOfSubjectKey,
+  relationPhrase,
 } from '@memotrace/domain';
 import {
   type Derived,
@@ -18,6 +20,7 @@ import {
   type KnownRelation,
   type Turn,
   failureSummary,
+  isCopy,
 } from '@memotrace/extraction';
 import type { CommandHandler } from './command-handler';
 
@@ -113,7 +116,8 @@ export class TurnExtraction {
     if (context.turns.length === 0) return [];
     const derived = await this.extract(memoryId, context);
     // A relation the memory declared already keeps its declaration: an extractor's guess never changes a cardinality.
-    const kept = derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel)));
+    const declared = derived.filter((d) => !(d.command.op === 'DEFINE_RELATION' && context.declared.has(d.command.rel)));
+    const kept = withoutCopies(memoryId, declared, context);
     const planned = this.plan(memoryId, kept, envelope, context.gate);
     return [...planned, ...this.retire(memoryId, context.earlier, planned, envelope)];
   }
@@ -124,7 +128,9 @@ export class TurnExtraction {
    * current; an event that rested on it leaves every later cut with it.
    */
   private retire(memoryId: string, earlier: ExtractionContext['earlier'], planned: readonly Planned[], envelope: { recordedAt?: string }): Planned[] {
-    const asserted = new Set(planned.flatMap((p) => (p.command.op === 'UPSERT_EDGE' && p.command.factId !== undefined ? [p.command.factId] : [])));
+    const asserted = new Set(
+      planned.flatMap(({ command: c }) => (c.op === 'UPSERT_EDGE' ? [c.factId ?? deriveFactId(memoryId, c.src, c.rel, c.dst)] : [])),
+    );
     const actor = `extractor:${this.label}`;
     return earlier
       .filter((e) => !asserted.has(e.factId))
@@ -288,6 +294,34 @@ function knownEntities(state: MemoryState): KnownEntity[] {
     });
   }
   return known;
+}
+
+/**
+ * The derived items that say what their turns say, not the turns again: a fact as the memory reads it ("<subject> <rel>
+ * <object>") or an event's summary that repeats a turn's words is left out, whichever extractor derived it (the turn is
+ * the memory's mention already), and so is an event that rested on such a fact.
+ */
+function withoutCopies(memoryId: string, derived: readonly Derived[], context: ExtractionContext): Derived[] {
+  const names = new Map(context.entities.map((e) => [e.entityId, e.name]));
+  for (const d of derived)
+    if (d.command.op === 'UPSERT_ENTITY') names.set(d.command.entityId ?? deriveEntityId(memoryId, d.command.name), d.command.name);
+  const said = new Map(context.turns.map((t) => [t.mentionId, t.text]));
+  const copies = new Set<string>();
+  const copied = (text: string, turns: readonly string[]) => turns.some((t) => isCopy(text, said.get(t) ?? ''));
+  const kept = derived.filter((d) => {
+    const c = d.command;
+    if (c.op !== 'UPSERT_EDGE' || typeof c.dst === 'string') return true;
+    const literal = String(c.dst.literal);
+    if (!copied(`${names.get(c.src) ?? c.src} ${relationPhrase(c.rel)} ${literal}`, d.turns) && !copied(literal, d.turns)) return true;
+    copies.add(c.factId ?? deriveFactId(memoryId, c.src, c.rel, c.dst));
+    return false;
+  });
+  // A summary is a copy as it stands, or after a speaker's name that leads it ("Dana: I have been looking ...").
+  const summaryCopied = (summary: string, turns: readonly string[]) =>
+    copied(summary, turns) || copied(summary.replace(/^[^:]{1,64}:\s*/u, ''), turns);
+  return kept.filter(
+    (d) => d.command.op !== 'UPSERT_EVENT' || !(summaryCopied(d.command.summary, d.turns) || d.command.includesFacts.some((f) => copies.has(f))),
+  );
 }
 
 /** The relations the memory knows: each declared one with its cardinality, and each a fact uses (`many` unless declared). */

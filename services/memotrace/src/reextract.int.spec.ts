@@ -1,4 +1,4 @@
-import { deriveEntityId } from '@memotrace/domain';
+import { deriveEntityId, deriveFactId } from '@memotrace/domain';
 import type { Derived, ExtractionInput, Extractor } from '@memotrace/extraction';
 import { type TestDatabase, createTestDatabase } from '@memotrace/postgres/testing';
 import { readConfig } from '@memotrace/runtime';
@@ -9,8 +9,10 @@ import { type Api, apiAt } from './testing/test-service';
 /**
  * `POST /v1/memories/{memoryId}/reextract`: the recorded turns are derived from again by the service's
  * current extractor, through async jobs. The extractors are written for the test, two versions of one:
- * 1.0.0 states where a speaker lives when a turn says "I live in X"; 1.1.0 also reads "I moved to X" and
- * is surer of what it finds. The service runs 1.0.0, then is restarted on the same database with 1.1.0.
+ * 1.0.0 states where a speaker lives when a turn says "I live in X", and keeps a copy of the turn (a
+ * `told` fact holding its words, and an event resting on it), as extractors before statements did; 1.1.0
+ * also reads "I moved to X", is surer of what it finds and keeps no copies. The service runs 1.0.0, then
+ * is restarted on the same database with 1.1.0.
  */
 function phrases(version: '1.0.0' | '1.1.0'): Extractor & Held {
   const patterns = version === '1.0.0' ? [/I live in (\w+)/] : [/I live in (\w+)/, /I moved to (\w+)/];
@@ -25,6 +27,20 @@ function phrases(version: '1.0.0' | '1.1.0'): Extractor & Held {
         const place = patterns.map((p) => p.exec(turn.text)?.[1]).find((p) => p !== undefined);
         if (place === undefined) return [];
         const src = deriveEntityId(memoryId, turn.speaker);
+        const copy = { literal: turn.text, datatype: 'string' as const };
+        const told: Derived[] = [
+          { command: { op: 'UPSERT_EDGE', src, rel: 'told', dst: copy, validFrom: turn.at }, confidence: 0.8, turns: [turn.mentionId] },
+          {
+            command: {
+              op: 'UPSERT_EVENT',
+              summary: `${turn.speaker}: ${turn.text}`,
+              includesFacts: [deriveFactId(memoryId, src, 'told', copy)],
+              timeSpan: { from: turn.at },
+            },
+            confidence: 0.8,
+            turns: [turn.mentionId],
+          },
+        ];
         return [
           { command: { op: 'UPSERT_ENTITY', name: turn.speaker, types: ['person'] }, confidence: 0.9, turns: [turn.mentionId] },
           {
@@ -33,6 +49,7 @@ function phrases(version: '1.0.0' | '1.1.0'): Extractor & Held {
             turns: [turn.mentionId],
             why: 'where the speaker lives',
           },
+          ...(version === '1.0.0' ? told : []),
         ];
       });
     },
@@ -123,10 +140,12 @@ describe('re-extraction', () => {
     expect(derived.commands.map((c: Command) => [c.op, c.actor])).toEqual([
       ['UPSERT_ENTITY', V1],
       ['UPSERT_EDGE', V1],
+      ['UPSERT_EDGE', V1],
+      ['UPSERT_EVENT', V1],
     ]);
     // 1.0.0 does not read "I moved to": the other session derives nothing.
     expect(await derivedOf('chat-2:1')).toMatchObject({ commands: [], extraction: { status: 'done' } });
-    expect(await positionOf('talk')).toBe(6);
+    expect(await positionOf('talk')).toBe(8);
     expect(await livesIn()).toEqual([['Lyon', '2024-05-01T09:00:00.000Z', null]]);
   });
 
@@ -136,7 +155,7 @@ describe('re-extraction', () => {
     expect(status).toBe(202);
     expect(body).toEqual({ jobs: 1, turns: 1, extractor: 'phrases@1.0.0' });
     await derive();
-    expect(await positionOf('talk')).toBe(6);
+    expect(await positionOf('talk')).toBe(8);
     expect((await derivedOf('chat-1:1')).commands).toEqual(before.commands);
   });
 
@@ -174,11 +193,25 @@ describe('re-extraction', () => {
       ['UPSERT_ENTITY', V2],
       ['UPSERT_EDGE', V2],
     ]);
-    // Both versions' commands, in log order: 1.1.0's own command ids, its surer fact a new version of Lyon's.
+    // Both versions' commands, in log order: 1.1.0's own command ids, its surer fact a new version of Lyon's, and the
+    // archive of the copy 1.0.0 kept and 1.1.0 does not derive.
     const lived = (await derivedOf('chat-1:1')).commands as Command[];
-    expect(lived.map((c) => c.actor)).toEqual([V1, V1, ...lived.slice(2).map(() => V2)]);
-    expect(lived.slice(2).map((c) => c.op)).toContain('UPSERT_EDGE');
+    expect(lived.map((c) => c.actor)).toEqual([V1, V1, V1, V1, ...lived.slice(4).map(() => V2)]);
+    expect(lived.slice(4).map((c) => c.op)).toEqual(expect.arrayContaining(['UPSERT_EDGE', 'ARCHIVE_EDGE']));
     expect(new Set(lived.map((c) => c.commandId)).size).toBe(lived.length);
+
+    // The copy stays in the log (history, audit) but is no longer believed; the event resting on it left the cut with it.
+    const copyId = deriveFactId('talk', deriveEntityId('talk', 'Alice'), 'told', { literal: 'I live in Lyon.', datatype: 'string' });
+    expect((await api.get('/v1/memories/talk/facts?validAt=*&rel=told')).body.facts).toEqual([]);
+    const history = (await api.get(`/v1/memories/talk/facts/${copyId}/history`)).body.versions;
+    expect(history).toHaveLength(1);
+    expect(history[0].recordedTo).not.toBeNull();
+    const audit = (await api.get(`/v1/memories/talk/facts/${copyId}/audit`)).body.events;
+    expect(audit.at(-1)).toMatchObject({ type: 'FactArchived', actor: V2 });
+    expect((await api.get('/v1/memories/talk/events')).body.events).toEqual([]);
+    const copied = (lived as (Command & { recordedAt: string })[]).find((c) => c.op === 'UPSERT_EVENT')!.recordedAt;
+    const before = (await api.get(`/v1/memories/talk/events?validAt=${LIVES}&recordedAt=${copied}`)).body.events;
+    expect(before.map((e: { summary: string }) => e.summary)).toEqual(['Alice: I live in Lyon.']);
 
     // Deriving again with 1.1.0: nothing new.
     const position = await positionOf('talk');

@@ -287,7 +287,82 @@ describe('turns with the default extractor (no LLM)', () => {
     expect(await homeAt('2024-06-01T00:00:00Z')).toEqual(['Porto']);
     expect(await homeAt('2024-10-01T00:00:00Z')).toEqual(['Lyon']);
     const derived = (await svc.get('/v1/memories/moves/mentions/b:1/derived')).body.commands;
-    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@1.3.0')).toBe(true);
+    expect(derived.every((c: { actor: string }) => c.actor === 'extractor:rules@2.0.0')).toBe(true);
+  });
+});
+
+describe('a job hunt, told over a week, with the default extractor', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  }, 60_000);
+  afterAll(async () => svc?.stop());
+
+  const CHAT: [string, string, string][] = [
+    ['Dana', "Hi Sam! Big decision: I've decided to start looking for work to pay for my shopping addiction.", '2024-03-01T09:00:00Z'],
+    ['Sam', 'Oh wow, good for you! What kind of work?', '2024-03-01T09:01:00Z'],
+    ['Dana', "I'm looking for a job in a call center or data entry. I'm not working right now.", '2024-03-01T09:02:00Z'],
+    ['Sam', 'Do you have kids?', '2024-03-01T09:03:00Z'],
+    ['Dana', 'I have school age children, so I need something with flexible hours.', '2024-03-01T09:04:00Z'],
+    ['Sam', 'Day care could help with that.', '2024-03-01T09:05:00Z'],
+    ['Dana', 'Day care is too expensive. My brother helps out sometimes.', '2024-03-01T09:06:00Z'],
+    ['Sam', 'Good luck with the search!', '2024-03-01T09:07:00Z'],
+    ['Dana', 'Thanks! I applied to three places yesterday.', '2024-03-05T18:00:00Z'],
+    ['Sam', 'Fingers crossed!', '2024-03-05T18:01:00Z'],
+    ['Dana', 'I just got an email saying I got the Remote Data entry job!', '2024-03-08T12:00:00Z'],
+    ['Sam', 'Congratulations, that is great news!', '2024-03-08T12:01:00Z'],
+  ];
+
+  it('keeps what Dana said as statements: looking for work, children, not working, then a data-entry job that supersedes', async () => {
+    const sent = await svc.post('/v1/memories/job-hunt/turns', {
+      sessionId: 'hunt',
+      turns: CHAT.map(([speaker, text, at], i) => ({ turnId: `hunt:${i + 1}`, speaker, text, at })),
+    });
+    expect(sent.status).toBe(200);
+    const at = `minPosition=${sent.body.position}`;
+    const dana = deriveEntityId('job-hunt', 'Dana');
+    type Fact = { rel: string; src: string; dst: string | { literal: string }; validFrom: string; validTo: string | null; evidence: string[] };
+    const factsAt = async (validAt: string): Promise<Fact[]> => (await svc.get(`/v1/memories/job-hunt/facts?validAt=${validAt}&${at}`)).body.facts;
+    const said = (facts: Fact[], rel: string) =>
+      facts.filter((f) => f.src === dana && f.rel === rel).map((f) => (f.dst as { literal: string }).literal);
+
+    const all = await factsAt('*');
+    expect(said(all, 'seeks')).toEqual(expect.arrayContaining(['job in call center or data entry']));
+    expect(said(all, 'has_child')).toEqual(['school age children']);
+    expect(said(all, 'has_family')).toEqual(['brother']);
+    // Not working, then the job: one `works_as` at a time, the DSL ending the first where the second begins.
+    expect(said(await factsAt('2024-03-04T00:00:00Z'), 'works_as')).toEqual(['not working']);
+    expect(said(await factsAt('2024-03-09T00:00:00Z'), 'works_as')).toEqual(['remote data entry']);
+    const worksAs = all.filter((f) => f.rel === 'works_as').sort((a, b) => a.validFrom.localeCompare(b.validFrom));
+    expect(worksAs.map((f) => [f.validFrom, f.validTo, f.evidence])).toEqual([
+      ['2024-03-01T09:02:00.000Z', '2024-03-08T12:00:00.000Z', ['hunt:3']],
+      ['2024-03-08T12:00:00.000Z', null, ['hunt:11']],
+    ]);
+
+    // The only entity is Dana: neither "Remote Data", "Call center" nor "Day care" is an organisation.
+    const entities = sent.body.derived.filter((d: { op: string; status: string }) => d.op === 'UPSERT_ENTITY' && d.status === 'applied');
+    expect(entities.map((d: { ids: { entityId: string } }) => d.ids.entityId)).toEqual([dana]);
+    // Sam's questions, thanks and wishes derive nothing.
+    const fromSam = sent.body.derived.filter((d: { turns: string[] }) => d.turns.some((t) => Number(t.split(':')[1]) % 2 === 0));
+    expect(fromSam).toEqual([]);
+
+    // No fact or event holds a turn's sentence: each says its content once, compactly.
+    const exported = (await fetch(`${svc.url}/v1/memories/job-hunt/export`).then((r) => r.text()))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    // A fact says "<subject> <rel> <object>" (the only subject here is Dana), an event its summary; a copy repeats six
+    // words or more of a turn as they are (the measure of ../shared/eval/statement-match.mjs).
+    const texts = exported.flatMap((c: { op: string; rel?: string; summary?: string; dst?: { literal?: string } }) =>
+      c.op === 'UPSERT_EVENT'
+        ? [c.summary!]
+        : c.op === 'UPSERT_EDGE' && typeof c.dst === 'object'
+          ? [`Dana ${c.rel!.replace(/_/g, ' ')} ${c.dst.literal}`]
+          : [],
+    );
+    expect(texts.length).toBeGreaterThan(3);
+    for (const text of texts) for (const [, line] of CHAT) expect(line.includes(text) && text.split(' ').length >= 6).toBe(false);
+    expect(exported.filter((c: { op: string; rel?: string }) => c.op === 'UPSERT_EDGE' && c.rel === 'told')).toEqual([]);
   });
 });
 
@@ -312,6 +387,6 @@ describe('turns with the default extractor and an embedding model', () => {
     expect(facts[0].evidence).toEqual(['a:1', 'b:1']);
     const employer = (await svc.get(`/v1/memories/names/entities/${facts[0].dst}`)).body;
     expect(employer).toMatchObject({ name: 'Acme Corporation', aliases: expect.arrayContaining(['Acme Corp']) });
-    expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@1.3.0+names-test-concepts');
+    expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@2.0.0+names-test-concepts');
   });
 });

@@ -1,5 +1,5 @@
 import { normalise } from './tokens';
-import type { CanonicalRelation } from './vocabulary';
+import type { CanonicalRelation } from '../relations';
 
 type Relation = CanonicalRelation;
 

@@ -9,7 +9,8 @@ import { probability, type TurnSignals, turnSignals } from './selection';
 import { type Statement, type StatementObject, statementsOf, verbStatement } from './statements';
 import { resolveTimeSpan, spanWords, type TimeSpan } from './time';
 import { addressedTo, readSentences } from './tokens';
-import { cardinalityOf, relationKey, reuse, statedPlainly } from './vocabulary';
+import { cardinalityOf, relationKey, reuse } from '../relations';
+import { statedPlainly } from './vocabulary';
 
 export interface RulesExtractorOptions {
   /**

@@ -2,7 +2,8 @@ import { type Clause, FILLERS, type Subject } from './clauses';
 import type { EntityKind } from './entities';
 import { type NameRun, nameRuns } from './names';
 import { capitalised, has, type Token, wordSet } from './tokens';
-import { type CanonicalRelation, formsOf, snake } from './vocabulary';
+import type { CanonicalRelation } from '../relations';
+import { formsOf, snake } from './vocabulary';
 
 /**
  * Statements: what a clause says of its subject, as a fact in third person, `subject rel object`.
@@ -24,6 +25,7 @@ export interface Statement {
   why: string;
 }
 
+const ARTICLES = new Set(['a', 'an', 'the']);
 const PREPOSITIONS = new Set(
   'in at on to for with about from into of by after near around over through as like without towards toward onto upon'.split(' '),
 );
@@ -97,6 +99,33 @@ const PLACE_RELATION: Record<string, CanonicalRelation> = { Country: 'visited_co
 
 /** The statements a clause makes, canonical first; none for a clause that says nothing of its subject. */
 export function statementsOf(clause: Clause): Statement[] {
+  return readStatements(clause).map((s) => unrepeated(s));
+}
+
+/**
+ * A literal of six words or more that the clause says word for word repeats the turn instead of saying what it
+ * says: it is cut to its first five words, at the last preposition or conjunction among them when there is one.
+ */
+function unrepeated(statement: Statement): Statement {
+  if (!('literal' in statement.object)) return statement;
+  const words = statement.object.literal.split(/\s+/u);
+  const said = statement.clause.text.toLowerCase().replace(/\s+/gu, ' ');
+  if (words.length < COPY_WORDS || !said.includes(statement.object.literal.toLowerCase())) return statement;
+  const head = words.slice(0, COPY_WORDS - 1);
+  let cut = head.length;
+  for (let i = head.length - 1; i >= 2; i--) {
+    if (PREPOSITIONS.has(head[i]!.toLowerCase()) || head[i] === 'and' || head[i] === 'or') {
+      cut = i;
+      break;
+    }
+  }
+  return { ...statement, object: { literal: head.slice(0, cut).join(' ') } };
+}
+
+/** Words from which a text found as it is in its turn is a copy of it (the statement scorer's measure). */
+const COPY_WORDS = 6;
+
+function readStatements(clause: Clause): Statement[] {
   if (clause.subject.kind === 'topic') return viewOf(clause);
   if (!worthReading(clause)) return [];
   const object = clause.object;
@@ -196,7 +225,9 @@ function gerundPhrase(tokens: readonly Token[]): string {
 
 /** The object's text as said, one space between words. */
 export function say(tokens: readonly Token[]): string {
+  // Articles say nothing a statement needs ("job in call center or data entry"), except as part of a name ("The Office").
   return tokens
+    .filter((t, i) => !ARTICLES.has(t.word) || (tokens[i + 1] !== undefined && capitalised(tokens[i + 1]!) && capitalised(t)))
     .map((t) => t.text)
     .join(' ')
     .replace(/\s+([,.;:!?%])/gu, '$1')
@@ -236,7 +267,16 @@ function literal(tokens: readonly Token[]): StatementObject | null {
   return text.length >= 2 ? { literal: text } : null;
 }
 
+/** Verbs that say when something else starts, goes on or ends ("started working at"): the verb after them says what. */
+const ASPECT = new Set(['start', 'begin', 'keep', 'continue', 'resume']);
+
 function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Statement[] | null {
+  const next = clause.object[0];
+  const aspect = ASPECT.has(clause.lemma) && next !== undefined && has(next, 'Verb') && next.word.endsWith('ing') && clause.object.length > 1;
+  if (aspect) {
+    const object = clause.object.slice(1);
+    return canonicalOf({ ...clause, lemma: next.root, object, chain: clause.chain.slice(1) }, nameRuns(object, false));
+  }
   const { lemma, object, mode, negative, copula } = clause;
   const w = words(object);
   const intent = mode === 'future' || clause.chain.length > 1 ? clause.chain : [lemma];
