@@ -2,7 +2,9 @@ import { defineRelation, mergeEntity, upsertEdge, upsertEntity, upsertEvent } fr
 import { deriveEntityId, deriveFactId, normaliseName, type EdgeTarget } from '@memotrace/domain';
 import type { z } from 'zod';
 import type { DerivableOp, Derived, DerivedBody, ExtractionInput } from '../port';
+import { isCopy } from '../copies';
 import { ExtractionFailedError } from '../errors';
+import { CANONICAL, cardinalityOf, relationKey, reuse } from '../relations';
 import { answerEnvelope, DERIVABLE_OPS, itemEnvelope, modelCommands, type ModelCommand } from './schema';
 
 /**
@@ -67,6 +69,9 @@ export function readAnswer(content: string, input: ExtractionInput): ReadAnswer 
 class AnswerReader {
   private readonly turnIds: Set<string>;
   private readonly turnAt: Map<string, string>;
+  private readonly turnText: Map<string, string>;
+  /** The memory's relations by key: a fact says a known relation as the memory does. */
+  private readonly knownRelations: Map<string, string>;
   private readonly knownIds: Set<string>;
   private readonly knownByName = new Map<string, Set<string>>();
   private readonly knownByAlias = new Map<string, Set<string>>();
@@ -78,6 +83,8 @@ class AnswerReader {
   constructor(private readonly input: ExtractionInput) {
     this.turnIds = new Set(input.turns.map((t) => t.mentionId));
     this.turnAt = new Map(input.turns.map((t) => [t.mentionId, t.at]));
+    this.turnText = new Map(input.turns.map((t) => [t.mentionId, t.text]));
+    this.knownRelations = new Map((input.relations ?? []).map((r) => [relationKey(r.rel), r.rel]));
     this.knownIds = new Set(input.entities.map((e) => e.entityId));
     for (const e of input.entities) {
       addTo(this.knownByName, normaliseName(e.name), e.entityId);
@@ -108,6 +115,7 @@ class AnswerReader {
     for (const p of parsed) if (p.command.op !== 'UPSERT_ENTITY' && p.command.op !== 'UPSERT_EVENT') this.other(p.index, p.command, p);
     for (const p of parsed) if (p.command.op === 'UPSERT_EVENT') this.event(p.index, p.command, p);
 
+    this.declareCanonical(items.length);
     const kept = [...this.kept.values()].sort((a, b) => OP_RANK[a.derived.command.op] - OP_RANK[b.derived.command.op] || a.index - b.index);
     return { derived: kept.map((k) => k.derived), dropped: this.dropped.sort((a, b) => a.index - b.index) };
   }
@@ -136,7 +144,11 @@ class AnswerReader {
     try {
       switch (command.op) {
         case 'DEFINE_RELATION': {
-          const body = defineRelation.safeParse({ op: 'DEFINE_RELATION', rel: command.rel, cardinality: command.cardinality });
+          const rel = reuse(command.rel, this.knownRelations);
+          if (rel in CANONICAL && cardinalityOf(rel) !== command.cardinality) {
+            return this.drop(index, `DEFINE_RELATION: ${rel} is canonical, "${cardinalityOf(rel)}"`);
+          }
+          const body = defineRelation.safeParse({ op: 'DEFINE_RELATION', rel, cardinality: command.cardinality });
           if (!body.success) return this.drop(index, `DEFINE_RELATION: ${describe(body.error)}`);
           return this.keep(index, body.data, item.confidence, item);
         }
@@ -152,11 +164,13 @@ class AnswerReader {
         case 'UPSERT_EDGE': {
           const src = this.resolve(command.src, deps);
           const dst = typeof command.dst === 'string' ? this.resolve(command.dst, deps) : command.dst;
+          if (typeof dst !== 'string' && this.copies(String(dst.literal), item.turns))
+            return this.drop(index, "UPSERT_EDGE: its literal repeats the turn's words");
           const confidence = this.clamp(item.confidence, deps);
           const body = upsertEdge.safeParse({
             op: 'UPSERT_EDGE',
             src,
-            rel: command.rel,
+            rel: reuse(command.rel, this.knownRelations),
             dst,
             // Said without a time of its own, a fact holds from when it was said, not from when it is recorded.
             validFrom: command.validFrom ?? this.earliestAt(item.turns),
@@ -175,6 +189,9 @@ class AnswerReader {
   }
 
   private event(index: number, command: Extract<ModelCommand, { op: 'UPSERT_EVENT' }>, item: ItemFields): void {
+    // An event rests on the statements it includes: without one it would rest on nothing the turns state.
+    if ((command.factItems ?? []).length === 0) return this.drop(index, 'UPSERT_EVENT: factItems names no statement it rests on');
+    if (this.copies(command.summary, item.turns)) return this.drop(index, "UPSERT_EVENT: its summary repeats the turn's words");
     const deps: number[] = [];
     const facts: Extract<DerivedBody, { op: 'UPSERT_EDGE' }>[] = [];
     for (const place of command.factItems ?? []) {
@@ -241,6 +258,26 @@ class AnswerReader {
 
   private earliestAt(turns: string[]): string {
     return turns.map((t) => this.turnAt.get(t)!).reduce((a, b) => (b < a ? b : a));
+  }
+
+  /** A canonical `one` relation a kept fact uses and the answer does not declare is declared, as the rules extractor does. */
+  private declareCanonical(next: number): void {
+    const declared = new Set([...this.kept.values()].flatMap((k) => (k.derived.command.op === 'DEFINE_RELATION' ? [k.derived.command.rel] : [])));
+    for (const { derived } of [...this.kept.values()]) {
+      const c = derived.command;
+      if (c.op !== 'UPSERT_EDGE' || cardinalityOf(c.rel) !== 'one' || declared.has(c.rel) || this.knownRelations.has(relationKey(c.rel))) continue;
+      declared.add(c.rel);
+      const index = next++;
+      this.kept.set(index, {
+        index,
+        derived: { command: { op: 'DEFINE_RELATION', rel: c.rel, cardinality: 'one' }, confidence: 1, turns: derived.turns },
+      });
+    }
+  }
+
+  /** Whether a text repeats the words of one of the turns it cites (../copies.ts). */
+  private copies(text: string, turns: readonly string[]): boolean {
+    return turns.some((t) => isCopy(text, this.turnText.get(t) ?? '') || isCopy(text.replace(/^[^:]{1,64}:\s*/u, ''), this.turnText.get(t) ?? ''));
   }
 
   private keep(index: number, command: DerivedBody, confidence: number, item: ItemFields): void {

@@ -131,6 +131,13 @@ describe('LLM extractor against a local chat-completions server', () => {
     expect(user).toContain('"id":"ent_maya","name":"Maya","aliases":["May"]');
     expect(user).toContain(`"text":${JSON.stringify(dialog.window[0]!.text)}`);
     expect(user).toContain('{"id":"t1","at":"2024-05-08T15:00:00.000Z","weekday":"Wednesday","speaker":"Maya"');
+    // Statements of the same shape as the rules extractor's: its canonical vocabulary, the memory's relations, no copies.
+    const system: string = body.messages[0].content;
+    expect(system).toContain('lives_in (one), from (one), works_at (one), works_as (one)');
+    expect(system).toContain('has_child (many)');
+    expect(system).toContain('does_not_eat');
+    expect(system).toContain("never the turn's sentence");
+    expect(user).toContain('Relations the memory knows:\n(none)');
     expect(body.response_format.type).toBe('json_schema');
     expect(body.response_format.json_schema.strict).toBe(true);
     expect(body.response_format.json_schema.schema.properties.items.items.properties.turns.items.enum).toEqual(['t1', 't2', 't3']);
@@ -145,12 +152,21 @@ describe('LLM extractor against a local chat-completions server', () => {
       'UPSERT_ENTITY',
       'UPSERT_ENTITY',
       'DEFINE_RELATION',
+      'DEFINE_RELATION',
       'UPSERT_EDGE',
       'UPSERT_EDGE',
       'UPSERT_EDGE',
       'UPSERT_EVENT',
     ]);
-    expect(derived[4]).toEqual({
+    // The canonical `one` relations the statements use are declared, the answer's own and the one it left out.
+    expect(derived.slice(3, 5).map((d) => d.command)).toEqual([
+      { op: 'DEFINE_RELATION', rel: 'lives_in', cardinality: 'one' },
+      { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one' },
+    ]);
+    // Every statement cites its turns as evidence; the event rests on the statement it includes.
+    for (const d of derived) if (d.command.op === 'UPSERT_EDGE') expect(d.command.evidence).toEqual(d.turns);
+    expect(derived[8]!.command).toMatchObject({ includesFacts: [deriveFactId(MEMORY_ID, 'ent_maya', 'lives_in', porto)] });
+    expect(derived[5]).toEqual({
       command: {
         op: 'UPSERT_EDGE',
         factId: deriveFactId(MEMORY_ID, 'ent_maya', 'lives_in', porto),
@@ -166,12 +182,12 @@ describe('LLM extractor against a local chat-completions server', () => {
       turns: ['t1'],
       why: 'says she moved to Porto',
     });
-    expect(derived[7]!.command).toMatchObject({
+    expect(derived[8]!.command).toMatchObject({
       op: 'UPSERT_EVENT',
       participants: [{ entityId: 'ent_maya', role: 'mover' }],
       timeSpan: { from: '2024-05-04T00:00:00.000Z', to: '2024-05-05T00:00:00.000Z' },
     });
-    expect(derived[7]!.turns).toEqual(['t1']);
+    expect(derived[8]!.turns).toEqual(['t1']);
   });
 
   it('drops invalid items, keeps the valid one, reports the dropped ones and accumulates usage', async () => {
@@ -185,7 +201,7 @@ describe('LLM extractor against a local chat-completions server', () => {
     expect(dropped[0]![0]!.reason).toMatch(/ARCHIVE_EDGE" is not derivable/);
     expect(llm.usage()).toEqual({ calls: 1, failedCalls: 0, turns: 3, promptTokens: 1000, completionTokens: 200, items: 1, droppedItems: 3 });
     await llm.extract(dialog);
-    expect(llm.usage()).toEqual({ calls: 2, failedCalls: 0, turns: 6, promptTokens: 2100, completionTokens: 600, items: 9, droppedItems: 3 });
+    expect(llm.usage()).toEqual({ calls: 2, failedCalls: 0, turns: 6, promptTokens: 2100, completionTokens: 600, items: 10, droppedItems: 3 });
   });
 
   it('fails on an answer that is not JSON, and still counts its tokens', async () => {
@@ -278,9 +294,9 @@ describe('LLM extractor against a local chat-completions server', () => {
 
   it('is configured from the environment (URL with a trailing slash, key as Bearer)', async () => {
     const llm = llmExtractorFromEnv({ EXTRACTION_URL: `${baseUrl}/`, EXTRACTION_MODEL: MODEL, EXTRACTION_API_KEY: KEY })!;
-    expect(llm.version).toBe(`1.0.0+${MODEL}`);
+    expect(llm.version).toBe(`2.0.0+${MODEL}`);
     replies.push(answer(goodAnswer));
-    expect(await llm.extract(dialog)).toHaveLength(8);
+    expect(await llm.extract(dialog)).toHaveLength(9);
     expect(received[0]).toMatchObject({ path: '/v1/chat/completions', authorization: `Bearer ${KEY}` });
   });
 });

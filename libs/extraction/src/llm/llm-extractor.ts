@@ -14,7 +14,7 @@ import { versionWith } from '../version';
 
 export const LLM_EXTRACTOR_NAME = 'llm';
 /** The prompt's and the reading's version: a change to either is a new extractor. */
-export const LLM_EXTRACTOR_BASE_VERSION = '1.0.0';
+export const LLM_EXTRACTOR_BASE_VERSION = '2.0.0';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 export interface LlmExtractorOptions {
@@ -51,7 +51,7 @@ export interface LlmExtractor extends Extractor {
   usage(): LlmUsage;
 }
 
-/** `1.0.0+<model>`: another model is another extractor (see `versionWith`). */
+/** `2.0.0+<model>`: another model is another extractor (see `versionWith`). */
 export function llmExtractorVersion(model: string): string {
   return versionWith(LLM_EXTRACTOR_NAME, LLM_EXTRACTOR_BASE_VERSION, model);
 }

@@ -36,7 +36,9 @@ describe('prompt', () => {
 
   it('says none when there are no entities or context', () => {
     const [, bare] = buildMessages({ ...dialog, entities: [], window: [] });
-    expect(bare!.content).toMatch(/^Known entities:\n\(none\)\n\nContext \(earlier turns; derive nothing from them\):\n\(none\)\n/);
+    expect(bare!.content).toMatch(
+      /^Known entities:\n\(none\)\n\nRelations the memory knows:\n\(none\)\n\nContext \(earlier turns; derive nothing from them\):\n\(none\)\n/,
+    );
   });
 
   it('asks for relative time against the turn, and for DSL changes instead of deletions', () => {
@@ -110,6 +112,8 @@ describe('reading an answer', () => {
       },
       { command: { op: 'UPSERT_ENTITY', entityId: biscuit, name: 'Biscuit', types: ['pet', 'dog'] }, confidence: 0.6, turns: ['t3'], why: 'her dog' },
       { command: { op: 'DEFINE_RELATION', rel: 'lives_in', cardinality: 'one' }, confidence: 0.9, turns: ['t1'], why: 'one home at a time' },
+      // works_at is canonical and `one`: declared as the rules extractor declares it, though the answer did not.
+      { command: { op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'one' }, confidence: 1, turns: ['t3'] },
       {
         command: {
           op: 'UPSERT_EDGE',
@@ -215,15 +219,26 @@ describe('reading an answer', () => {
       /^UPSERT_EDGE: validFrom: must be an ISO-8601 date-time/,
     ],
     [
-      'an interval that ends before it starts',
+      'an event resting on no statement',
+      item({ op: 'UPSERT_EVENT', summary: 'x', participants: [], timeSpan: { from: '2024-05-08T00:00:00Z', to: null }, factItems: [] }),
+      /^UPSERT_EVENT: factItems names no statement it rests on$/,
+    ],
+    [
+      'a statement whose literal repeats the turn’s words',
       item({
-        op: 'UPSERT_EVENT',
-        summary: 'x',
-        participants: [],
-        timeSpan: { from: '2024-05-08T00:00:00Z', to: '2024-05-01T00:00:00Z' },
-        factItems: [],
+        op: 'UPSERT_EDGE',
+        src: 'ent_maya',
+        rel: 'said',
+        dst: { literal: 'I left it! And I moved to Porto' },
+        validFrom: '2024-05-08T15:00:00Z',
+        validTo: null,
       }),
-      /^UPSERT_EVENT: timeSpan.to: must be later than from$/,
+      /^UPSERT_EDGE: its literal repeats the turn's words$/,
+    ],
+    [
+      'another cardinality for a canonical relation',
+      item({ op: 'DEFINE_RELATION', rel: 'works_at', cardinality: 'many' }),
+      /^DEFINE_RELATION: works_at is canonical, "one"$/,
     ],
     [
       'a merge of an entity with itself',
@@ -309,22 +324,22 @@ describe('reading an answer', () => {
 
 describe('version and configuration', () => {
   it('puts the model in the version as build metadata', () => {
-    expect(llmExtractorVersion('gpt-4o-mini')).toBe('1.0.0+gpt-4o-mini');
-    expect(llmExtractorVersion('qwen2.5-7b-instruct')).toBe('1.0.0+qwen2.5-7b-instruct');
+    expect(llmExtractorVersion('gpt-4o-mini')).toBe('2.0.0+gpt-4o-mini');
+    expect(llmExtractorVersion('qwen2.5-7b-instruct')).toBe('2.0.0+qwen2.5-7b-instruct');
   });
 
   it('writes other model names readably with a digest, so two names never share a version', () => {
     const slash = llmExtractorVersion('meta-llama/Llama-3.1-8B-Instruct');
-    expect(slash).toMatch(/^1\.0\.0\+meta-llama-Llama-3-1-8B-Instruct-[0-9a-f]{8}$/);
+    expect(slash).toMatch(/^2\.0\.0\+meta-llama-Llama-3-1-8B-Instruct-[0-9a-f]{8}$/);
     expect(llmExtractorVersion('meta-llama:Llama-3.1-8B-Instruct')).not.toBe(slash);
-    expect(llmExtractorVersion('qwen2.5:7b')).toMatch(/^1\.0\.0\+qwen2-5-7b-[0-9a-f]{8}$/);
+    expect(llmExtractorVersion('qwen2.5:7b')).toMatch(/^2\.0\.0\+qwen2-5-7b-[0-9a-f]{8}$/);
   });
 
   it('keeps the actor a valid id, however long the model name', () => {
     for (const model of ['gpt-4o-mini', 'x'.repeat(300), `${'y'.repeat(108)}`, `${'z'.repeat(109)}`, '日本語モデル']) {
       const actor = `extractor:llm@${llmExtractorVersion(model)}`;
       expect(id.safeParse(actor).success).toBe(true);
-      expect(actor).toMatch(/^extractor:llm@1\.0\.0\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/);
+      expect(actor).toMatch(/^extractor:llm@2\.0\.0\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/);
     }
   });
 
@@ -334,7 +349,7 @@ describe('version and configuration', () => {
     expect(() => llmExtractorFromEnv({ EXTRACTION_URL: 'http://127.0.0.1:9/v1' })).toThrow(/EXTRACTION_MODEL/);
     expect(() => llmExtractorFromEnv({ EXTRACTION_URL: 'not a url', EXTRACTION_MODEL: 'm' })).toThrow(/not a URL/);
     const extractor = llmExtractorFromEnv({ EXTRACTION_URL: 'http://127.0.0.1:9/v1', EXTRACTION_MODEL: 'small-model', EXTRACTION_API_KEY: 'k' });
-    expect(extractor).toMatchObject({ name: 'llm', version: '1.0.0+small-model', model: 'small-model' });
+    expect(extractor).toMatchObject({ name: 'llm', version: '2.0.0+small-model', model: 'small-model' });
     expect(extractor!.usage()).toEqual({ calls: 0, failedCalls: 0, turns: 0, promptTokens: 0, completionTokens: 0, items: 0, droppedItems: 0 });
   });
 });
