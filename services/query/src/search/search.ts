@@ -6,7 +6,7 @@ import { embeddedRecall } from './embedded-recall';
 import type { SearchItem } from './items';
 import { type RankingOptions, rankItems } from './rank-hybrid';
 import type { RecallBackend } from './recall-backend';
-import { type TokenCounter, packRanked } from './select';
+import { type TokenCounter, packRanked, saidOnce } from './select';
 import { type TemporalIntent, type TimeInterval, itemInterval, parseTemporalIntent } from './temporal-intent';
 
 export interface SearchInput {
@@ -34,8 +34,9 @@ export interface SearchDeps {
  * The search pipeline (SPEC §4) over the items visible in one cut (nothing
  * outside the cut is ever a candidate, so nothing recorded after `recordedAt` can be
  * returned or influence the ranking, not even through vectors or expansion): hybrid
- * recall; temporal intent relative to the cut's reference time; graph expansion; then
- * `k` and the token budget cut the ranked list without reordering it (SPEC 5.0).
+ * recall; temporal intent relative to the cut's reference time; graph expansion; an item that says
+ * nothing an item above it does not is left out; then `k` and the token budget cut the ranked list
+ * without reordering it (SPEC 5.0).
  */
 export async function searchMemory(
   items: CutItems,
@@ -54,7 +55,7 @@ export async function searchMemory(
     { reference, intent, queryWords: new Set(input.query.toLowerCase().match(/\p{L}+/gu) ?? []) },
     deps.ranking,
   );
-  const packed = packRanked(ranked, { k: input.k, tokenBudget: input.tokenBudget }, counter);
+  const packed = packRanked(saidOnce(ranked), { k: input.k, tokenBudget: input.tokenBudget }, counter);
   return recall.unembedded === undefined ? { cut, ...packed } : { cut, ...packed, unembedded: recall.unembedded };
 }
 

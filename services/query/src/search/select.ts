@@ -1,3 +1,4 @@
+import { analyze } from './analyze';
 import { type ItemKind, type ScoredCandidate, type SearchItem, answeredText } from './items';
 
 /**
@@ -47,6 +48,35 @@ export function packRanked(ranked: readonly ScoredCandidate[], options: PackOpti
     perKind.set(candidate.kind, count + 1);
   }
   return { items, tokens: total };
+}
+
+/**
+ * The ranked list without a fact that says nothing an item it is linked to, ranked above it, does not say:
+ * every word of its text (as the index reads words) is a word of the turn it cites or of the event that
+ * includes it (a statement below the event that says it with its date). A budget is never spent on the same
+ * words twice; texts that each say something of their own (a turn and a statement derived from it) both
+ * stay, and so does every mention, event and episode. A ranking step, before `k` and the budget cut the
+ * list: it never depends on them.
+ */
+export function saidOnce<C extends ScoredCandidate>(ranked: readonly C[]): C[] {
+  const kept: C[] = [];
+  const said = new Map<string, Set<string>>();
+  for (const candidate of ranked) {
+    if (candidate.kind === 'fact') {
+      const terms = new Set(analyze(candidate.text));
+      const sayers = [
+        ...candidate.evidence.filter((e) => e.kind === 'mention').map((e) => said.get(`mention:${e.id}`)),
+        ...kept
+          .filter((c) => c.kind === 'event' && c.evidence.some((e) => e.kind === 'fact' && e.id === candidate.id))
+          .map((c) => said.get(`event:${c.id}`)),
+      ];
+      if (terms.size > 0 && sayers.some((above) => above !== undefined && [...terms].every((t) => above.has(t)))) continue;
+    } else if (candidate.kind === 'mention' || candidate.kind === 'event') {
+      said.set(`${candidate.kind}:${candidate.id}`, new Set(analyze(candidate.text)));
+    }
+    kept.push(candidate);
+  }
+  return kept;
 }
 
 /** Fixed key order, optional time fields only when present. */

@@ -2,7 +2,7 @@ import { searchResponse } from '@memotrace/contracts';
 import fc from 'fast-check';
 import { cl100k } from './cl100k';
 import type { ItemKind, ScoredCandidate } from './items';
-import { type TokenCounter, packRanked } from './select';
+import { type TokenCounter, packRanked, saidOnce } from './select';
 
 const T = '2024-05-06T09:00:00.000Z';
 const KINDS: ItemKind[] = ['event', 'fact', 'mention', 'episode'];
@@ -148,6 +148,42 @@ describe('packRanked', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('saidOnce', () => {
+  const event = item('event', 'ev', 0.9, [{ kind: 'fact', id: 'f-lost' }], 'Jon lost job as banker (19 January 2023)');
+  const turn = item('mention', 'm', 0.85, [], 'Jon: Lost my job as a banker yesterday, so I am starting my own business.');
+
+  it('leaves out a fact whose words the event including it or the turn it cites says above it', () => {
+    const ranked = byScore([
+      event,
+      turn,
+      item('fact', 'f-lost', 0.8, [{ kind: 'mention', id: 'm' }], 'Jon lost job as banker'),
+      item('fact', 'f-starting', 0.7, [{ kind: 'mention', id: 'm' }], 'Jon is starting own business'),
+      item('fact', 'f-business', 0.6, [{ kind: 'mention', id: 'm' }], 'Jon plans to start own business'),
+    ]);
+    expect(saidOnce(ranked).map((c) => c.id)).toEqual(['ev', 'm', 'f-business']);
+  });
+
+  it('keeps a fact ranked above what says it, an item it is not linked to, and every mention, event and episode', () => {
+    const ranked = byScore([
+      item('fact', 'f-lost', 0.95, [{ kind: 'mention', id: 'm' }], 'Jon lost job as banker'),
+      event,
+      turn,
+      item('fact', 'f-other', 0.5, [], 'Jon lost job as banker'),
+      item('episode', 'ep', 0.4, [{ kind: 'event', id: 'ev' }], 'Jon lost job'),
+    ]);
+    expect(saidOnce(ranked).map((c) => c.id)).toEqual(['f-lost', 'ev', 'm', 'f-other', 'ep']);
+  });
+
+  it('leaves a ranking without facts as it is, so k and the budget still only cut it', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom<ItemKind>('event', 'mention', 'episode'), { maxLength: 30 }), (kinds) => {
+        const ranked = kinds.map((kind, i) => item(kind, `i${i}`, 1 - i / 100, [], 'the same words'));
+        expect(saidOnce(ranked)).toEqual(ranked);
+      }),
     );
   });
 });
