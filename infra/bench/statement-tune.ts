@@ -29,7 +29,12 @@ async function main(): Promise<void> {
         const own = obs.filter((o) => o.evidence.includes(t.dia_id));
         const listener = [...new Set(session.turns.map((x) => x.speaker))].find((x) => x !== t.speaker);
         const before = session.turns[ti - 1];
-        const reading = readTurn(t.text, listener, before !== undefined && before.speaker !== t.speaker && /\?\s*$/u.test(before.text.trim()));
+        const reading = readTurn(
+          t.text,
+          session.at,
+          listener,
+          before !== undefined && before.speaker !== t.speaker && /\?\s*$/u.test(before.text.trim()),
+        );
         let index = 0;
         for (const { statements } of reading.clauses) {
           for (const s of statements) {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { type Conversation, DEV, HELD_OUT, loadLocomo, normaliseEvidence } from './locomo-data';
+import { relationPhrase } from '@memotrace/domain';
+import { type Conversation, DEV, HELD_OUT, loadLocomo, loadObservations } from './locomo-data';
 import { askQuestions, caughtUp, type LocomoService, startLocomoService } from './locomo-harness';
 import { type QuestionScore, report } from './locomo-metrics';
 import { type ChatCosts, RECORDED_MODEL, startRecordedChatServer } from './recorded-chat-server';
+import { loadScorer, type ScoredStatement, type StatementScore, scoreStatements } from './statement-score';
 import { summary } from './stats';
 
 /**
@@ -16,11 +16,13 @@ import { summary } from './stats';
  * request's `recordedAt` the session time, `turnId` the turn's dia_id, so gold evidence names
  * mention ids. Before each timed ingest the projectors catch up, so the figure is the route's.
  *
- * - coverage: share of LoCoMo's gold observations with an evidence turn cited by an appended
- *   derived fact or event (UPSERT_EDGE or UPSERT_EVENT whose `derived` status is applied or
- *   unchanged; its `turns` are its `derivedFrom`, which a fact also carries as evidence);
- *   precision: share of those facts and events citing a gold evidence turn. /derived is read
- *   back for a sample of turns (BENCH_READBACK=all: every turn) and must list the same appended ones (applied or unchanged).
+ * - statements (./statement-score.ts, with ../shared/eval/statement-match.mjs): every fact and
+ *   event an extractor appended, read back from the memory's export as the memory says it (a
+ *   fact "<subject name> <rel> <object>", an event its summary) with the turns it was derived
+ *   from; recall: share of LoCoMo's gold observations a statement citing their turn says;
+ *   precision: share of statements saying an observation of their turn; copies: statements
+ *   that repeat their turn's words (0 wanted). /derived is read back for a sample of turns
+ *   (BENCH_READBACK=all: every turn) and must list the same appended facts and events.
  * - evidence recall of search with the LoCoMo protocol of bench:locomo (the same question loop),
  *   both memories asked the same questions. A search item retrieves turns by this rule: a
  *   mention its own id; a fact the mentions its `evidence` names; an event the `derivedFrom`
@@ -29,7 +31,7 @@ import { summary } from './stats';
  *   T@10 (a diagnostic, no target) is recall over the first 10 distinct turns, where an item
  *   repeating a turn already retrieved takes no slot.
  * - throughput: turns/s through the route per split, end to end over HTTP, sync and off; and
- *   derived commands appended per turn.
+ *   statements appended per turn.
  *
  * BENCH_SPLIT=dev|held-out|both (default both); EMBEDDINGS=off for BM25 only. The extractor is
  * tuned on dev; held-out is only measured. LoCoMo is read in place, never copied.
@@ -39,7 +41,6 @@ import { summary } from './stats';
  * it is not a model, and its answer derives nothing), and the bench reports the calls and prompt
  * tokens per turn the extractor sends for LoCoMo; no recall or quality (nothing is derived).
  */
-const LOCOMO_FILE = process.env['LOCOMO_FILE'] ?? resolve(__dirname, '../../../shared/data/locomo/locomo10.json');
 const MAX_TURNS = 1000;
 const READBACK_EVERY = 25;
 const OFF = '_off';
@@ -58,7 +59,6 @@ interface Ingest {
   turns: number;
   syncMs: number;
   offMs: number;
-  items: Map<string, string[][]>;
   cites: Map<string, Map<string, string[]>>;
   byOp: Map<string, number>;
   byStatus: Map<string, number>;
@@ -71,30 +71,45 @@ interface Ingest {
 interface SplitResult {
   label: string;
   turns: number;
-  observations: number;
-  covered: number;
-  items: number;
-  goldItems: number;
+  statements: Omit<StatementScore, 'judged' | 'missed'>;
   ingest: Ingest;
   off: QuestionScore[];
   rules: QuestionScore[];
   readback: { turns: number; mismatches: number };
 }
 
-/** Gold observations per sample: the evidence turn ids of each (those naming a known turn). */
-function loadObservations(): Map<string, string[][]> {
-  const raw = JSON.parse(readFileSync(LOCOMO_FILE, 'utf8')) as {
-    sample_id: string;
-    observation?: Record<string, Record<string, [string, string | string[]][]>>;
-  }[];
-  const out = new Map<string, string[][]>();
-  for (const sample of raw) {
-    const observations = Object.values(sample.observation ?? {})
-      .flatMap((bySpeaker) => Object.values(bySpeaker).flat())
-      .map(([, evidence]) => normaliseEvidence(Array.isArray(evidence) ? evidence : [evidence]));
-    out.set(sample.sample_id, observations);
-  }
-  return out;
+/** What an extractor appended to a memory, read back from its export as the memory says it: statements with their turns. */
+async function statementsOf(service: LocomoService, memoryId: string): Promise<ScoredStatement[]> {
+  const response = await fetch(`${service.url}/v1/memories/${memoryId}/export`);
+  if (response.status !== 200) throw new Error(`export of ${memoryId}: ${response.status} ${await response.text()}`);
+  const commands = (await response.text())
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as ExportedCommand);
+  const names = new Map<string, string>();
+  for (const c of commands) if (c.op === 'UPSERT_ENTITY' && c.entityId !== undefined && !names.has(c.entityId)) names.set(c.entityId, c.name!);
+  const name = (id: string) => names.get(id) ?? id;
+  return commands.flatMap((c): ScoredStatement[] => {
+    if (!c.actor?.startsWith('extractor:') || c.derivedFrom === undefined) return [];
+    if (c.op === 'UPSERT_EVENT') return [{ text: c.summary!, turns: c.derivedFrom, content: c.summary!.replace(/^[^:]{1,64}:\s*/u, '') }];
+    if (c.op !== 'UPSERT_EDGE') return [];
+    const dst = typeof c.dst === 'string' ? name(c.dst) : String(c.dst!.literal);
+    return [
+      { text: `${name(c.src!)} ${relationPhrase(c.rel!)} ${dst}`, turns: c.derivedFrom, ...(typeof c.dst === 'string' ? {} : { content: dst }) },
+    ];
+  });
+}
+
+interface ExportedCommand {
+  op: string;
+  actor?: string;
+  derivedFrom?: string[];
+  entityId?: string;
+  name?: string;
+  src?: string;
+  rel?: string;
+  dst?: string | { literal: unknown };
+  summary?: string;
 }
 
 const APPENDED = new Set(['applied', 'unchanged']);
@@ -105,7 +120,6 @@ async function ingest(service: LocomoService, conversations: Conversation[]): Pr
     turns: 0,
     syncMs: 0,
     offMs: 0,
-    items: new Map(),
     cites: new Map(),
     byOp: new Map(),
     byStatus: new Map(),
@@ -132,7 +146,6 @@ async function ingest(service: LocomoService, conversations: Conversation[]): Pr
   for (const c of conversations) {
     const conversationStarted = performance.now();
     const turnsBefore = result.turns;
-    const items: string[][] = [];
     const cites = new Map<string, string[]>();
     const perTurn = new Map<string, Set<string>>();
     for (const body of requests(c, 'sync')) {
@@ -144,7 +157,6 @@ async function ingest(service: LocomoService, conversations: Conversation[]): Pr
         result.appended++;
         result.byOp.set(d.op, (result.byOp.get(d.op) ?? 0) + 1);
         if (!ITEM_OPS.has(d.op)) continue;
-        items.push(d.turns);
         // An unchanged command is logged too, so /derived lists it beside the applied ones.
         for (const t of d.turns) perTurn.set(t, (perTurn.get(t) ?? new Set()).add(d.commandId));
         if (d.status !== 'applied') continue;
@@ -155,7 +167,6 @@ async function ingest(service: LocomoService, conversations: Conversation[]): Pr
     }
     const seconds = (performance.now() - conversationStarted) / 1000;
     result.perConversation.push(`${c.sampleId} ${((result.turns - turnsBefore) / seconds).toFixed(0)}`);
-    result.items.set(c.sampleId, items);
     result.cites.set(c.sampleId, cites);
     result.perTurn.set(c.sampleId, perTurn);
   }
@@ -215,10 +226,10 @@ function counts(byKey: ReadonlyMap<string, number>): string {
   return [...byKey].map(([key, n]) => `${key} ${n}`).join(', ');
 }
 
-/** Mean R@10 (or, with `distinct`, recall over the first 10 distinct turns) of a category or of all. */
-function mean(scores: readonly QuestionScore[], category?: number, distinct = false): string {
+/** Mean R@10 (or another of a question's figures: 600-token recall, T@10) of a category or of all. */
+function mean(scores: readonly QuestionScore[], category?: number, figure: 'r10' | 'packed' | 'turns10' = 'r10'): string {
   const rows = category === undefined ? scores : scores.filter((s) => s.category === category);
-  return ((100 * rows.reduce((sum, s) => sum + (distinct ? (s.turns10 ?? s.r10) : s.r10), 0)) / Math.max(1, rows.length)).toFixed(1);
+  return ((100 * rows.reduce((sum, s) => sum + (s[figure] ?? s.r10), 0)) / Math.max(1, rows.length)).toFixed(1);
 }
 
 async function main(): Promise<void> {
@@ -232,6 +243,7 @@ async function main(): Promise<void> {
   if (splits.length === 0) throw new Error(`BENCH_SPLIT must be dev, held-out or both, not ${JSON.stringify(which)}`);
   const conversations = loadLocomo();
   const observations = loadObservations();
+  const scorer = await loadScorer();
   const chat = process.env['BENCH_LLM'] === 'recorded' ? await startRecordedChatServer() : undefined;
   if (chat !== undefined) Object.assign(process.env, { EXTRACTION_URL: chat.url, EXTRACTION_MODEL: RECORDED_MODEL });
   const service = await startLocomoService();
@@ -262,25 +274,16 @@ async function main(): Promise<void> {
       const r: SplitResult = {
         label,
         turns: i.turns,
-        observations: 0,
-        covered: 0,
-        items: 0,
-        goldItems: 0,
+        statements: { observations: 0, recalled: 0, statements: 0, precise: 0, copies: 0 },
         ingest: i,
         off: [],
         rules: [],
         readback: { turns: 0, mismatches: 0 },
       };
       for (const c of chosen) {
-        const known = new Set(c.sessions.flatMap((s) => s.turns.map((t) => t.dia_id)));
-        const obs = (observations.get(c.sampleId) ?? []).map((ev) => ev.filter((id) => known.has(id))).filter((ev) => ev.length > 0);
-        const gold = new Set(obs.flat());
-        const items = i.items.get(c.sampleId) ?? [];
-        const cited = new Set(items.flat());
-        r.observations += obs.length;
-        r.covered += obs.filter((ev) => ev.some((id) => cited.has(id))).length;
-        r.items += items.length;
-        r.goldItems += items.filter((turns) => turns.some((id) => gold.has(id))).length;
+        const turnText = new Map(c.sessions.flatMap((session) => session.turns.map((t) => [t.dia_id, t.text] as const)));
+        const score = scoreStatements(scorer, await statementsOf(service, c.sampleId), observations.get(c.sampleId) ?? [], turnText);
+        for (const key of ['observations', 'recalled', 'statements', 'precise', 'copies'] as const) r.statements[key] += score[key];
         r.off.push(...(await askQuestions(service.post, c, `${c.sampleId}${OFF}`, latencies)));
         r.rules.push(...(await askQuestions(service.post, c, c.sampleId, latencies, i.cites.get(c.sampleId))));
       }
@@ -315,46 +318,53 @@ async function main(): Promise<void> {
     'split',
     'turns',
     'obs',
-    'coverage',
+    'statement recall',
     'precision',
-    'facts+events',
-    'derived/turn',
+    'statements',
+    'a turn',
+    'copies',
     'sync t/s',
     'off t/s',
     'R@10 off',
     'R@10 sync',
     'MH R@10 off',
     'MH R@10 sync',
+    '600-tok off',
+    '600-tok sync',
     'T@10 sync',
-    'MH T@10 sync',
   ];
   const rows = results.map((r) => [
     r.label,
     String(r.turns),
-    String(r.observations),
-    pct(r.covered, r.observations),
-    pct(r.goldItems, r.items),
-    String(r.items),
-    (r.ingest.appended / r.turns).toFixed(2),
+    String(r.statements.observations),
+    pct(r.statements.recalled, r.statements.observations),
+    pct(r.statements.precise, r.statements.statements),
+    String(r.statements.statements),
+    (r.statements.statements / r.turns).toFixed(2),
+    String(r.statements.copies),
     ((1000 * r.turns) / r.ingest.syncMs).toFixed(0),
     ((1000 * r.turns) / r.ingest.offMs).toFixed(0),
     mean(r.off),
     mean(r.rules),
     mean(r.off, 1),
     mean(r.rules, 1),
-    mean(r.rules, undefined, true),
-    mean(r.rules, 1, true),
+    mean(r.off, undefined, 'packed'),
+    mean(r.rules, undefined, 'packed'),
+    mean(r.rules, undefined, 'turns10'),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
   for (const row of [header, ...rows]) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
   const held = results.find((r) => r.label === 'held-out');
   if (held !== undefined) {
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+    const st = held.statements;
     console.log(
-      `held-out targets: coverage >= 70% ${met(held.covered / held.observations >= 0.7)}, ` +
-        `precision >= 65% ${met(held.goldItems / held.items >= 0.65)}, ` +
+      `held-out targets: statement recall >= 50% ${met(st.recalled / st.observations >= 0.5)}, ` +
+        `statement precision >= 50% ${met(st.precise / st.statements >= 0.5)}, no copies ${met(st.copies === 0)}, ` +
+        `sync >= 100 turns/s ${met((1000 * held.turns) / held.ingest.syncMs >= 100)}, ` +
         `R@10 not below mentions-only ${met(Number(mean(held.rules)) >= Number(mean(held.off)))}, ` +
-        `multi-hop R@10 up ${met(Number(mean(held.rules, 1)) > Number(mean(held.off, 1)))}`,
+        `multi-hop R@10 up ${met(Number(mean(held.rules, 1)) > Number(mean(held.off, 1)))}, ` +
+        `600-token recall up ${met(Number(mean(held.rules, undefined, 'packed')) > Number(mean(held.off, undefined, 'packed')))}`,
     );
   }
 }

@@ -362,8 +362,8 @@ export const derivedResponse = {
       source: null,
       commandId: DERIVED_ID,
       recordedAt: SAID,
-      actor: 'extractor:rules@1.3.0',
-      reason: 'first person "moved to" (confidence 0.80)',
+      actor: 'extractor:rules@2.0.0',
+      reason: '"moved to" a place (confidence 0.80)',
       derivedFrom: ['session-7:1'],
     },
   ],
@@ -373,6 +373,6 @@ export const derivedResponse = {
 /** Re-extraction of one session with a new extractor version. */
 export const reextractRequest = { sessionId: 'session-7' };
 
-export const extractionSettings = { memoryId: 'agent-42', extractor: 'rules@1.3.0', gate: 0.7, memoryGate: 0.7, defaultGate: 0.5 };
+export const extractionSettings = { memoryId: 'agent-42', extractor: 'rules@2.0.0', gate: 0.7, memoryGate: 0.7, defaultGate: 0.5 };
 
-export const reextractResponse = { jobs: 1, turns: 2, extractor: 'rules@1.3.0' };
+export const reextractResponse = { jobs: 1, turns: 2, extractor: 'rules@2.0.0' };

@@ -27,6 +27,7 @@ export const CANONICAL = {
   visited_state_or_region: 'many',
   attended_event: 'many',
   joined: 'many',
+  does_activity: 'many',
   plays_instrument: 'many',
   read_book: 'many',
   watched: 'many',

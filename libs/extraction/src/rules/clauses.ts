@@ -1,4 +1,5 @@
 import { capitalised, has, type Sentence, type Token, wordSet } from './tokens';
+import { lemmaOf } from './vocabulary';
 
 /**
  * Clauses of a sentence, each read for who it is about, what is said of them and when: the
@@ -50,7 +51,7 @@ export interface Clause {
 }
 
 const SPEAKER = new Set(['i', 'we']);
-const OTHER_SUBJECTS = new Set(['you', 'he', 'she', 'they', 'it', 'this', 'that', 'there', 'these', 'those', 'everything', 'everyone']);
+const OTHER_SUBJECTS = new Set(['you', 'he', 'she', 'they', 'it', 'this', 'that', 'there', 'here', 'these', 'those', 'everything', 'everyone']);
 const SPLIT_BEFORE = new Set(['i', 'we', 'he', 'she', 'they']);
 const JOINERS = new Set(['and', 'but', 'so', 'because', 'cause', "'cause", 'since', 'while', 'although', 'though', 'whereas', 'yet', 'or']);
 /** A clause joined by these is a condition or a background time, not something stated. */
@@ -116,6 +117,7 @@ const TIME_LEAD = new Set([
 ]);
 const MAX_OBJECT_WORDS = 14;
 const RECENT = new Set(['just', 'finally', 'recently']);
+const STATIVE = new Set(['need', 'want', 'love', 'like', 'hope', 'miss', 'appreciate', 'enjoy']);
 const SAYING = new Set(['saying', 'telling', 'asking', 'stating', 'announcing', 'explaining']);
 const SPECIFIC_TIME = wordSet(
   'yesterday today tonight tomorrow monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun',
@@ -140,7 +142,8 @@ export function readClauses(sentence: Sentence): Clause[] {
     if (clause === undefined) continue;
     previous = clause === null ? null : clause.subject;
     const joiner = segment.joiner;
-    const background = joiner !== null && TIMES.has(joiner) && clause !== null && clause.mode !== 'past';
+    // A clause of time tells something that happened ("after we went camping") or a background ("since I was a kid").
+    const background = joiner !== null && TIMES.has(joiner) && clause !== null && (clause.mode !== 'past' || clause.copula);
     const stated = !segment.unstated && !(joiner !== null && CONDITIONS.has(joiner)) && !background;
     if (clause !== null && stated) clauses.push({ ...clause, text: time + clause.text });
     time = '';
@@ -173,9 +176,13 @@ function segments(tokens: readonly Token[]): Segment[] {
     }
     const last = current.at(-1);
     if (current.length > 0) out.push({ tokens: current, joiner, first: out.length === 0, unstated });
-    // "the trip we took": a pronoun right after a noun, in a clause with a verb, begins a relative clause.
+    // "the trip we took": a pronoun right after a noun, in a clause with a verb, begins a relative clause; not after a
+    // clause of time or reason ("after finishing my screenplay I got ..."), which the pronoun's clause completes.
+    const background = current.find((t) => !DISCOURSE.has(t.word) && !has(t, 'ProperNoun') && !has(t, 'Expression'));
     const relative =
       last !== undefined &&
+      !(background !== undefined && SUBORDINATORS.has(background.word)) &&
+      !(joiner !== null && SUBORDINATORS.has(joiner)) &&
       has(last, 'Noun') &&
       !has(last, 'Pronoun') &&
       !last.word.endsWith('ing') &&
@@ -240,6 +247,11 @@ function readClause(raw: Token[], joiner: string | null, inherited: Subject | nu
   };
 }
 
+/** Lower-case words, one space between them. */
+function words(tokens: readonly Token[]): string {
+  return tokens.map((t) => t.word).join(' ');
+}
+
 function vocative(tokens: readonly Token[], i: number): boolean {
   const t = tokens[i]!;
   return has(t, 'ProperNoun') && /[,!]/u.test(t.post) && (i === 0 || DISCOURSE.has(tokens[i - 1]!.word));
@@ -250,7 +262,7 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
   if (SPEAKER.has(first.word) && has(first, 'Pronoun')) return { subject: { kind: 'speaker' }, end: 1 };
   if ((first.word === 'my' || first.word === 'our') && tokens.length > 2) {
     let end = 1;
-    while (end < tokens.length && end <= 3 && (has(tokens[end], 'Noun') || has(tokens[end], 'Adjective')) && !has(tokens[end], 'Verb')) end++;
+    while (end < tokens.length && end <= 5 && (has(tokens[end], 'Noun') || has(tokens[end], 'Adjective')) && !has(tokens[end], 'Verb')) end++;
     // A name after the noun is who it is ("my daughter Sara started school"): the clause is about her.
     let named = end;
     while (named > 2 && has(tokens[named - 1], 'ProperNoun') && capitalised(tokens[named - 1]!)) named--;
@@ -288,14 +300,16 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
     return null;
   }
   // "It's so freeing to ...": what the speaker thinks of doing something.
-  if (first.word === 'it' && (tokens[1]?.word === 'is' || tokens[1]?.word === 'was') && tokens.some((t) => t.word === 'to')) {
+  if (first.word === 'it' && ['is', 'was', 'feels', 'felt', 'seems'].includes(tokens[1]?.word ?? '') && tokens.some((t) => t.word === 'to')) {
     return { subject: { kind: 'topic', noun: 'it' }, end: 1 };
   }
   if (OTHER_SUBJECTS.has(first.word)) return null;
   // A bare noun phrase before its verb ("Pottery's so relaxing", "Guitar's my thing", "Dance floors help avoid
   // injuries"): what the speaker thinks of it.
-  if ((has(first, 'Noun') || has(first, 'Adjective')) && !has(first, 'Pronoun') && !has(first, 'Determiner') && joiner === null) {
-    let end = 1;
+  const article = first.word === 'the' ? 1 : 0;
+  const head = tokens[article]!;
+  if ((has(head, 'Noun') || has(head, 'Adjective')) && !has(head, 'Pronoun') && !has(head, 'Determiner') && joiner === null && head !== undefined) {
+    let end = article + 1;
     while (
       end < tokens.length &&
       end <= 4 &&
@@ -305,17 +319,8 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
       end++;
     const verb = tokens[end];
     const finite = verb !== undefined && (BE.has(verb.word) || MODALS.has(verb.word) || (has(verb, 'PresentTense') && has(verb, 'Verb')));
-    if (finite && has(tokens[end - 1], 'Noun') && !has(first, 'ProperNoun') && !has(first, 'Date')) {
-      return {
-        subject: {
-          kind: 'topic',
-          noun: tokens
-            .slice(0, end)
-            .map((t) => t.word)
-            .join(' '),
-        },
-        end,
-      };
+    if (finite && has(tokens[end - 1], 'Noun') && !has(head, 'ProperNoun') && !has(head, 'Date')) {
+      return { subject: { kind: 'topic', noun: words(tokens.slice(article, end)) }, end };
     }
     return null;
   }
@@ -330,14 +335,26 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
   // A gerund followed by a finite verb is the subject itself ("Starting a store is scary").
   const finiteLater = tokens
     .slice(v + 1)
-    .some((t) => BE.has(t.word) || t.word === 'has' || (has(t, 'PresentTense') && /s$/u.test(t.word) && has(t, 'Verb')));
+    .some(
+      (t) =>
+        BE.has(t.word) ||
+        t.word === 'has' ||
+        (has(t, 'Verb') && ((has(t, 'PresentTense') && /s$/u.test(t.word)) || (has(t, 'PastTense') && !has(t, 'Participle')))),
+    );
   if ((verb.word === 'speaking' || verb.word === 'talking') && (tokens[v + 1]?.word === 'of' || tokens[v + 1]?.word === 'about')) return null;
+  // A gerund phrase before "is" is a thing the speaker says what it is ("Playing games is my escape").
+  const copula = tokens.findIndex((t, i) => i > v && (t.word === 'is' || t.word === 'was'));
+  if (v === 0 && has(verb, 'Gerund') && copula > 1 && copula <= 7 && !tokens.slice(1, copula).some((t) => has(t, 'Verb') && !has(t, 'Gerund'))) {
+    return { subject: { kind: 'topic', noun: words(tokens.slice(0, copula)) }, end: copula };
+  }
   const elliptic =
     (has(verb, 'PastTense') && !has(verb, 'Participle')) ||
     (has(verb, 'Gerund') && !finiteLater) ||
     ['gonna', 'going', 'been', 'gotta', 'wanna'].includes(verb.word) ||
+    // A feeling or need said without "I" ("Need help with ...", "Appreciate the offer", "Love it").
+    (v === 0 && STATIVE.has(verb.word)) ||
     (verb.word === 'have' && has(tokens[v + 1], 'PastTense'));
-  return elliptic && !has(verb, 'Imperative') ? { subject: { kind: 'speaker' }, end: 0 } : null;
+  return elliptic && (!has(verb, 'Imperative') || STATIVE.has(verb.word)) ? { subject: { kind: 'speaker' }, end: 0 } : null;
 }
 
 interface VerbGroup {
@@ -412,6 +429,8 @@ function verbGroup(tokens: readonly Token[], start: number): VerbGroup | null {
       if (w === 'can') can = true;
       continue;
     }
+    // "since we last spoke": "last" says when, before the verb.
+    if (w === 'last' && has(tokens[i + 1], 'Verb')) continue;
     if (has(t, 'Verb') || BE.has(w) || HAVE.has(w)) {
       head = t;
       break;
@@ -422,7 +441,7 @@ function verbGroup(tokens: readonly Token[], start: number): VerbGroup | null {
   // "be" with a participle is what the subject is ("I'm excited to", "I was hired at"): the participle opens the object.
   const participle = be !== null && !has(head, 'Gerund') && !/ing$/u.test(head.word) && (has(head, 'PastTense') || has(head, 'Participle'));
   const copula = BE.has(head.word) || participle;
-  const lemma = copula ? 'be' : head.root;
+  const lemma = copula ? 'be' : lemmaOf(head.root);
   if (!participle) i++;
   // "I'm not a fan", "I am never late": a negation after the copula is the clause's.
   if (copula && !participle && NEGATIONS.has(tokens[i]?.word ?? '') && tokens[i]!.word !== 'no') {
@@ -544,13 +563,17 @@ function objectOf(tokens: readonly Token[]): Token[] {
       if (out.length > 0) out.push({ ...t, text: 'their', raw: 'their', word: 'their', root: 'their' });
       continue;
     }
-    if (out.length === 0 && (w === 'a' || w === 'an' || w === 'the' || w === 'some' || (w === 'to' && has(tokens[i + 1], 'Verb')))) continue;
+    if (out.length === 0 && (w === 'a' || w === 'an' || w === 'the' || w === 'some')) continue;
     if (w === 'a' && tokens[i + 1]?.word === 'lot') {
       i++;
       continue;
     }
     out.push(t);
-    if (/[.!?,;:]/u.test(t.post) && i + 1 < tokens.length) break;
+    // A comma ends the object, except in a list of things ("salads, sandwiches and desserts").
+    const next = tokens[i + 1];
+    const listed =
+      next !== undefined && !has(next, 'Pronoun') && (has(next, 'Noun') || has(next, 'Adjective') || next.word === 'and' || next.word === 'or');
+    if ((/[.!?;:]/u.test(t.post) || (/,/u.test(t.post) && !listed)) && i + 1 < tokens.length) break;
   }
   // A trailing preposition, article or verb of saying introduces what the object no longer holds ("an email saying").
   while (

@@ -109,13 +109,13 @@ export interface TurnReading {
  * `listener`: the one other person of the dialog, whom "you" and "your" name when the turn speaks of
  * something of theirs; `answers`: the turn follows a question of the other speaker's.
  */
-export function readTurn(text: string, listener?: string, answers = false): TurnReading {
+export function readTurn(text: string, at: string, listener?: string, answers = false): TurnReading {
   const said = readSentences(text);
   const sentences = listener === undefined ? said : said.map((s) => addressedTo(s, listener));
   const clauses: TurnReading['clauses'] = [];
   for (const sentence of sentences) {
     for (const clause of readClauses(sentence)) {
-      const statements = statementsOf(clause);
+      const statements = statementsOf(clause, bareHappening(clause) ? timeOf(clause, at) : undefined);
       if (clause.subject.kind === 'speaker') statements.push(...matchCategories(clause.text).map((m) => categoryStatement(clause, m)));
       clauses.push({ clause, statements });
     }
@@ -137,7 +137,7 @@ async function extractTurn(turn: Turn, ctx: TurnContext, out: Derived[]): Promis
   const before = ctx.previous.get(turn.sessionId);
   const answers = before !== undefined && nameKey(before.speaker) !== nameKey(turn.speaker) && /\?\s*$/u.test(before.text.trim());
   ctx.previous.set(turn.sessionId, turn);
-  const { clauses, signals } = readTurn(turn.text, others.length === 1 ? ctx.speakerNames.get(others[0]!) : undefined, answers);
+  const { clauses, signals } = readTurn(turn.text, turn.at, others.length === 1 ? ctx.speakerNames.get(others[0]!) : undefined, answers);
   const planned: Planned[] = [];
   let index = 0;
   for (const { clause, statements } of clauses) {
@@ -228,6 +228,17 @@ async function writeEvent(turn: Turn, p: Planned, speakerId: string, src: string
     turns: [turn.mentionId],
     why: `${clause.mode} "${clause.surface}"${p.span.expression !== null ? `, time "${p.span.expression}"` : ', just before the telling'}`,
   });
+}
+
+/** A clause telling of something that happened with nothing it happened to ("I graduated last week"). */
+function bareHappening(clause: Clause): boolean {
+  return clause.object.length === 0 && !clause.copula && (clause.mode === 'past' || clause.mode === 'perfect');
+}
+
+/** The time a clause says, in words, resolved against the turn's `at`; undefined when it says none. */
+function timeOf(clause: Clause, at: string): string | undefined {
+  const span = resolveTimeSpan(clause.text, at, true);
+  return span.expression === null ? undefined : spanWords(span, at);
 }
 
 /** A person named as a clause's subject: one the memory or the dialog knows, never one made up from a capitalised word. */

@@ -112,7 +112,7 @@ describe('rules extractor', () => {
   it('derives nothing from a question, and only the statement of a sentence that ends in one', async () => {
     expect(await extract(input(turns([['Omar', 'Did you move to Porto last month? Do you still work at Acme?']])))).toEqual([]);
     const derived = await extract(input(turns([['Omar', 'I finished another pottery project - want to see a pic?']])));
-    expect(ops(derived, 'UPSERT_EDGE').map((e) => e.rel)).toEqual(['finished']);
+    expect(ops(derived, 'UPSERT_EDGE').map((e) => e.rel)).toEqual(['finished', 'does_activity']);
   });
 
   it('says of whom a clause is: the speaker for I and my, a person named, what the speaker calls the listener’s', async () => {

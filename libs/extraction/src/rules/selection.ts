@@ -147,13 +147,21 @@ export function features(statement: Statement, turn: TurnSignals, index: number)
     turn.listener !== null && object.toLowerCase().includes(turn.listener) ? 1 : 0,
     VAGUE.test(object) ? 1 : 0,
     clause.copula && clause.object.some((t) => FEELINGS.has(t.word)) ? 1 : 0,
+    Math.log1p(clause.object.filter((t) => t.tags.has('Noun') && !t.tags.has('Pronoun')).length),
+    clause.object.some((t) => t.tags.has('Value')) ? 1 : 0,
+    statement.rel === 'does_activity' ? 1 : 0,
+    statement.rel === 'likes' || statement.rel === 'does_not_like' ? 1 : 0,
+    clause.subject.kind === 'topic' ? 1 : 0,
+    clause.joiner === null ? 0 : 1,
+    clause.can ? 1 : 0,
   ];
 }
 
 /** Fitted weights of `features`, in order. */
 const WEIGHTS = [
-  -1.0976, -0.2901, 0.7738, 1.847, 0.0365, 0.1607, -0.0512, 0.2212, 0.0022, 0.1506, -0.0806, 0.0957, -0.3768, 0.313, -0.0873, 0.2639, -1.2744, 0.0241,
-  -0.3505, 0.4286, -0.4445, 0.3902, 1.5276, 0.6717, 0.0414, 1.0202, -0.0285, 0.4089, 0.6522, -1.2894, -0.8183, -0.6149,
+  -1.0163, -0.2995, 0.8311, 1.6758, 0.1189, 0.1604, 0.2446, 0.0081, -0.021, 0.0748, -0.0791, -0.0553, -0.194, 0.4142, 0.0076, 0.1813, -1.2134, 0.1127,
+  -0.364, 0.327, -0.389, 0.4206, 1.5785, 0.3234, 0.2539, 0.8876, -0.0594, 0.3337, 0.7208, -1.55, -0.654, -0.6315, 0.4914, 0.1938, -1.8294, -0.1856,
+  0.3454, 0.0806, -0.41,
 ];
 
 export function probability(statement: Statement, turn: TurnSignals, index: number, weights: readonly number[] = WEIGHTS): number {

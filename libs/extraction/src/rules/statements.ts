@@ -98,8 +98,9 @@ const GROUPS = wordSet(
 const PLACE_RELATION: Record<string, CanonicalRelation> = { Country: 'visited_country', City: 'visited_city', Region: 'visited_state_or_region' };
 
 /** The statements a clause makes, canonical first; none for a clause that says nothing of its subject. */
-export function statementsOf(clause: Clause): Statement[] {
-  return readStatements(clause).map((s) => unrepeated(s));
+/** `when`: the clause's own time in words, when it says one (what a statement of a bare happening holds). */
+export function statementsOf(clause: Clause, when?: string): Statement[] {
+  return readStatements(clause, when).map((s) => unrepeated(s));
 }
 
 /**
@@ -125,13 +126,13 @@ function unrepeated(statement: Statement): Statement {
 /** Words from which a text found as it is in its turn is a copy of it (the statement scorer's measure). */
 const COPY_WORDS = 6;
 
-function readStatements(clause: Clause): Statement[] {
+function readStatements(clause: Clause, when: string | undefined): Statement[] {
   if (clause.subject.kind === 'topic') return viewOf(clause);
   if (!worthReading(clause)) return [];
   const object = clause.object;
   const names = nameRuns(object, false);
   const canonical = canonicalOf(clause, names);
-  const found = canonical !== null ? [canonical].flat() : [genericOf(clause, names)].filter((x) => x !== null);
+  const found = canonical !== null ? [canonical].flat() : [genericOf(clause, names, when)].filter((x) => x !== null);
   // "My brother helps out", "with my sister Leila": whatever else the clause says, the speaker has them.
   const kin = kinOf(clause).filter((k) => !found.some((f) => f.rel === k.rel && sameObject(f.object, k.object)));
   return [...found, ...kin];
@@ -150,13 +151,16 @@ function kinOf(clause: Clause): Statement[] {
     while (j < tokens.length && j <= i + 3 && has(tokens[j], 'Adjective') && !KIN.has(tokens[j]!.word)) j++;
     const noun = tokens[j]?.word ?? '';
     const rel = CHILDREN.has(noun) ? 'has_child' : FAMILY.has(noun) ? 'has_family' : PETS.has(noun) ? 'has_pet' : null;
-    if (rel === null) continue;
+    // "My family" says only that the speaker has one.
+    if (rel === null || noun === 'family') continue;
     let end = j + 1;
     while (end < tokens.length && end <= j + 3 && has(tokens[end], 'ProperNoun') && capitalised(tokens[end]!)) end++;
     const name = tokens
       .slice(j + 1, end)
       .map((t) => t.text)
       .join(' ');
+    // "My kids" in passing says little; "my daughter Sara", or "my brother" the clause is about, says who they are.
+    if (name === '' && !(clause.subject.kind === 'possessed' && i === 0)) continue;
     const object: StatementObject = name !== '' ? { entity: name, kind: rel === 'has_pet' ? 'animal' : 'person' } : { literal: noun };
     if (!found.some((f) => sameObject(f.object, object))) {
       found.push({ subject: { kind: 'speaker' }, rel, object, canonical: true, clause, why: `"my ${noun}${name !== '' ? ` ${name}` : ''}"` });
@@ -201,7 +205,7 @@ function viewOf(clause: Clause): Statement[] {
     if ((after[0]?.word === 'my' || after[0]?.word === 'our') && after.slice(1, 4).some((t) => FAVOURITE.has(t.word))) {
       return view('likes', topic, `"${topic} is my ${after[1]!.word}"`, true);
     }
-    const adjectives = clause.object.filter((t) => !has(t, 'Conjunction'));
+    const adjectives = clause.object.filter((t) => !has(t, 'Conjunction') && !has(t, 'Adverb'));
     if (adjectives.some((t) => IMPORTANT.has(t.word)) && adjectives.length <= 3) return view('values', topic, `"${topic} is ${adjectives[0]!.word}"`);
     if (adjectives.length > 0 && adjectives.length <= 4 && adjectives.every((t) => has(t, 'Adjective'))) {
       return view('finds', `${topic} ${say(clause.object)}`, `"${topic} is ${say(clause.object)}"`);
@@ -212,7 +216,7 @@ function viewOf(clause: Clause): Statement[] {
   return view('believes', say(said.slice(0, MAX_VIEW_WORDS)), 'a view of the speaker');
 }
 
-const BE_WORDS = new Set(['is', 'are', 'was', 'were']);
+const BE_WORDS = new Set(['is', 'are', 'was', 'were', 'feels', 'felt', 'seems']);
 const IMPORTANT = new Set(['important', 'essential', 'key', 'crucial', 'vital', 'necessary']);
 const MAX_VIEW_WORDS = 14;
 
@@ -337,7 +341,7 @@ function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Sta
       } else if (after === 'at' || after === 'with') {
         const org = entityAfter(offsetIn(object, head) + jobAt + 2, 'organization');
         if (org !== null) return statement(clause, 'works_at', org, `"${lemma} a job at"`);
-      } else if (jobAt > 0 && jobAt <= 4 && (after === undefined || PREPOSITIONS.has(after))) {
+      } else if (jobAt > 0 && jobAt <= 4 && (after === undefined || PREPOSITIONS.has(after)) && head.slice(0, jobAt).some((t) => has(t, 'Noun'))) {
         return statement(clause, 'works_as', { literal: say(head.slice(0, jobAt)).toLowerCase() }, `"${lemma} the ... job"`);
       }
     }
@@ -364,6 +368,12 @@ function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Sta
       if (CHILDREN.has(noun)) return statement(clause, 'has_child', { literal: say(head) }, '"has" children');
       if (FAMILY.has(noun)) return statement(clause, 'has_family', { literal: say(head) }, '"has" family');
     }
+  }
+
+  // "My favorite dessert is this tart": what someone likes best.
+  if (clause.subject.kind === 'possessed' && copula && !negative && clause.subject.noun.split(' ').some((n) => FAVOURITE.has(n))) {
+    const liked = literal(bare(object));
+    if (liked !== null) return statement({ ...clause, subject: { kind: 'speaker' } }, 'likes', liked, `"my ${clause.subject.noun} is"`);
   }
 
   // What someone likes, dislikes and seeks.
@@ -441,22 +451,36 @@ export function verbStatement(clause: Clause): Statement | null {
  */
 function worthReading(clause: Clause): boolean {
   const object = clause.object;
-  if (SAYS_NOTHING.has(clause.lemma)) return false;
-  if (object.some((t) => SECOND_PERSON.has(t.word))) return false;
-  if (['this', 'that', 'it', 'these', 'those', 'them'].includes(object[0]?.word ?? '') && !(has(object[1], 'Preposition') && object.length >= 4))
+  // "I know", "I guess so", "I mean that ...": talk; "I've known these friends for years" says something.
+  const said = object[0];
+  if (
+    SAYS_NOTHING.has(clause.lemma) &&
+    (said === undefined || has(said, 'Pronoun') || !(has(said, 'Noun') || has(said, 'Determiner')) || said.word === 'that')
+  ) {
     return false;
+  }
+  if (object.some((t) => SECOND_PERSON.has(t.word))) return false;
+  // A pronoun alone says nothing ("I got this"); a determiner before its noun does ("this amazing deal"), and so
+  // does "it" with what was done with it ("made it to show my journey").
+  const first = object[0]?.word ?? '';
+  const determiner = has(object[1], 'Noun') || has(object[1], 'Adjective');
+  const done = has(object[1], 'Preposition') || object[1]?.word === 'to';
+  if (['this', 'that', 'these', 'those'].includes(first) && !determiner && !(done && object.length >= 4)) return false;
+  if ((first === 'it' || first === 'them') && !(done && object.length >= 3)) return false;
   if (clause.copula && has(object[1], 'Pronoun') && !['my', 'our'].includes(object[1]!.word)) return false;
   return true;
 }
 
-/** A statement named for the clause's verb, in its tense and polarity. */
-function genericOf(clause: Clause, names: readonly NameRun[]): Statement | null {
+/** A statement named for the clause's verb, in its tense and polarity; `when` says the clause's own time, if it has one. */
+function genericOf(clause: Clause, names: readonly NameRun[], when?: string): Statement | null {
   const { lemma, mode, negative, copula, particle } = clause;
   let object = clause.object;
   const forms = formsOf(lemma);
   // The verb as said, where it is already the form wanted: "whipped", "living" (a tagger's lemma may not conjugate back).
   const said = clause.surface.toLowerCase();
   const past = mode === 'past' && said !== lemma && !said.endsWith('ing') && /^[a-z]+$/u.test(said) ? said : forms.past;
+  // An irregular participle says the perfect as it is ("has known", "has seen"); a regular one is its past ("has started": "started").
+  const perfect = /^[a-z]+$/u.test(said) && !said.endsWith('ed') && said !== forms.past && said !== lemma ? ['has', said] : [forms.past];
   const gerund = said.endsWith('ing') ? said : forms.gerund;
   const plural = clause.subject.kind === 'possessed' && /s$/u.test(clause.subject.noun);
   let rel: string[];
@@ -493,7 +517,9 @@ function genericOf(clause: Clause, names: readonly NameRun[]): Statement | null 
         : mode === 'past' || mode === 'perfect'
           ? negative
             ? ['did', 'not', lemma]
-            : [past]
+            : mode === 'perfect'
+              ? perfect
+              : [past]
           : mode === 'ongoing'
             ? [plural ? 'are' : 'is', ...(negative ? ['not'] : []), gerund]
             : mode === 'perfect_ongoing'
@@ -510,7 +536,12 @@ function genericOf(clause: Clause, names: readonly NameRun[]): Statement | null 
   }
   if (clause.subject.kind === 'possessed') rel = [...clause.subject.noun.split(' '), ...rel];
   object = bare(object);
-  if (object.length === 0) return null;
+  // "I graduated last week": what happened, with nothing it happened to; said with its time, the time is what the
+  // statement holds ("graduated the week of 14 August 2023"), without one there is nothing to hold.
+  if (object.length === 0)
+    return when !== undefined && !copula && (mode === 'past' || mode === 'perfect')
+      ? statement(clause, snake(rel), { literal: when }, `${mode} "${clause.surface}", its time`, false)
+      : null;
   if (object.length === 1 && VAGUE.has(object[0]!.word)) return null;
   if (!object.some((t) => has(t, 'Noun') || has(t, 'Verb') || has(t, 'Adjective') || has(t, 'Value'))) return null;
   if (object.every((t) => has(t, 'Pronoun') || VAGUE.has(t.word))) return null;

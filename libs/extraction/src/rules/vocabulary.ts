@@ -60,3 +60,20 @@ export function snake(words: readonly string[]): string {
     .replace(/[^a-z0-9]+/gu, '_')
     .replace(/^_+|_+$/gu, '');
 }
+
+/** Irregular past participles whose dictionary form the tagger does not give ("seen" -> "see"). */
+const PARTICIPLES: Record<string, string> = Object.fromEntries(
+  (
+    'seen:see known:know taken:take given:give gone:go done:do been:be written:write eaten:eat driven:drive ridden:ride ' +
+    'spoken:speak broken:break chosen:choose forgotten:forget gotten:get begun:begin sung:sing swum:swim drunk:drink ' +
+    'flown:fly grown:grow thrown:throw drawn:draw worn:wear torn:tear shown:show hidden:hide bitten:bite fallen:fall ' +
+    'forgiven:forgive frozen:freeze mistaken:mistake stolen:steal woken:wake risen:rise shaken:shake'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':') as [string, string]),
+);
+
+/** A verb's dictionary form from the tagger's root, where the tagger left an irregular participle as it is. */
+export function lemmaOf(root: string): string {
+  return PARTICIPLES[root] ?? root;
+}

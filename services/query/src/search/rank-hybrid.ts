@@ -1,9 +1,10 @@
 import { compareIds, memoize } from '@memotrace/domain';
+import { analyze } from './analyze';
 import type { CutItems } from './cut-items';
 import { type ExpansionOptions, DEFAULT_EXPANSION, expand } from './expand';
 import { scoreFusion } from './fusion';
 import type { Candidate, ScoredCandidate } from './items';
-import type { RecallHit, RecallResult } from './recall-backend';
+import { type RecallHit, type RecallResult, itemKey } from './recall-backend';
 import { type TimeInterval, itemInterval } from './temporal-intent';
 
 export interface RankingOptions {
@@ -17,6 +18,8 @@ export interface RankingOptions {
   intentFactor: number;
   /** Score factor of a mention whose speaker, or a fact whose subject, the query names. */
   speakerFactor: number;
+  /** Score factor of a statement that says again what a turn of the cut says (see `restatesTurn`). */
+  restatementFactor: number;
   expansion: ExpansionOptions;
 }
 
@@ -28,6 +31,7 @@ export const DEFAULT_RANKING: RankingOptions = {
   supersededFactor: 0.5,
   intentFactor: 3,
   speakerFactor: 1.5,
+  restatementFactor: 0.6,
   expansion: DEFAULT_EXPANSION,
 };
 
@@ -46,7 +50,9 @@ export interface RankingContext {
  * inside the query's intended interval (TSM-style semantic-time reranking; a factor of a
  * relevance score, never a hard tier, so it cannot rescue an item with nothing else
  * relevant about it and a misread time expression costs little) and the mentions whose
- * speaker, and the facts whose subject, the query names. Best first; ties by kind then id.
+ * speaker, and the facts whose subject, the query names; a statement derived from a turn of
+ * the cut ranks below that turn when both match as well, since the turn says it in full and the
+ * statement is the compact rest. Best first; ties by kind then id.
  */
 export function rankItems(
   items: CutItems,
@@ -63,11 +69,19 @@ export function rankItems(
   for (const [key, score] of fused) if (isSuperseded(items.candidate(key)!, context.reference)) fused.set(key, score * options.supersededFactor);
   const scores = fused.size > 0 ? expand(fused, items, options.expansion) : fused;
   const ranked: ScoredCandidate[] = [];
+  const analyzed = new Map<string, Set<string>>();
+  const terms = (key: string) => {
+    let set = analyzed.get(key);
+    if (set === undefined) analyzed.set(key, (set = new Set(analyze(items.candidate(key)?.text ?? ''))));
+    return set;
+  };
   for (const [key, score] of scores) {
     const c = items.candidate(key)!;
     const person = c.speaker ?? c.subject;
     const named = person !== undefined && context.queryWords?.has(firstName(person)) === true;
-    ranked.push({ ...c, score: (inIntent(c, context.intent) ? score * options.intentFactor : score) * (named ? options.speakerFactor : 1) });
+    const intent = inIntent(c, context.intent) ? options.intentFactor : 1;
+    const restates = restatesTurn(items, c, terms) ? options.restatementFactor : 1;
+    ranked.push({ ...c, score: score * intent * (named ? options.speakerFactor : 1) * restates });
   }
   return ranked.sort((a, b) => b.score - a.score || a.kind.localeCompare(b.kind) || compareIds(a.id, b.id));
 }
@@ -87,6 +101,33 @@ function upToMentions(items: CutItems, hits: readonly RecallHit[], mentions: num
   }
   return kept;
 }
+
+/**
+ * A statement that says again what a turn of the cut says: a fact most of whose words (as the index reads
+ * words) are words of a turn it cites, or an event including such a fact. A fact an agent states with a turn
+ * as its evidence in words of its own ("Alice works at Acme" citing "I just started at Acme!") is no
+ * restatement.
+ */
+function restatesTurn(items: CutItems, c: Candidate, terms: (key: string) => Set<string>): boolean {
+  if (c.kind === 'event') {
+    return c.evidence.some((e) => {
+      const fact = e.kind === 'fact' ? items.candidate(itemKey(e)) : undefined;
+      return fact !== undefined && restatesTurn(items, fact, terms);
+    });
+  }
+  if (c.kind !== 'fact') return false;
+  // The subject's name is the speaker's in the turn's text: what counts is what is said of them.
+  const subject = new Set(analyze(c.subject ?? ''));
+  const own = [...terms(itemKey(c))].filter((t) => !subject.has(t));
+  return c.evidence.some((e) => {
+    if (e.kind !== 'mention' || !items.has(itemKey(e))) return false;
+    const turn = terms(itemKey(e));
+    return own.length > 0 && own.filter((t) => turn.has(t)).length / own.length >= RESTATED;
+  });
+}
+
+/** The share of a fact's words that makes it a restatement of the turn that has them. */
+const RESTATED = 0.6;
 
 function inIntent(c: Candidate, intent: TimeInterval | null): boolean {
   if (intent === null) return false;

@@ -65,14 +65,14 @@ export function saidOnce<C extends ScoredCandidate>(ranked: readonly C[]): C[] {
     if (candidate.kind === 'fact') {
       const terms = new Set(analyze(candidate.text));
       const sayers = [
-        ...candidate.evidence.filter((e) => e.kind === 'mention').map((e) => said.get(`mention:${e.id}`)),
+        ...candidate.evidence.filter((e) => e.kind === 'mention').map((e) => said.get(`mention\u0000${e.id}`)),
         ...kept
           .filter((c) => c.kind === 'event' && c.evidence.some((e) => e.kind === 'fact' && e.id === candidate.id))
-          .map((c) => said.get(`event:${c.id}`)),
+          .map((c) => said.get(`event\u0000${c.id}`)),
       ];
       if (terms.size > 0 && sayers.some((above) => above !== undefined && [...terms].every((t) => above.has(t)))) continue;
     } else if (candidate.kind === 'mention' || candidate.kind === 'event') {
-      said.set(`${candidate.kind}:${candidate.id}`, new Set(analyze(candidate.text)));
+      said.set(`${candidate.kind}\u0000${candidate.id}`, new Set(analyze(candidate.text)));
     }
     kept.push(candidate);
   }
