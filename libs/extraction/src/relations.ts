@@ -12,6 +12,7 @@ export const CANONICAL = {
   works_at: 'one',
   works_as: 'one',
   relationship_status: 'one',
+  age: 'one',
   studies: 'many',
   has_child: 'many',
   has_family: 'many',

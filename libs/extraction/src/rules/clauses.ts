@@ -1,5 +1,5 @@
 import { capitalised, has, type Sentence, type Token, wordSet } from './tokens';
-import { lemmaOf } from './vocabulary';
+import { irregularPast, lemmaOf } from './vocabulary';
 
 /**
  * Clauses of a sentence, each read for who it is about, what is said of them and when: the
@@ -169,8 +169,13 @@ function segments(tokens: readonly Token[]): Segment[] {
   let joiner: string | null = null;
   let unstated = false;
   const flush = (next: string | null) => {
-    // A joining word at the end of a segment belongs to the next one ("..., and I went").
-    while (current.length > 0 && (JOINERS.has(current.at(-1)!.word) || SUBORDINATORS.has(current.at(-1)!.word))) {
+    // A joining word at the end of a segment belongs to the next one ("..., and I went"), with the fillers after it
+    // ("but now I live"); fillers alone stay ("not working right now").
+    const joining = (t: Token) => JOINERS.has(t.word) || SUBORDINATORS.has(t.word);
+    let end = current.length;
+    while (end > 0 && FILLERS.has(current[end - 1]!.word)) end--;
+    if (end > 0 && end < current.length && joining(current[end - 1]!)) current.length = end;
+    while (current.length > 0 && joining(current.at(-1)!)) {
       next = current.at(-1)!.word;
       current.pop();
     }
@@ -208,6 +213,10 @@ function segments(tokens: readonly Token[]): Segment[] {
       flush(token.word);
       continue;
     } else if (i > 0 && comma && RELATIVES.has(token.word)) flush(null);
+    // "I'm good, just got back from ...": after a comma, a past verb (after "just", "then") goes on with the same subject.
+    else if (i > 0 && comma && (pastVerb(token) || (FILLERS.has(token.word) && pastVerb(tokens[i + 1])))) {
+      flush('and');
+    }
     current.push(token);
   }
   flush(null);
@@ -245,6 +254,11 @@ function readClause(raw: Token[], joiner: string | null, inherited: Subject | nu
     recent: group.recent,
     joiner,
   };
+}
+
+/** A verb in a past form, whatever else the tagger calls it ("got back" is a phrasal verb to it). */
+function pastVerb(t: Token | undefined): boolean {
+  return has(t, 'Verb') && !has(t, 'PresentTense') && !has(t, 'Infinitive') && !has(t, 'Gerund') && !has(t, 'Participle') && !has(t, 'Copula');
 }
 
 /** Lower-case words, one space between them. */
@@ -458,7 +472,7 @@ function verbGroup(tokens: readonly Token[], start: number): VerbGroup | null {
   const chain = [lemma];
   for (let j = i; j < tokens.length; j++) if (has(tokens[j], 'Verb') && !BE.has(tokens[j]!.word)) chain.push(tokens[j]!.root);
   const gerund = !participle && (has(head, 'Gerund') || /ing$/u.test(head.word));
-  const pastForm = !participle && (has(head, 'PastTense') || has(head, 'Participle'));
+  const pastForm = !participle && (has(head, 'PastTense') || has(head, 'Participle') || irregularPast(head.word));
   if (participle) head = { ...head, word: be!, root: 'be' };
   let mode: Mode;
   if (future) mode = 'future';

@@ -146,8 +146,9 @@ async function extractTurn(turn: Turn, ctx: TurnContext, out: Derived[]): Promis
       const confidence = confidenceOf(statement.canonical && statedPlainly(statement.rel) ? Math.max(p, PLAIN_CONFIDENCE) : p);
       const past = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'used_to';
       const span = resolveTimeSpan(clause.text, turn.at, past);
-      const timed = span.expression !== null || clause.recent;
-      const happening = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'future' || statement.rel.endsWith('_to');
+      // "Now", "today": the time of the telling, not of what happened; "every morning": a habit, no event.
+      const timed = (span.expression !== null && !PRESENT.test(span.expression)) || clause.recent;
+      const happening = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'future' || statement.intent === true;
       planned.push({ statement, confidence, span, event: i === 0 && timed && happening && !clause.copula });
     });
   }

@@ -3,7 +3,7 @@ import type { EntityKind } from './entities';
 import { type NameRun, nameRuns } from './names';
 import { capitalised, has, type Token, wordSet } from './tokens';
 import type { CanonicalRelation } from '../relations';
-import { formsOf, snake } from './vocabulary';
+import { formsOf, OCCUPATIONS, snake } from './vocabulary';
 
 /**
  * Statements: what a clause says of its subject, as a fact in third person, `subject rel object`.
@@ -21,6 +21,8 @@ export interface Statement {
   object: StatementObject;
   /** Named for one of the canonical relations (vocabulary.ts), not for its verb. */
   canonical: boolean;
+  /** Says what the subject means to do ("plans_to", "wants_to"): a happening to come, when it has a time. */
+  intent?: true;
   clause: Clause;
   why: string;
 }
@@ -330,6 +332,24 @@ function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Sta
   if (stated && !negative && copula && (startsWith(object, ['unemployed']) || startsWith(object, ['out', 'of', 'work']))) {
     return statement(clause, 'works_as', { literal: 'not working' }, `"${say(object)}"`);
   }
+  if (stated && !negative && copula && mode === 'present' && w[0] === 'retired' && object.length === 1) {
+    return statement(clause, 'works_as', { literal: 'retired' }, '"retired"');
+  }
+  // "I'm a nurse at the Riverside Clinic": what someone works as, and where.
+  if (stated && !negative && copula && mode === 'present' && !PREPOSITIONS.has(w[0] ?? '')) {
+    const at = w.findIndex((x) => x === 'at' || x === 'in' || x === 'for');
+    const role = bare(object.slice(0, at > 0 ? at : object.length));
+    if (role.length > 0 && role.length <= 3 && OCCUPATIONS.has(role.at(-1)!.word)) {
+      const org = at > 0 ? entityAfter(at + 1, 'organization') : null;
+      // Where, when it is no organisation's name, is part of what they work as ("teacher at elementary school").
+      const as = statement(clause, 'works_as', { literal: (org === null ? say(object) : say(role)).toLowerCase() }, `"is a ${role.at(-1)!.word}"`);
+      return org === null ? as : [as, statement(clause, 'works_at', org, '"a ... at" an organisation')];
+    }
+  }
+  // "I'm 32 years old": the age someone says.
+  if (stated && !negative && copula && mode === 'present' && /^\d{1,3}$/u.test(w[0] ?? '') && (w[1] === 'years' || w[1] === undefined)) {
+    return statement(clause, 'age', { literal: w[0]! }, '"years old"');
+  }
   if (stated && !negative && ['get', 'land', 'start', 'accept', 'take', 'find', 'begin'].includes(lemma)) {
     const head = bare(object);
     const jobAt = head.findIndex((t) => JOB_WORDS.has(t.word));
@@ -355,7 +375,9 @@ function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Sta
   }
 
   // Children, family and pets someone has.
-  if (stated && !negative && ['have', 'adopt', 'get', 'rescue', 'raise'].includes(lemma) && object.length > 0 && object.length <= 6) {
+  // The pet or child is the verb's own object ("got a puppy"), not one a preposition brings ("got back from walking the dogs").
+  const direct = clause.particle === null && !PREPOSITIONS.has(w[0] ?? '');
+  if (stated && !negative && direct && ['have', 'adopt', 'get', 'rescue', 'raise'].includes(lemma) && object.length > 0 && object.length <= 6) {
     const head = bare(object);
     const nouns = head.filter((t) => has(t, 'Noun') && !has(t, 'Pronoun'));
     const noun = nouns.at(-1)?.word ?? '';
@@ -484,6 +506,7 @@ function genericOf(clause: Clause, names: readonly NameRun[], when?: string): St
   const gerund = said.endsWith('ing') ? said : forms.gerund;
   const plural = clause.subject.kind === 'possessed' && /s$/u.test(clause.subject.noun);
   let rel: string[];
+  let intent = false;
   if (copula) {
     const be = plural
       ? { present: ['are'], past: ['were'], perfect: ['have', 'been'] }
@@ -504,6 +527,7 @@ function genericOf(clause: Clause, names: readonly NameRun[], when?: string): St
     rel = [mode === 'past' || mode === 'perfect' ? pastRel : present];
     if (negative) rel = [mode === 'past' ? 'did_not' : 'does_not', snake([lemma, 'to'])];
     if (object[0]?.word === 'to') object = object.slice(1);
+    intent = true;
   } else if (clause.can && mode === 'present') {
     rel = negative ? ['cannot', lemma] : ['can', lemma];
     if (particle !== null) rel.push(particle);
@@ -550,5 +574,6 @@ function genericOf(clause: Clause, names: readonly NameRun[], when?: string): St
   if (dst === null) return null;
   // What someone does not do, as a habit or a state ("does not eat meat"), is said as plainly as what they like.
   const habit = negative && mode === 'present' && !copula && clause.subject.kind === 'speaker';
-  return statement(clause, snake(rel), dst, `${mode}${negative ? ', negated' : ''} "${clause.surface}"`, habit);
+  const made = statement(clause, snake(rel), dst, `${mode}${negative ? ', negated' : ''} "${clause.surface}"`, habit);
+  return intent ? { ...made, intent: true } : made;
 }

@@ -12,6 +12,7 @@ const PLAIN = new Set<string>([
   'works_at',
   'works_as',
   'relationship_status',
+  'age',
   'studies',
   'has_child',
   'has_family',
@@ -73,7 +74,39 @@ const PARTICIPLES: Record<string, string> = Object.fromEntries(
     .map((pair) => pair.split(':') as [string, string]),
 );
 
-/** A verb's dictionary form from the tagger's root, where the tagger left an irregular participle as it is. */
+/** Irregular past forms, for when the tagger reads one as something else ("got back": an auxiliary to it). */
+const PAST: Record<string, string> = Object.fromEntries(
+  (
+    'went:go got:get took:take made:make saw:see came:come did:do had:have said:say gave:give found:find thought:think told:tell ' +
+    'became:become left:leave felt:feel brought:bring began:begin kept:keep held:hold wrote:write stood:stand heard:hear meant:mean ' +
+    'met:meet ran:run paid:pay sat:sit spoke:speak led:lead grew:grow lost:lose fell:fall sent:send built:build understood:understand ' +
+    'drew:draw broke:break spent:spend drove:drive bought:buy wore:wear chose:choose caught:catch taught:teach sold:sell won:win ' +
+    'fought:fight threw:throw sang:sing swam:swim flew:fly ate:eat drank:drink slept:sleep woke:wake hid:hide rode:ride shook:shake ' +
+    'forgot:forget knew:know'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':') as [string, string]),
+);
+
+/** A verb's dictionary form from the tagger's root, where the tagger left an irregular form as it is. */
 export function lemmaOf(root: string): string {
-  return PARTICIPLES[root] ?? root;
+  return PARTICIPLES[root] ?? PAST[root] ?? root;
 }
+
+/** An irregular past form ("got", "went"). */
+export function irregularPast(word: string): boolean {
+  return word in PAST;
+}
+
+/** Occupations, for "I am a nurse": what someone works as. */
+export const OCCUPATIONS = new Set(
+  (
+    'teacher nurse doctor lawyer engineer developer programmer accountant chef cook waiter waitress cashier driver mechanic electrician ' +
+    'plumber carpenter firefighter officer soldier pilot farmer designer architect writer author journalist editor artist musician ' +
+    'photographer dentist pharmacist therapist counselor counsellor librarian professor scientist researcher manager consultant ' +
+    'salesperson realtor banker secretary receptionist nanny tutor coach trainer veterinarian vet paramedic surgeon janitor barista ' +
+    'bartender baker butcher tailor hairdresser stylist actor actress dancer singer analyst clerk technician contractor builder ' +
+    'cleaner caregiver babysitter translator interpreter lecturer instructor principal entrepreneur freelancer consultant plumber ' +
+    'policeman policewoman detective judge psychologist psychiatrist physiotherapist optometrist surveyor welder miner fisherman'
+  ).split(' '),
+);
