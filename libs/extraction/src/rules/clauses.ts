@@ -230,6 +230,8 @@ function readClause(raw: Token[], joiner: string | null, inherited: Subject | nu
   while (i < raw.length && (DISCOURSE.has(raw[i]!.word) || has(raw[i], 'Expression') || vocative(raw, i))) i++;
   const tokens = raw.slice(i);
   if (tokens.length < 2) return undefined;
+  const thanked = thanksFor(tokens, joiner);
+  if (thanked !== undefined) return thanked;
   const found = subjectOf(tokens, joiner, inherited);
   if (found === null) return null;
   const group = verbGroup(tokens, found.end);
@@ -261,9 +263,30 @@ function pastVerb(t: Token | undefined): boolean {
   return has(t, 'Verb') && !has(t, 'PresentTense') && !has(t, 'Infinitive') && !has(t, 'Gerund') && !has(t, 'Participle') && !has(t, 'Copula');
 }
 
-/** Lower-case words, one space between them. */
+/** The words as a noun phrase says them: lower case, names as written, one space between them. */
 function words(tokens: readonly Token[]): string {
-  return tokens.map((t) => t.word).join(' ');
+  return tokens.map((t) => (has(t, 'ProperNoun') ? t.text : t.word)).join(' ');
+}
+
+/**
+ * "Thanks for the recommendation", "Thank you so much for your support": what the speaker appreciates, said of a
+ * thing (a noun); thanks for "asking" or "sharing" is talk.
+ */
+function thanksFor(tokens: readonly Token[], joiner: string | null): Clause | undefined {
+  // "Thank you" reads "you" as the listener, by name.
+  const you = tokens[1] !== undefined && (tokens[1].word === 'you' || has(tokens[1], 'Person'));
+  let i = tokens[0]!.word === 'thanks' ? 1 : tokens[0]!.word === 'thank' && you ? 2 : 0;
+  if (i === 0) return undefined;
+  while (i < tokens.length && (FILLERS.has(tokens[i]!.word) || ['much', 'a', 'lot', 'again'].includes(tokens[i]!.word))) i++;
+  if (tokens[i]?.word !== 'for') return undefined;
+  const object = objectOf(tokens.slice(i + 1));
+  if (!object.some((t) => has(t, 'Noun') && !has(t, 'Pronoun') && !has(t, 'Gerund'))) return undefined;
+  const text = tokens
+    .map((t) => t.pre + t.raw + t.post)
+    .join('')
+    .trim();
+  const base = { subject: { kind: 'speaker' } as const, lemma: 'appreciate', surface: 'appreciate', chain: ['appreciate'], particle: null };
+  return { ...base, mode: 'present', negative: false, copula: false, can: false, object, text, tokens: [...tokens], recent: false, joiner };
 }
 
 function vocative(tokens: readonly Token[], i: number): boolean {
@@ -301,7 +324,7 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
     }
     return null;
   }
-  if (has(first, 'ProperNoun') && capitalised(first) && !has(first, 'Pronoun')) {
+  if (has(first, 'ProperNoun') && capitalised(first) && !has(first, 'Pronoun') && !has(first, 'Possessive')) {
     let end = 1;
     while (end < tokens.length && end < 3 && has(tokens[end], 'ProperNoun') && capitalised(tokens[end]!)) end++;
     const name = tokens
@@ -322,6 +345,8 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
   // injuries"): what the speaker thinks of it.
   const article = first.word === 'the' ? 1 : 0;
   const head = tokens[article]!;
+  // "Gina's support" (the listener's, as "your support" is read) is a thing too.
+  const owned = has(head, 'Possessive') && has(head, 'ProperNoun') && has(tokens[article + 1], 'Noun');
   if ((has(head, 'Noun') || has(head, 'Adjective')) && !has(head, 'Pronoun') && !has(head, 'Determiner') && joiner === null && head !== undefined) {
     let end = article + 1;
     while (
@@ -333,7 +358,7 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
       end++;
     const verb = tokens[end];
     const finite = verb !== undefined && (BE.has(verb.word) || MODALS.has(verb.word) || (has(verb, 'PresentTense') && has(verb, 'Verb')));
-    if (finite && has(tokens[end - 1], 'Noun') && !has(head, 'ProperNoun') && !has(head, 'Date')) {
+    if (finite && has(tokens[end - 1], 'Noun') && (!has(head, 'ProperNoun') || owned) && !has(head, 'Date')) {
       return { subject: { kind: 'topic', noun: words(tokens.slice(article, end)) }, end };
     }
     return null;
@@ -548,6 +573,8 @@ function objectOf(tokens: readonly Token[]): Token[] {
     // "as a banker", "after work": prepositions; "as I", "after we": a clause of its own.
     if (out.length > 0 && SUBORDINATORS.has(w) && w !== 'that' && (!TIMES.has(w) || w === 'when' || w === 'while' || has(tokens[i + 1], 'Pronoun')))
       break;
+    // A name said to the listener at the end ("..., Nate!") is no part of the object.
+    if (out.length > 0 && /,/u.test(tokens[i - 1]?.post ?? '') && tokens.slice(i).every((x) => has(x, 'ProperNoun'))) break;
     const ends = /[.!?,;:]/u.test(t.post) && i + 1 < tokens.length && out.length > 0;
     if (timeWord(tokens, i)) {
       while (out.length > 0 && (TIME_LEAD.has(out.at(-1)!.word) || has(out.at(-1), 'Value'))) out.pop();

@@ -213,6 +213,10 @@ function viewOf(clause: Clause): Statement[] {
       return view('finds', `${topic} ${say(clause.object)}`, `"${topic} is ${say(clause.object)}"`);
     }
   }
+  // "Gina's support means a lot": what the speaker appreciates.
+  if (clause.lemma === 'mean' && ['lot', 'much', 'everything', 'world'].some((x) => clause.object.slice(0, 3).some((t) => t.word === x))) {
+    return view('appreciates', topic, `"${topic} means a lot"`);
+  }
   // Anything else the speaker says of a thing in the present ("Dance floors help avoid injuries") is what they believe.
   if (clause.mode !== 'present' || clause.object.length === 0) return [];
   return view('believes', say(said.slice(0, MAX_VIEW_WORDS)), 'a view of the speaker');
