@@ -573,8 +573,21 @@ function genericOf(clause: Clause, names: readonly NameRun[], when?: string): St
   if (object.length === 1 && VAGUE.has(object[0]!.word)) return null;
   if (!object.some((t) => has(t, 'Noun') || has(t, 'Verb') || has(t, 'Adjective') || has(t, 'Value'))) return null;
   if (object.every((t) => has(t, 'Pronoun') || VAGUE.has(t.word))) return null;
-  const name = nameOf(object, names, offsetIn(clause.object, object));
-  const dst: StatementObject | null = name !== null && name.kind !== 'thing' ? { entity: name.name, kind: name.kind } : literal(object);
+  const start = offsetIn(clause.object, object);
+  const name = nameOf(object, names, start);
+  let dst: StatementObject | null = name !== null && name.kind !== 'thing' ? { entity: name.name, kind: name.kind } : literal(object);
+  // "lost job at Door Dash", "in talks with Gatorade": a few words and a preposition before a name the object ends with
+  // belong to the relation (lost_job_at), and the name is the entity it names.
+  const last = names.find((n) => n.end === clause.object.length && n.start > start && n.start - start <= 4);
+  const before = last === undefined ? undefined : clause.object[last.start - 1];
+  if (!copula && last !== undefined && before !== undefined && PREPOSITIONS.has(before.word) && object.indexOf(before) > 0) {
+    const kind = last.kind !== 'thing' ? last.kind : ['in', 'to', 'from', 'near', 'around'].includes(before.word) ? 'place' : 'organization';
+    const words = object.slice(0, object.indexOf(before) + 1).filter((t) => !has(t, 'Determiner') && !ARTICLES.has(t.word) && t.word !== 'their');
+    if (words.length <= 4 && words.every((t) => /^[a-z]+$/u.test(t.word))) {
+      rel = [...rel, ...words.map((t) => t.word)];
+      dst = { entity: last.name, kind };
+    }
+  }
   if (dst === null) return null;
   // What someone does not do, as a habit or a state ("does not eat meat"), is said as plainly as what they like.
   const habit = negative && mode === 'present' && !copula && clause.subject.kind === 'speaker';
