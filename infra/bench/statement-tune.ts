@@ -96,6 +96,15 @@ async function main(): Promise<void> {
   const turnsRight = new Set(rows.filter((r) => r.y === 1).map((r) => r.turn));
   const withObs = new Set(rows.filter((r) => r.observations.size > 0 || r.y === 1).map((r) => r.turn));
   console.log(`turns with a statement ${turnsWith.size}, of which with a matching one ${turnsRight.size} (${withObs.size})`);
+  // The best statement of each turn kept from a lower probability on.
+  const best = new Map<string, number>();
+  for (const r of scored) if (!best.has(r.turn)) best.set(r.turn, p(r.x));
+  for (const low of [0.25, 0.3, 0.35, 0.4, 0.45]) {
+    const kept = scored.filter((r) => p(r.x) >= 0.5 || (best.get(r.turn) === p(r.x) && p(r.x) >= low));
+    const rec = new Set(kept.flatMap((r) => [...r.observations]));
+    const precise = pct(kept.filter((r) => r.y === 1).length, kept.length);
+    console.log(`  turn's best from ${low}: ${kept.length} statements, precision ${precise}, recall ${pct(rec.size, total)}`);
+  }
   for (const k of [1, 2, 3]) {
     const perTurn = new Map<string, number>();
     const capped = scored.filter((r) => {
