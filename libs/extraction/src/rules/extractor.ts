@@ -207,7 +207,9 @@ async function writeEvent(turn: Turn, p: Planned, speakerId: string, src: string
   const who = clause.subject.kind === 'named' ? clause.subject.name : clause.subject.kind === 'possessed' ? `${turn.speaker}'s` : turn.speaker;
   const rel = told.rel;
   const object = 'literal' in told.object ? told.object.literal : told.object.entity;
-  const summary = truncate(`${who} ${relationPhrase(rel)} ${object} (${spanWords(p.span, turn.at)})`);
+  const when = spanWords(p.span, turn.at);
+  // A happening with nothing it happened to holds its time already ("graduated the week of 14 August 2023").
+  const summary = truncate(object === when ? `${who} ${relationPhrase(rel)} ${when}` : `${who} ${relationPhrase(rel)} ${object} (${when})`);
   const participants: { entityId: string; role: string }[] = [{ entityId: src, role: src === speakerId ? 'speaker' : 'subject' }];
   for (const run of nameRuns(clause.tokens, false)) {
     if (run.kind === 'thing' || (run.kind !== 'person' && ctx.speakers.has(nameKey(run.name)))) continue;

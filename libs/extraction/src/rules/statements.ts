@@ -219,9 +219,12 @@ function viewOf(clause: Clause): Statement[] {
   }
   // Anything else the speaker says of a thing in the present ("Dance floors help avoid injuries") is what they believe.
   if (clause.mode !== 'present' || clause.object.length === 0) return [];
-  return view('believes', say(said.slice(0, MAX_VIEW_WORDS)), 'a view of the speaker');
+  // What the speaker believes, said of them in third person ("Art gives them a sense of freedom").
+  const believed = said.slice(0, MAX_VIEW_WORDS).map((t) => (THIRD_PERSON[t.word] === undefined ? t : { ...t, text: THIRD_PERSON[t.word]! }));
+  return view('believes', say(believed), 'a view of the speaker');
 }
 
+const THIRD_PERSON: Record<string, string> = { i: 'they', me: 'them', my: 'their', myself: 'themselves', mine: 'theirs' };
 const BE_WORDS = new Set(['is', 'are', 'was', 'were', 'feels', 'felt', 'seems']);
 const IMPORTANT = new Set(['important', 'essential', 'key', 'crucial', 'vital', 'necessary']);
 const MAX_VIEW_WORDS = 14;
