@@ -81,7 +81,7 @@ export const FILLERS = new Set(
     'probably maybe mostly constantly simply especially fully certainly surely gladly officially only lol haha'
   ).split(' '),
 );
-export const PARTICLES = new Set(['up', 'out', 'off', 'down', 'back', 'over', 'away', 'around', 'along', 'together', 'through']);
+const PARTICLES = new Set(['up', 'out', 'off', 'down', 'back', 'over', 'away', 'around', 'along', 'together', 'through']);
 /** Words that begin a relative clause: the object ends before them. */
 const RELATIVES = new Set(['which', 'who', 'whom', 'whose', 'where']);
 /** A time word's modifiers and prepositions, removed from the object with it. */
@@ -236,26 +236,13 @@ function readClause(raw: Token[], joiner: string | null, inherited: Subject | nu
   if (found === null) return null;
   const group = verbGroup(tokens, found.end);
   if (group === null) return null;
-  const object = objectOf(tokens.slice(group.end));
-  return {
-    subject: found.subject,
-    lemma: group.lemma,
-    surface: group.surface,
-    chain: group.chain,
-    particle: group.particle,
-    mode: group.mode,
-    negative: group.negative,
-    copula: group.copula,
-    can: group.can,
-    object,
-    text: tokens
-      .map((t) => t.pre + t.raw + t.post)
-      .join('')
-      .trim(),
-    tokens,
-    recent: group.recent,
-    joiner,
-  };
+  const { end, ...verb } = group;
+  const object = objectOf(tokens.slice(end));
+  const text = tokens
+    .map((t) => t.pre + t.raw + t.post)
+    .join('')
+    .trim();
+  return { subject: found.subject, ...verb, object, text, tokens, joiner };
 }
 
 /** A verb in a past form, whatever else the tagger calls it ("got back" is a phrasal verb to it). */
@@ -396,18 +383,8 @@ function subjectOf(tokens: readonly Token[], joiner: string | null, inherited: S
   return elliptic && (!has(verb, 'Imperative') || STATIVE.has(verb.word)) ? { subject: { kind: 'speaker' }, end: 0 } : null;
 }
 
-interface VerbGroup {
-  lemma: string;
-  surface: string;
-  chain: string[];
-  particle: string | null;
-  mode: Mode;
-  negative: boolean;
-  copula: boolean;
-  can: boolean;
-  recent: boolean;
-  end: number;
-}
+/** What the verb group says of the clause, and where its object begins. */
+type VerbGroup = Pick<Clause, 'lemma' | 'surface' | 'chain' | 'particle' | 'mode' | 'negative' | 'copula' | 'can' | 'recent'> & { end: number };
 
 /** The auxiliaries, negation and verbs after the subject, read for the head verb, its time and its polarity. */
 function verbGroup(tokens: readonly Token[], start: number): VerbGroup | null {

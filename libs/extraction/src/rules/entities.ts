@@ -5,8 +5,6 @@ import { editDistance, type EntityKind, nameKey } from './names';
 /** How alike a name is to each of `others`, in [0, 1] (e.g. embedding cosine), one score per name, in order. */
 export type NameSimilarity = (name: string, others: readonly string[]) => Promise<number[]>;
 
-export type { EntityKind };
-
 export interface ResolutionGates {
   /** A similarity-hook score counts as a near-duplicate from this value on. */
   similarityGate: number;

@@ -3,8 +3,8 @@ import type { Derived, ExtractionInput, Extractor, Turn } from '../port';
 import { versionWith } from '../version';
 import { type CategoryMatch, matchCategories } from './categories';
 import { type Clause, readClauses } from './clauses';
-import { EntityBook, type EntityKind, type NameSimilarity } from './entities';
-import { cleanName, nameKey, nameRuns } from './names';
+import { EntityBook, type NameSimilarity } from './entities';
+import { cleanName, type EntityKind, nameKey, nameRuns } from './names';
 import { probability, type TurnSignals, turnSignals } from './selection';
 import { type Statement, type StatementObject, statementsOf, verbStatement } from './statements';
 import { resolveTimeSpan, spanWords, type TimeSpan } from './time';
@@ -162,7 +162,8 @@ async function extractTurn(turn: Turn, ctx: TurnContext, out: Derived[]): Promis
 async function writeStatement(turn: Turn, p: Planned, speakerId: string, ctx: TurnContext, out: Derived[]): Promise<void> {
   const { statement, confidence, span } = p;
   const subject = statement.subject;
-  const src = subject.kind === 'named' ? await namedPerson(subject.name, turn, ctx, out) : speakerId;
+  // A person named as the subject: one the memory or the dialog knows, or a new one by that name.
+  const src = subject.kind === 'named' ? await ctx.book.resolve(cleanName(subject.name), 'person', turn.mentionId, out) : speakerId;
   if (src === null) return;
   ctx.book.uses(src, confidence);
   const dst = await target(statement.object, turn, ctx, out);
@@ -211,7 +212,7 @@ async function writeEvent(turn: Turn, p: Planned, speakerId: string, src: string
   // A happening with nothing it happened to holds its time already ("graduated the week of 14 August 2023").
   const summary = truncate(object === when ? `${who} ${relationPhrase(rel)} ${when}` : `${who} ${relationPhrase(rel)} ${object} (${when})`);
   const participants: { entityId: string; role: string }[] = [{ entityId: src, role: src === speakerId ? 'speaker' : 'subject' }];
-  for (const run of nameRuns(clause.tokens, false)) {
+  for (const run of nameRuns(clause.tokens)) {
     if (run.kind === 'thing' || (run.kind !== 'person' && ctx.speakers.has(nameKey(run.name)))) continue;
     const id = await ctx.book.resolve(cleanName(run.name), run.kind, turn.mentionId, out);
     if (id === null || participants.some((x) => x.entityId === id)) continue;
@@ -242,11 +243,6 @@ function bareHappening(clause: Clause): boolean {
 function timeOf(clause: Clause, at: string): string | undefined {
   const span = resolveTimeSpan(clause.text, at, true);
   return span.expression === null ? undefined : spanWords(span, at);
-}
-
-/** A person named as a clause's subject: one the memory or the dialog knows, never one made up from a capitalised word. */
-async function namedPerson(name: string, turn: Turn, ctx: TurnContext, out: Derived[]): Promise<string | null> {
-  return ctx.book.resolve(cleanName(name), 'person', turn.mentionId, out);
 }
 
 async function target(

@@ -71,12 +71,11 @@ const NOT_NAMES = new Set(
 
 /**
  * The names a clause says: runs of words written with a capital that the tagger reads as proper nouns,
- * every word capitalised (connectors aside). Taggers read a capital at the start of a sentence, or a
- * capitalised modifier, as a name ("Call center", "the Remote Data entry job"); so a run that is a
- * sentence's first word and not known to the tagger as a person, place or organisation, or that a
- * lower-case noun follows (it modifies that noun), is no name.
+ * every word capitalised (connectors aside). Taggers read a capitalised modifier as a name ("Call
+ * center", "the Remote Data entry job"): a run that a lower-case noun follows (it modifies that noun) is
+ * no name.
  */
-export function nameRuns(tokens: readonly Token[], sentenceStart: boolean): NameRun[] {
+export function nameRuns(tokens: readonly Token[]): NameRun[] {
   const runs: NameRun[] = [];
   for (let i = 0; i < tokens.length; i++) {
     if (!properName(tokens[i]!)) continue;
@@ -89,10 +88,9 @@ export function nameRuns(tokens: readonly Token[], sentenceStart: boolean): Name
     const run = tokens.slice(i, end);
     const next = tokens[end];
     const kind = kindOf(run);
-    const first = sentenceStart && i === 0;
     const modifier = next !== undefined && has(next, 'Noun') && !has(next, 'Pronoun') && !capitalised(next) && !/[,.;:!?]/u.test(run.at(-1)!.post);
     const name = cleanName(run.map((t, j) => t.text + (j < run.length - 1 ? ' ' : '')).join(''));
-    if (!modifier && !(first && kind === 'thing') && name.length >= 2 && !NOT_NAMES.has(name.toLowerCase())) runs.push({ start: i, end, name, kind });
+    if (!modifier && name.length >= 2 && !NOT_NAMES.has(name.toLowerCase())) runs.push({ start: i, end, name, kind });
     i = end - 1;
   }
   return runs;

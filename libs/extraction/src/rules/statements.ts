@@ -1,6 +1,6 @@
 import { type Clause, FILLERS, type Subject } from './clauses';
-import type { EntityKind } from './entities';
-import { type NameRun, nameRuns } from './names';
+
+import { type EntityKind, type NameRun, nameRuns } from './names';
 import { capitalised, has, type Token, wordSet } from './tokens';
 import type { CanonicalRelation } from '../relations';
 import { formsOf, OCCUPATIONS, snake } from './vocabulary';
@@ -132,7 +132,7 @@ function readStatements(clause: Clause, when: string | undefined): Statement[] {
   if (clause.subject.kind === 'topic') return viewOf(clause);
   if (!worthReading(clause)) return [];
   const object = clause.object;
-  const names = nameRuns(object, false);
+  const names = nameRuns(object);
   const canonical = canonicalOf(clause, names);
   const found = canonical !== null ? [canonical].flat() : [genericOf(clause, names, when)].filter((x) => x !== null);
   // "My brother helps out", "with my sister Leila": whatever else the clause says, the speaker has them.
@@ -237,7 +237,7 @@ function gerundPhrase(tokens: readonly Token[]): string {
 }
 
 /** The object's text as said, one space between words. */
-export function say(tokens: readonly Token[]): string {
+function say(tokens: readonly Token[]): string {
   // Articles say nothing a statement needs ("job in call center or data entry"), except as part of a name ("The Office").
   return tokens
     .filter((t, i) => !ARTICLES.has(t.word) || (tokens[i + 1] !== undefined && capitalised(tokens[i + 1]!) && capitalised(t)))
@@ -288,7 +288,7 @@ function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Sta
   const aspect = ASPECT.has(clause.lemma) && next !== undefined && has(next, 'Verb') && next.word.endsWith('ing') && clause.object.length > 1;
   if (aspect) {
     const object = clause.object.slice(1);
-    return canonicalOf({ ...clause, lemma: next.root, object, chain: clause.chain.slice(1) }, nameRuns(object, false));
+    return canonicalOf({ ...clause, lemma: next.root, object, chain: clause.chain.slice(1) }, nameRuns(object));
   }
   const { lemma, object, mode, negative, copula } = clause;
   const w = words(object);
@@ -470,7 +470,7 @@ function canonicalOf(clause: Clause, names: readonly NameRun[]): Statement | Sta
 
 /** The clause as a statement named for its verb, whether or not a canonical relation says it: an event's summary says what happened. */
 export function verbStatement(clause: Clause): Statement | null {
-  return worthReading(clause) ? genericOf(clause, nameRuns(clause.object, false)) : null;
+  return worthReading(clause) ? genericOf(clause, nameRuns(clause.object)) : null;
 }
 
 /**

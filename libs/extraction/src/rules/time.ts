@@ -136,11 +136,6 @@ export function resolveTimeSpan(text: string, at: string, past: boolean): TimeSp
   return calendarSpan(text, atMs) ?? chronoSpan(text, atMs, past) ?? daySpan(atMs, null);
 }
 
-/** Whether the text names a time at all (cheaper than resolving it when only the presence matters). */
-export function hasTimeExpression(text: string, at: string): boolean {
-  return resolveTimeSpan(text, at, true).expression !== null;
-}
-
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 function dayWords(ms: number): string {
