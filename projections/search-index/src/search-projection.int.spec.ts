@@ -7,8 +7,8 @@ import { searchIndexProjection } from './search-projection';
 import { textHash } from './text-hash';
 
 /**
- * Erasure in the search index (SPEC §5.2), on a database of its own tables only (facts are
- * rendered with entity ids: no read models): the erased items' rows and the vectors of their texts
+ * Erasure in the search index (SPEC §5.2), on a database of its own tables only (no read models:
+ * facts are rendered with the names their batch registers): the erased items' rows and the vectors of their texts
  * go (a vector is derived from its text), the provider's cache forgets the texts, and what is not
  * erased stays: another item's row, a text another memory shares, an item named again later.
  */
@@ -111,16 +111,16 @@ describe('search index erasure', () => {
     await project(projection, projected('other', [[[{ op: 'RECORD_MENTION', mentionId: 'o1', docId: 'd', text: CANARY_MENTION }], T0]], 100));
     await project(projection, log.slice(0, erasedAt));
     expect(await items('mem')).toEqual(['event:ev1', 'event:ev2', 'fact:f1', 'fact:f2', 'mention:m1', 'mention:m2']);
-    for (const text of ['bob lives in Canaryville', 'canary party', 'alice knows bob']) expect(await vectorOf(text)).toBe(true);
+    for (const text of ['Bob lives in Canaryville', 'canary party', 'Canaryalice knows Bob']) expect(await vectorOf(text)).toBe(true);
 
     await project(projection, log.slice(erasedAt));
     expect(await items('mem')).toEqual(['event:ev2', 'mention:m2']);
-    for (const text of ['bob lives in Canaryville', 'canary party', 'alice knows bob']) expect(await vectorOf(text)).toBe(false);
+    for (const text of ['Bob lives in Canaryville', 'canary party', 'Canaryalice knows Bob']) expect(await vectorOf(text)).toBe(false);
     expect(await vectorOf('the trip was long')).toBe(true);
     expect(await vectorOf(CANARY_MENTION)).toBe(true); // memory `other` still has it
     expect(await items('other')).toEqual(['mention:o1']);
     expect(provider.forgotten.sort()).toEqual(
-      [CANARY_MENTION, 'bob lives in Canaryville', 'canary party', 'alice knows bob'].map((t) => textHash(t)).sort(),
+      [CANARY_MENTION, 'Bob lives in Canaryville', 'canary party', 'Canaryalice knows Bob'].map((t) => textHash(t)).sort(),
     );
     const { rows } = await db.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM si_vectors v WHERE NOT EXISTS (SELECT 1 FROM si_items i WHERE i.text_hash = v.text_hash)`,
@@ -142,9 +142,20 @@ describe('search index erasure', () => {
       (r) => ({ ...r, changes: r.changes.map((c) => (c.change === 'mention' ? { ...c, text: null, speaker: null } : c)) }),
     );
     await project(projection, [...log, ...shredded]);
-    expect(provider.embedded.sort()).toEqual(['alice knows bob', 'bob lives in Canaryville', 'Bob moved', 'canary party'].sort());
+    expect(provider.embedded.sort()).toEqual(['Canaryalice knows Bob', 'Bob lives in Canaryville', 'Bob moved', 'canary party'].sort());
     // f1 is asserted again after its erasure, with the same literal: new content.
     expect(await items('same-batch')).toEqual(['event:ev1', 'event:ev2', 'fact:f1', 'fact:f2']);
-    expect(await vectorOf('bob lives in Canaryville', 'words-again')).toBe(true);
+    expect(await vectorOf('Bob lives in Canaryville', 'words-again')).toBe(true);
+  });
+
+  it('renders a fact with the names its own batch registers, as search renders it, before any read model has them', async () => {
+    const provider = wordProvider('words-named');
+    const projection = searchIndexProjection(provider);
+    const dana: Draft[] = [
+      { op: 'UPSERT_ENTITY', entityId: 'dana', name: 'Dana' },
+      { op: 'UPSERT_EDGE', factId: 'f', src: 'dana', rel: 'works_as', dst: { literal: 'data entry', datatype: 'string' }, validFrom: T0 },
+    ];
+    await project(projection, projected('named', [[dana, T0]]));
+    expect(provider.embedded).toEqual(['Dana works as data entry']);
   });
 });

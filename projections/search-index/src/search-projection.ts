@@ -15,9 +15,10 @@ export type { IndexedText } from './indexed-text';
  * summaries, episode titles, facts as sentences) and stores the vectors, in the
  * projector's transaction with its checkpoint. Texts already stored are not
  * embedded again. Run it in a projector of its own: embedding is slow, and the read
- * models must not wait for it. A fact is rendered with its entities' names as the
- * read models know them when the batch runs (by id if not yet known); a later rename
- * or merge changes the fact's text, and that fact is then found by BM25 only.
+ * models must not wait for it. A fact is rendered with its entities' names, as the
+ * search renders it: from the entities its batch registers, else as the read models
+ * know them when the batch runs (by id if not yet known, and the fact is then found by
+ * BM25 only).
  *
  * Erasure (SPEC §5.2): an erased item's rows go, and with them every vector no other row's text
  * has (a vector is derived from its text); the provider's cache forgets those texts. An item
@@ -30,7 +31,8 @@ export function searchIndexProjection(provider: EmbeddingProvider): Projection &
   return {
     name: SEARCH_INDEX_PROJECTION,
     version: 1,
-    handles: ['opened', 'mention', 'erased'],
+    // Entities for their names: a fact's entities often come in its own batch, before the read models have them.
+    handles: ['opened', 'mention', 'erased', 'entity'],
     // Embeds before the projector's transaction, so a long embedding never holds back the log's safe head.
     async prepare(records, db) {
       const embedded = searchableTexts(records, db).then((texts) => embedFresh(provider, texts, db));
@@ -119,29 +121,39 @@ export async function searchableTexts(records: readonly ProjectedRecord[], tx: P
   return texts.filter((t) => t.text.trim() !== '' && !erased(t));
 }
 
+/** The names of the entities the batch's facts name: those the batch registers, then those the read models know. */
 async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolClient, 'query'>): Promise<Map<string, string>> {
+  const registered = new Map<string, string>();
+  for (const { memoryId, changes } of records) {
+    for (const change of changes) {
+      // An entity is registered again only after its erasure: the latest registration names it (an erased name reads null).
+      if (change.change === 'entity' && change.name !== null) registered.set(`${memoryId}\u0000${change.entityId}`, change.name);
+    }
+  }
   const memories: string[] = [];
   const ids: string[] = [];
+  const unnamed = (memoryId: string, id: string) => {
+    if (registered.has(`${memoryId}\u0000${id}`)) return;
+    memories.push(memoryId);
+    ids.push(id);
+  };
   for (const { memoryId, changes } of records) {
     for (const change of changes) {
       if (change.change !== 'opened' || change.kind !== 'fact') continue;
-      memories.push(memoryId);
-      ids.push(change.content.src);
-      if (typeof change.content.dst === 'string') {
-        memories.push(memoryId);
-        ids.push(change.content.dst);
-      }
+      unnamed(memoryId, change.content.src);
+      if (typeof change.content.dst === 'string') unnamed(memoryId, change.content.dst);
     }
   }
-  if (ids.length === 0) return new Map();
+  if (ids.length === 0) return registered;
   // The read-model table may be absent (search index alone in a test database): names stay ids.
   const present = await tx.query<{ present: boolean }>(`SELECT to_regclass('rm_entities') IS NOT NULL AS present`);
-  if (!present.rows[0]?.present) return new Map();
+  if (!present.rows[0]?.present) return registered;
   const { rows } = await tx.query<{ memory_id: string; entity_id: string; name: string | null }>(
     'SELECT e.memory_id, e.entity_id, e.name FROM rm_entities e ' +
       'JOIN unnest($1::text[], $2::text[]) AS u(m, id) ON e.memory_id = u.m AND e.entity_id = u.id',
     [memories, ids],
   );
   // An erased name is none: the fact shows the id.
-  return new Map(rows.flatMap((r) => (r.name === null ? [] : [[`${r.memory_id}\u0000${r.entity_id}`, r.name] as const])));
+  for (const r of rows) if (r.name !== null) registered.set(`${r.memory_id}\u0000${r.entity_id}`, r.name);
+  return registered;
 }

@@ -61,6 +61,22 @@ const dialog = (sessionId: string) => ({
   ],
 });
 
+/** A job hunt told over twelve turns: the chat of the statements test. */
+const CHAT: [string, string, string][] = [
+  ['Dana', "Hi Sam! Big decision: I've decided to start looking for work to pay for my shopping addiction.", '2024-03-01T09:00:00Z'],
+  ['Sam', 'Oh wow, good for you! What kind of work?', '2024-03-01T09:01:00Z'],
+  ['Dana', "I'm looking for a job in a call center or data entry. I'm not working right now.", '2024-03-01T09:02:00Z'],
+  ['Sam', 'Do you have kids?', '2024-03-01T09:03:00Z'],
+  ['Dana', 'I have school age children, so I need something with flexible hours.', '2024-03-01T09:04:00Z'],
+  ['Sam', 'Day care could help with that.', '2024-03-01T09:05:00Z'],
+  ['Dana', 'Day care is too expensive. My brother helps out sometimes.', '2024-03-01T09:06:00Z'],
+  ['Sam', 'Good luck with the search!', '2024-03-01T09:07:00Z'],
+  ['Dana', 'Thanks! I applied to three places yesterday.', '2024-03-05T18:00:00Z'],
+  ['Sam', 'Fingers crossed!', '2024-03-05T18:01:00Z'],
+  ['Dana', 'I just got an email saying I got the Remote Data entry job!', '2024-03-08T12:00:00Z'],
+  ['Sam', 'Congratulations, that is great news!', '2024-03-08T12:01:00Z'],
+];
+
 describe('turns', () => {
   let svc: TestService;
   beforeAll(async () => {
@@ -298,21 +314,6 @@ describe('a job hunt, told over a week, with the default extractor', () => {
   }, 60_000);
   afterAll(async () => svc?.stop());
 
-  const CHAT: [string, string, string][] = [
-    ['Dana', "Hi Sam! Big decision: I've decided to start looking for work to pay for my shopping addiction.", '2024-03-01T09:00:00Z'],
-    ['Sam', 'Oh wow, good for you! What kind of work?', '2024-03-01T09:01:00Z'],
-    ['Dana', "I'm looking for a job in a call center or data entry. I'm not working right now.", '2024-03-01T09:02:00Z'],
-    ['Sam', 'Do you have kids?', '2024-03-01T09:03:00Z'],
-    ['Dana', 'I have school age children, so I need something with flexible hours.', '2024-03-01T09:04:00Z'],
-    ['Sam', 'Day care could help with that.', '2024-03-01T09:05:00Z'],
-    ['Dana', 'Day care is too expensive. My brother helps out sometimes.', '2024-03-01T09:06:00Z'],
-    ['Sam', 'Good luck with the search!', '2024-03-01T09:07:00Z'],
-    ['Dana', 'Thanks! I applied to three places yesterday.', '2024-03-05T18:00:00Z'],
-    ['Sam', 'Fingers crossed!', '2024-03-05T18:01:00Z'],
-    ['Dana', 'I just got an email saying I got the Remote Data entry job!', '2024-03-08T12:00:00Z'],
-    ['Sam', 'Congratulations, that is great news!', '2024-03-08T12:01:00Z'],
-  ];
-
   it('keeps what Dana said as statements: looking for work, children, not working, then a data-entry job that supersedes', async () => {
     const sent = await svc.post('/v1/memories/job-hunt/turns', {
       sessionId: 'hunt',
@@ -389,4 +390,26 @@ describe('turns with the default extractor and an embedding model', () => {
     expect(employer).toMatchObject({ name: 'Acme Corporation', aliases: expect.arrayContaining(['Acme Corp']) });
     expect((await svc.get('/v1/memories/names/extraction')).body.extractor).toBe('rules@2.0.0+names-test-concepts');
   });
+
+  it('embeds every item a chat derives, facts named by the entities their own batch registers', async () => {
+    const sent = await svc.post('/v1/memories/job-hunt-search/turns', {
+      sessionId: 'hunt',
+      turns: CHAT.map(([speaker, text, at], i) => ({ turnId: `hunt:${i + 1}`, speaker, text, at })),
+    });
+    expect(sent.status).toBe(200);
+    const search = async () =>
+      (await svc.post('/v1/memories/job-hunt-search/search', { query: 'Dana job', minPosition: sent.body.position })).body as {
+        items: { kind: string }[];
+        unembedded: number;
+      };
+    // The embedder works in the background: wait (bounded) until it has every item the search shows.
+    const deadline = Date.now() + 30_000;
+    let found = await search();
+    while (found.unembedded > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      found = await search();
+    }
+    expect(found.items.some((i) => i.kind === 'fact')).toBe(true);
+    expect(found.unembedded).toBe(0);
+  }, 60_000);
 });

@@ -54,7 +54,6 @@ const SPEAKER = new Set(['i', 'we']);
 const OTHER_SUBJECTS = new Set(['you', 'he', 'she', 'they', 'it', 'this', 'that', 'there', 'here', 'these', 'those', 'everything', 'everyone']);
 const SPLIT_BEFORE = new Set(['i', 'we', 'he', 'she', 'they']);
 const JOINERS = new Set(['and', 'but', 'so', 'because', 'cause', "'cause", 'since', 'while', 'although', 'though', 'whereas', 'yet', 'or']);
-/** A clause joined by these is a condition or a background time, not something stated. */
 /** A clause joined by these is a condition, not something stated. */
 const CONDITIONS = new Set(['if', 'unless', 'whether', 'whenever']);
 /** A clause joined by these is a background time: stated when it tells of the past ("after we went camping"), else not ("when I have time"). */
