@@ -15,6 +15,7 @@ import {
   entityAt,
   entitiesAt,
   episodesAt,
+  erasureOf,
   eventsAt,
   factHistory,
   factsAt,
@@ -183,7 +184,7 @@ export class MemoryLogCache implements MemoryLogSource {
     const generation = this.forgotten.get(memoryId);
     let log = this.logs.get(memoryId) ?? [];
     let appended = await readMemoryLog(this.store, memoryId, log.length);
-    if (log.length > 0 && appended.some((record) => record.type === 'SubjectErased')) {
+    if (log.length > 0 && appended.some((record) => erasureOf(record) !== null)) {
       // An erasure changes the past: the records held were opened before their keys were destroyed.
       this.logs.delete(memoryId);
       this.held -= log.length;

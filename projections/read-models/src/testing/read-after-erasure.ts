@@ -1,4 +1,4 @@
-import { type MemoryRecord, type SplitBatchRecord, erasureKey, evolve, initialState, splitBatch } from '@memotrace/domain';
+import { type MemoryRecord, type SplitBatchRecord, erasureKey, erasureOf, evolve, initialState, splitBatch } from '@memotrace/domain';
 
 /**
  * A log as the sealed log store reads it back once its erasures' keys are destroyed (SPEC §5.2):
@@ -16,7 +16,8 @@ export function readAfterErasures(batches: readonly (readonly MemoryRecord[])[])
   // An erasure destroys the key generation it ends.
   const destroyed = new Set<string>();
   for (const { record } of split) {
-    if (record.type === 'SubjectErased') destroyed.add(`${erasureKey(record.data.subject)}\u0000${record.data.generation}`);
+    const erasure = erasureOf(record);
+    if (erasure !== null) destroyed.add(`${erasureKey(erasure.subject)}\u0000${erasure.generation}`);
   }
   return split.map(({ record, split: { bare, content, subjects } }) => {
     const shredded = content !== null && subjects.some((s) => destroyed.has(`${erasureKey(s)}\u0000${s.generation}`));

@@ -1,9 +1,10 @@
+import { decideBatch, initialState } from '@memotrace/domain';
 import type { LogStore, StoredRecord } from '@memotrace/log-store';
 import { memoryStreamId, toMemoryRecord } from '@memotrace/memory-log';
 
 /**
- * In-memory memory logs of `MentionRecorded` events for replay tests: a store that
- * answers `readStreamContent` and records how many events each read returned.
+ * In-memory memory logs of mentions, as `RECORD_MENTION` decides them, for replay tests: a store
+ * that answers `readStreamContent` and records how many events each read returned.
  */
 export function fakeMemoryLogs() {
   const streams = new Map<string, StoredRecord[]>();
@@ -13,13 +14,16 @@ export function fakeMemoryLogs() {
     const events = streams.get(streamId) ?? [];
     for (let i = 0; i < n; i++) {
       const revision = events.length;
+      const mentionId = `m${String(revision).padStart(3, '0')}`;
+      const command = { op: 'RECORD_MENTION', commandId: `c${revision}`, recordedAt, mentionId, docId: 'd', text: 't' } as const;
+      const [record] = decideBatch(memoryId, initialState(), [command], recordedAt).records;
       events.push({
         streamId,
         revision,
         position: revision + 1,
         recordId: `${streamId}-${revision}`,
-        type: 'MentionRecorded',
-        data: { mentionId: `m${String(revision).padStart(3, '0')}`, docId: 'd', text: 't', speaker: null, occurredAt: null },
+        type: record!.type,
+        data: record!.data,
         metadata: { commandId: `c${revision}`, recordedAt, actor: null, reason: null },
       });
     }

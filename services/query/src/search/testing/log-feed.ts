@@ -1,4 +1,4 @@
-import { type Instant, type MemoryRecord, type SearchDelta, type SearchFeed, type Watermark, fold, initialState } from '@memotrace/domain';
+import { type Instant, type MemoryRecord, type SearchDelta, type SearchFeed, type Watermark, erasureOf, fold, initialState } from '@memotrace/domain';
 
 /**
  * A SearchFeed over in-memory logs (one per memory), answered from the folded
@@ -16,7 +16,7 @@ export class LogSearchFeed implements SearchFeed {
   /** The log index of the latest erasure (0: none), as the read models mark it by log position. */
   async erasureMark(memoryId: string): Promise<number> {
     const log = this.logs(memoryId);
-    for (let i = log.length - 1; i >= 0; i--) if (log[i]!.type === 'SubjectErased') return i + 1;
+    for (let i = log.length - 1; i >= 0; i--) if (erasureOf(log[i]!) !== null) return i + 1;
     return 0;
   }
 
