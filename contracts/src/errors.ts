@@ -31,6 +31,10 @@ export const ERROR_STATUS = {
   NOT_READY: 503,
   /** A memory whose search index is larger than the process keeps in memory (SEARCH_CACHE_VERSIONS). */
   SEARCH_TOO_LARGE: 503,
+  /** The database does not answer (restarting, failing over, unreachable): nothing was written; retry after `Retry-After`. */
+  DATABASE_UNAVAILABLE: 503,
+  /** The database's disk is full: nothing was written; writes succeed again once there is space. */
+  STORAGE_FULL: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

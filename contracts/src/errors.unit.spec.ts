@@ -27,6 +27,8 @@ describe('error codes', () => {
       EXTRACTION_FAILED: 502,
       NOT_READY: 503,
       SEARCH_TOO_LARGE: 503,
+      DATABASE_UNAVAILABLE: 503,
+      STORAGE_FULL: 507,
     };
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(expected).sort());
     for (const code of ERROR_CODES) expect(httpStatusOf(code)).toBe(expected[code]);

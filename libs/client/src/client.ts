@@ -30,7 +30,8 @@ import { randomUUID } from 'node:crypto';
  * A typed client of the MemoTrace HTTP contract (SPEC §4). Commands are
  * retried on network errors and 5xx/408/503 with the same `commandId`s (assigned
  * here when absent), so a retry is idempotent even if the first attempt's outcome
- * was unknown.
+ * was unknown. A service whose database is away (503 with `Retry-After`) is waited
+ * for, as it says, within `retryWithinMs`; the error says when the client gave up.
  */
 
 export class MemoTraceError extends Error {
@@ -39,6 +40,8 @@ export class MemoTraceError extends Error {
     readonly code: ErrorCode | 'NETWORK' | 'UNEXPECTED_RESPONSE',
     message: string,
     readonly details?: ErrorDetail[],
+    /** The service's `Retry-After`, in ms: when it says a retry may succeed. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'MemoTraceError';
@@ -54,6 +57,8 @@ export interface MemoTraceClientOptions {
   retries?: number;
   /** First retry delay in ms, doubled each time (default 100). */
   retryDelayMs?: number;
+  /** How long a request keeps being retried while the service answers 503 with a `Retry-After` (default 30 000 ms). */
+  retryWithinMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -152,14 +157,28 @@ export class MemoTraceClient {
   /** Low level: one request with retries; parses JSON, throws MemoTraceError on a non-2xx. */
   async request<T = unknown>(method: string, path: string, init: RequestOptions & { retry?: boolean } = {}): Promise<T> {
     const attempts = init.retry === false ? 1 : Math.max(1, this.options.retries ?? 4);
+    const until = Date.now() + (this.options.retryWithinMs ?? 30_000);
     let delay = this.options.retryDelayMs ?? 100;
     for (let attempt = 1; ; attempt++) {
       try {
         return (await this.once(method, path, init)) as T;
       } catch (error) {
         const retryable = error instanceof MemoTraceError && (error.code === 'NETWORK' || RETRYABLE.has(error.status));
-        if (!retryable || attempt >= attempts) throw error;
-        await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
+        if (!retryable || init.retry === false) throw error;
+        // A service that says when to come back (its database restarting) is waited for, within the bound.
+        const told = error.status === 503 && error.retryAfterMs !== undefined;
+        const wait = told ? Math.max(error.retryAfterMs!, delay) : delay * (0.5 + Math.random());
+        if (told ? Date.now() + wait > until : attempt >= attempts) {
+          if (attempt === 1) throw error;
+          throw new MemoTraceError(
+            error.status,
+            error.code,
+            `${error.message} (gave up after ${attempt} attempts)`,
+            error.details,
+            error.retryAfterMs,
+          );
+        }
+        await new Promise((r) => setTimeout(r, wait));
         delay *= 2;
       }
     }
@@ -202,8 +221,11 @@ export class MemoTraceClient {
       body = undefined;
     }
     const error = isObject(body) ? body['error'] : undefined;
+    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    const retryAfterMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined;
     if (isObject(error) && typeof error['code'] === 'string') {
-      throw new MemoTraceError(response.status, error['code'] as ErrorCode, String(error['message']), error['details'] as ErrorDetail[] | undefined);
+      const details = error['details'] as ErrorDetail[] | undefined;
+      throw new MemoTraceError(response.status, error['code'] as ErrorCode, String(error['message']), details, retryAfterMs);
     }
     throw new MemoTraceError(response.status, 'UNEXPECTED_RESPONSE', `HTTP ${response.status}: ${text.slice(0, 200)}`);
   }

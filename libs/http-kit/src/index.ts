@@ -5,3 +5,4 @@ export * from './auth';
 export { DOCS_JSON_PATHS, DOCS_PATH, prefersHtml } from './docs';
 export { registerTextBodyParser } from './body-parsers';
 export * from './free-port';
+export type { StorageFault } from './database-unavailable';

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { type AccessControl, registerAccessControl, registerAccessRoute } from './auth';
 import { registerBodyParsers } from './body-parsers';
 import { registerDocs } from './docs';
+import { type StorageFault, unavailableAnswer } from './database-unavailable';
 import { HttpError, domainHttpError, invalidBody, payloadTooLarge } from './http-error';
 import { discardUnreadBody, refuseOversizedExpectContinue } from './unread-body';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth';
@@ -31,6 +32,8 @@ export interface HttpServerOptions {
   openApi?: () => object;
   /** API-key access control on `/v1/...` routes; none or no keys means open. */
   access?: AccessControl;
+  /** The service's storage classifier: an error that says its database is away or full answers 503/507, not 500. */
+  storageFault?: (error: unknown) => StorageFault | null;
 }
 
 /**
@@ -39,11 +42,27 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(options: HttpServerOptions = {}): { app: FastifyInstance; metrics: ServiceMetrics } {
   const metrics = options.metrics ?? new ServiceMetrics();
+  // Whether the last answer found the database away: said in the log when that changes, not once per request.
+  let databaseAway = false;
   const sendError = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const fault = options.storageFault?.(error) ?? null;
+    if (fault !== null) {
+      const away = unavailableAnswer(fault);
+      const { code, status } = away.error;
+      if (!databaseAway) request.log.warn({ err: error }, `database unavailable (${code}): answering ${status} until it is back`);
+      databaseAway = true;
+      metrics.errors.inc({ code });
+      return void reply.status(status).header('retry-after', String(away.retryAfterSeconds)).send(away.error.body());
+    }
     const { status, body } = toErrorResponse(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     metrics.errors.inc({ code: body.error.code });
     void reply.status(status).send(body);
+  };
+  const databaseBack = (request: FastifyRequest) => {
+    if (!databaseAway) return;
+    databaseAway = false;
+    request.log.warn('database available again');
   };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -87,6 +106,8 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   refuseOversizedExpectContinue(app.server, MAX_BODY_BYTES);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
+    // An answer of a route that reads or writes the memory (not a probe) means the database answers again.
+    if (reply.statusCode < 500 && route.startsWith('/v1/')) databaseBack(request);
     metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
 
@@ -97,7 +118,10 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   app.get('/readyz', PROBE, async (request, reply) => {
     const failures: string[] = [];
     for (const probe of options.readiness ?? []) {
-      await probe.check().catch((error: Error) => failures.push(`${probe.name}: ${error.message}`));
+      await probe.check().catch((error: Error) => {
+        const fault = options.storageFault?.(error) ?? null;
+        failures.push(`${probe.name}: ${fault === null ? error.message : `${unavailableAnswer(fault).error.code} (${error.message})`}`);
+      });
     }
     if (failures.length > 0) {
       request.log.warn({ failures }, 'not ready');

@@ -17,8 +17,13 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** Defaults to a free port. */
   port?: number;
-  /** Notes worth an operator's attention (a server left running by a killed process, stopped). */
+  /** Notes worth an operator's attention (a server left running by a killed process, stopped; a server restarted). */
   log?: (message: string) => void;
+  /**
+   * The server exited on its own and could not be started again (RESTART_ATTEMPTS): the caller cannot serve and
+   * should exit. Until then a server that dies is started again on the same port and data directory.
+   */
+  onLost?: (error: Error) => void;
 }
 
 export interface RunningPostgres {
@@ -34,6 +39,9 @@ const DATABASE = 'memotrace';
 const SYSTEM_USER = 'postgres';
 const STOP_TIMEOUT_MS = 15_000;
 const START_ATTEMPTS = 3;
+/** Starts of a server that died on its own, one after another, before it counts as lost. */
+const RESTART_ATTEMPTS = 5;
+const RESTART_BACKOFF_MS = 500;
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
@@ -87,6 +95,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     let stopping: Promise<void> | undefined;
     const stop = () => (stopping ??= stopServer(server).then(() => forgetStarter(dataDir)));
     recordStarter(dataDir);
+    keepAlive(server, { dataDir, port, logs, log: options.log, onLost: options.onLost, stopping: () => stopping !== undefined });
     try {
       await ensureDatabase(`${serverUrl}/postgres`, DATABASE);
     } catch (error) {
@@ -95,6 +104,49 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     return { url, stop };
   }
+}
+
+interface Keeper {
+  dataDir: string;
+  port: number;
+  logs: RecentLines;
+  log: ((message: string) => void) | undefined;
+  onLost: ((error: Error) => void) | undefined;
+  /** Whether the owner stops the server: its exit is then no death. */
+  stopping(): boolean;
+}
+
+/**
+ * Starts the server again, on the same port and data directory, when it exits without being stopped (killed, or
+ * crashed): the pools reconnect to the same URL. Each try waits a little longer (the dead postmaster's backends
+ * must let go of its shared memory first); after RESTART_ATTEMPTS failed tries the server is lost.
+ */
+function keepAlive(server: EmbeddedPostgresInstance, keeper: Keeper): void {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  child?.once('exit', (code, signal) => {
+    if (keeper.stopping()) return;
+    keeper.log?.(`embedded PostgreSQL exited (${signal ?? `code ${code}`}) without being stopped: starting it again`);
+    void restart(server, keeper);
+  });
+}
+
+async function restart(server: EmbeddedPostgresInstance, keeper: Keeper): Promise<void> {
+  for (let attempt = 1; attempt <= RESTART_ATTEMPTS; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, RESTART_BACKOFF_MS * attempt));
+    if (keeper.stopping()) return;
+    try {
+      await server.start();
+      if (keeper.stopping()) return void (await stopServer(server));
+      keeper.log?.(`embedded PostgreSQL running again on port ${keeper.port} (start ${attempt})`);
+      keepAlive(server, keeper);
+      return;
+    } catch {
+      // The package rejects with `undefined` when the server exits during startup; its log says why.
+    }
+  }
+  const error = new Error(`embedded PostgreSQL in ${keeper.dataDir} could not be started again: ${keeper.logs.text().split('\n').at(-1) ?? ''}`);
+  keeper.log?.(error.message);
+  keeper.onLost?.(error);
 }
 
 /**

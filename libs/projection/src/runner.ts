@@ -307,7 +307,7 @@ class RunningProjector implements Projector {
   }
 
   private report(error: unknown): void {
-    this.onError(error instanceof Error ? error : new Error(String(error)));
+    this.onError(error instanceof Error ? error : new Error(String(error), { cause: error }));
   }
 }
 

@@ -28,7 +28,10 @@ export interface Database {
 export async function openDatabase(config: RuntimeConfig, log: (message: string) => void): Promise<Database> {
   // The process shuts down itself (onShutdown), embedded server last.
   if (config.databaseUrl === undefined) await takeOverEmbeddedShutdown();
-  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir: `${config.dataDir}/pg`, log }) : undefined;
+  // A server that dies is started again; one that cannot be is the end of this process: exiting non-zero lets a
+  // supervisor (systemd, Kubernetes, a restart policy) start the service afresh, where staying up would serve nothing.
+  const onLost = () => process.exit(1);
+  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres({ dataDir: `${config.dataDir}/pg`, log, onLost }) : undefined;
   const url = config.databaseUrl ?? embedded!.url;
   log(embedded ? `embedded PostgreSQL running, data in ${config.dataDir}/pg` : 'using PostgreSQL from DATABASE_URL');
   const pool = createPool(url);

@@ -6,3 +6,4 @@ export * from './infra-module';
 export * from './lifecycle';
 export * from './memory-deletions';
 export * from './extraction-jobs';
+export * from './fault-reports';

@@ -1,7 +1,7 @@
 import type { MemoryState } from '@memotrace/domain';
 import { type Extractor, type Turn, failureSummary } from '@memotrace/extraction';
 import type { ServiceMetrics } from '@memotrace/http-kit';
-import { type ExtractionJob, ExtractionJobs } from '@memotrace/runtime';
+import { type ExtractionJob, ExtractionJobs, backgroundErrors } from '@memotrace/runtime';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { type CommandHandler, PreconditionFailedError } from './command-handler';
@@ -59,8 +59,12 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
 
+  /** Failures of the loop itself, a database outage said once. */
+  private readonly reportError: (error: Error) => void;
+
   constructor(options: ExtractionProcessorOptions) {
     this.options = { maxRetryMs: MAX_RETRY_MS, graceMs: GRACE_MS, batchSize: BATCH_SIZE, ...options };
+    this.reportError = backgroundErrors(this.options.logger, 'async extraction');
   }
 
   get extractor(): string {
@@ -82,7 +86,7 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
 
   wake(): void {
     if (this.stopped || this.queued) return;
-    this.runDue().catch((error: unknown) => this.options.logger.warn({ err: error }, 'async extraction'));
+    this.runDue().catch((error: unknown) => this.reportError(error as Error));
   }
 
   /** Runs every job due now (runs never overlap: a call during one runs after it); how many it ran to an outcome. */
@@ -221,7 +225,7 @@ export class ExtractionProcessor implements AsyncExtractionQueue {
     if (this.stopped || this.options.pollMs === 0) return;
     this.timer = setTimeout(() => {
       this.runDue()
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'async extraction'))
+        .catch((error: unknown) => this.reportError(error as Error))
         .finally(() => this.schedule());
     }, this.options.pollMs);
     this.timer.unref();

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
+import { databaseFault } from '@memotrace/postgres';
 import {
   TOKENS,
   databaseReadiness,
@@ -11,6 +12,7 @@ import {
   runMain,
   serveUntilSignal,
   watchMemoryDeletions,
+  backgroundErrors,
 } from '@memotrace/runtime';
 import { extractorFromEnv } from '@memotrace/extraction';
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
   const container = new Container();
   await container.load(infraModule(config, database), commandModule);
   const { app, metrics } = createHttpServer({
+    storageFault: databaseFault,
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,
@@ -58,7 +61,7 @@ async function main(): Promise<void> {
   // A memory deleted by another process: its cached state must not decide this process's next batch.
   const deletions = await watchMemoryDeletions(database, {
     forget: (memoryId) => void handler.forgetMemory(memoryId),
-    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+    onError: backgroundErrors(logger, 'memory deletion watcher'),
   });
   registerDeletionFence(app, deletions);
   const retention = startRetentionSweeps({

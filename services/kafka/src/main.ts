@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { COMMAND_HANDLER, commandModule } from '@memotrace/command-service';
 import { AccessControl } from '@memotrace/http-kit';
-import { TOKENS, infraModule, onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions } from '@memotrace/runtime';
+import { TOKENS, infraModule, onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions, backgroundErrors } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
 import { startKafkaBridge } from './kafka-bridge';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   // A memory deleted by another process: its cached state and keys must not serve this process's next batch.
   const deletions = await watchMemoryDeletions(database, {
     forget: (memoryId) => void handler.forgetMemory(memoryId),
-    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+    onError: backgroundErrors(logger, 'memory deletion watcher'),
   });
   const bridge = await startKafkaBridge({
     config: config.kafka,

@@ -18,6 +18,7 @@ import { consoleBundle, registerConsole } from '@memotrace/console';
 import { type Extractor, extractorFromEnv } from '@memotrace/extraction';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
+import { databaseFault } from '@memotrace/postgres';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
 import { registerMcpRoute } from '@memotrace/mcp-service';
 import type { Sealer } from '@memotrace/memory-log';
@@ -41,6 +42,7 @@ import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch'
 import {
   type RuntimeConfig,
   TOKENS,
+  backgroundErrors,
   databaseReadiness,
   infraModule,
   openDatabase,
@@ -80,7 +82,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const accessMode = checkBindSafety(config.host, config.apiKeys); // before anything starts
   void consoleBundle(); // esbuild bundles the console while the database starts
   const database = await openDatabase(config, (m) => logger.info(m));
-  const projector = await runReadModelProjector(database.store, database.pool, (error) => logger.error({ err: error }, 'projection failed'));
+  const projector = await runReadModelProjector(database.store, database.pool, backgroundErrors(logger, 'projection failed', 'error'));
   const container = new Container();
   await container.load(infraModule(config, database), commandModule, queryModule);
   if (options.seal) container.bind(SEALER).toConstantValue(options.seal);
@@ -91,8 +93,11 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const indexEmbeddings = options.embeddings === undefined ? embeddingsFromEnv(process.env, 'index') : embeddings;
   if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
   const searchIndex = indexEmbeddings
-    ? await runSearchIndexProjector(database.store, database.pool, indexEmbeddings, (error) =>
-        logger.warn({ err: error }, 'search index projection failed (search falls back to BM25)'),
+    ? await runSearchIndexProjector(
+        database.store,
+        database.pool,
+        indexEmbeddings,
+        backgroundErrors(logger, 'search index projection failed (search falls back to BM25)'),
       )
     : undefined;
   // OpenSearch (OPENSEARCH_URL): a projector of its own feeds the index; search recall asks it, the cut stays the read models'.
@@ -101,13 +106,18 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     : undefined;
   if (openSearch) container.bind(OPENSEARCH_INDEX).toConstantValue(openSearch);
   const openSearchProjector = openSearch
-    ? await runOpenSearchProjector(database.store, database.pool, openSearch, indexEmbeddings, (error) =>
-        logger.warn({ err: error }, 'OpenSearch projection failed'),
+    ? await runOpenSearchProjector(
+        database.store,
+        database.pool,
+        openSearch,
+        indexEmbeddings,
+        backgroundErrors(logger, 'OpenSearch projection failed'),
       )
     : undefined;
 
   const access = new AccessControl(config.apiKeys);
   const { app, metrics } = createHttpServer({
+    storageFault: databaseFault,
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,
@@ -142,7 +152,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
       void handler.forgetMemory(memoryId);
       queries.forgetMemory?.(memoryId);
     },
-    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+    onError: backgroundErrors(logger, 'memory deletion watcher'),
   });
   registerDeletionFence(app, deletions);
   const retention = startRetentionSweeps({

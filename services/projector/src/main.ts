@@ -1,4 +1,4 @@
-import { onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions } from '@memotrace/runtime';
+import { onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions, backgroundErrors } from '@memotrace/runtime';
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import pino from 'pino';
@@ -17,10 +17,10 @@ async function main(): Promise<void> {
   const partitions = parsePartitions(process.env['PROJECTOR_PARTITIONS']);
   const logger = pino({ level: config.logLevel, name: 'memotrace-projector' });
   const database = await openDatabase(config, (m) => logger.info(m));
-  const onError = (error: Error) => logger.error({ err: error }, 'projection failed');
+  const onError = backgroundErrors(logger, 'projection failed', 'error');
   // A memory deleted and written again: the keys this process cached of the old one open nothing of the new one.
   const deletions = await watchMemoryDeletions(database, {
-    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+    onError: backgroundErrors(logger, 'memory deletion watcher'),
   });
   let stop: () => Promise<void>;
   if (partitions === 1) {
@@ -44,9 +44,7 @@ async function main(): Promise<void> {
     ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) })
     : undefined;
   const openSearchProjector = openSearch
-    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, (error) =>
-        logger.warn({ err: error }, 'OpenSearch projection failed'),
-      )
+    ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, backgroundErrors(logger, 'OpenSearch projection failed'))
     : undefined;
   onShutdown(
     async () => {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { consoleBundle, registerConsole } from '@memotrace/console';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
+import { databaseFault } from '@memotrace/postgres';
 import {
   TOKENS,
   databaseReadiness,
@@ -12,6 +13,7 @@ import {
   runMain,
   serveUntilSignal,
   watchMemoryDeletions,
+  backgroundErrors,
 } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
       .bind(OPENSEARCH_INDEX)
       .toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }));
   const { app } = createHttpServer({
+    storageFault: databaseFault,
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
   // A memory deleted (by the command side): this process must not answer from what it holds of it.
   const deletions = await watchMemoryDeletions(database, {
     forget: (memoryId) => queries.forgetMemory?.(memoryId),
-    onError: (error) => logger.warn({ err: error }, 'memory deletion watcher'),
+    onError: backgroundErrors(logger, 'memory deletion watcher'),
   });
   registerDeletionFence(app, deletions);
   logger.info(accessMode);

@@ -107,6 +107,6 @@ export class StreamDeletionWatcher {
   }
 
   private report(error: unknown): void {
-    if (!this.stopped) this.onError(error instanceof Error ? error : new Error(String(error)));
+    if (!this.stopped) this.onError(error instanceof Error ? error : new Error(String(error), { cause: error }));
   }
 }
