@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync, statfsSync } from 'node:fs';
 import { chmod, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -33,7 +33,12 @@ interface Stream {
 }
 
 /** Streams the batches to memory `memoryId`, calling `fault` before batch KILL_AFTER. */
-async function stream(url: string, memoryId: string, fault: () => void | Promise<void>): Promise<Stream> {
+async function stream(
+  url: string,
+  memoryId: string,
+  fault: () => void | Promise<void>,
+  options: { onRefused?: (status: number) => Promise<void> } = {},
+): Promise<Stream> {
   const out: Stream = { statuses: new Map(), acknowledged: new Set(), retryAfter: null, servingAgainMs: 0 };
   const send = (commands: unknown[]) =>
     fetch(`${url}/v1/memories/${memoryId}/commands`, {
@@ -67,7 +72,10 @@ async function stream(url: string, memoryId: string, fault: () => void | Promise
         if (faultAt > 0 && out.servingAgainMs === 0) out.servingAgainMs = Date.now() - faultAt;
         break;
       }
-      if (status === 503) out.retryAfter = response!.headers.get('retry-after');
+      if (status === 503 || status === 507) {
+        out.retryAfter = response!.headers.get('retry-after');
+        await options.onRefused?.(status);
+      }
       const text = await response?.text();
       if (status >= 400 && status < 500) throw new Error(`batch ${b} refused: ${status} ${text}`);
       if (Date.now() > deadline) throw new Error(`batch ${b} not accepted within 60 s (last status ${status})`);
@@ -126,33 +134,41 @@ describe('the embedded database killed mid-stream', () => {
   });
 });
 
+/** `npm start`'s own process on `dataDir` (embedded database, no embeddings) on a free port, once it listens. */
+async function startServiceProcess(dataDir: string, started: (child: ChildProcess) => void) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/memotrace/src/main.ts'], {
+    cwd: path.resolve(__dirname, '../../..'),
+    env: { ...process.env, DATABASE_URL: '', MEMOTRACE_DATA_DIR: dataDir, PORT: '0', EMBEDDINGS: 'off', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const listening = /Server listening at (http:\/\/[^"\s]+)/;
+  for (const deadline = Date.now() + 90_000; !listening.test(output);) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { url: listening.exec(output)![1]!, output: () => output, exited };
+}
+
 describe('the embedded database killed for good', () => {
   it('ends the service with a non-zero exit and a line that says why', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'mt-faults-exit-'));
     await chmod(dataDir, 0o755);
-    const repo = path.resolve(__dirname, '../../..');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/memotrace/src/main.ts'], {
-      cwd: repo,
-      env: { ...process.env, DATABASE_URL: '', MEMOTRACE_DATA_DIR: dataDir, PORT: '0', EMBEDDINGS: 'off', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let child: ChildProcess | undefined;
     try {
-      for (const deadline = Date.now() + 90_000; !/Server listening/.test(output);) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const { output, exited } = await startServiceProcess(dataDir, (c) => (child = c));
       const pg = path.join(dataDir, 'pg');
       process.kill(Number(readFileSync(path.join(pg, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGKILL');
       await rename(pg, `${pg}-moved`); // nothing to start from any more
       const code = await Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 45_000))]);
       expect(code).toBe(1);
-      expect(output).toMatch(/could not be started again/);
+      expect(output()).toMatch(/could not be started again/);
     } finally {
-      child.kill('SIGKILL');
+      child?.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
   });
@@ -190,5 +206,46 @@ describe('an external PostgreSQL restarted mid-stream', () => {
     // The projectors resumed from their checkpoints: a read at the last position sees every note.
     const facts = await fetch(`${service.url}/v1/memories/${M}/facts?rel=noted&limit=1&minPosition=${BATCHES * PER_BATCH + 1}`);
     expect(facts.status).toBe(200);
+  });
+});
+
+describe('a full disk under the data directory', () => {
+  // A small tmpfs the test mounts itself (as root, as CI runs): the embedded database's data directory on it.
+  let mounted: string | undefined;
+  let child: ChildProcess | undefined;
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    if (mounted !== undefined) {
+      await new Promise((resolve) => execFile('umount', ['-l', mounted!], resolve));
+      await rm(mounted, { recursive: true, force: true });
+    }
+  });
+
+  it('answers 507 STORAGE_FULL (or 503), never 500, and writes again once there is space; nothing acknowledged is lost', async () => {
+    if (process.getuid?.() !== 0) throw new Error('mounting a small tmpfs for the full-disk test needs root');
+    const dir = await mkdtemp(path.join(tmpdir(), 'mt-faults-disk-'));
+    await new Promise<void>((resolve, reject) =>
+      execFile('mount', ['-t', 'tmpfs', '-o', 'size=256m,mode=0755', 'tmpfs', dir], (error) => (error ? reject(error) : resolve())),
+    );
+    mounted = dir;
+    const { url, output } = await startServiceProcess(dir, (c) => (child = c));
+    // Everything left but a few kilobytes goes to one file; removing it gives the space back.
+    const filler = path.join(dir, 'filler');
+    const { bavail, bsize } = statfsSync(dir);
+    await new Promise<void>((resolve, reject) =>
+      execFile('fallocate', ['-l', String(Math.max(4096, bavail * bsize - 64 * 1024)), filler], (error) => (error ? reject(error) : resolve())),
+    );
+    const refusals: number[] = [];
+    const seen = await stream(url, 'disk', () => undefined, {
+      // Once the disk refused a write, it gets its space back.
+      onRefused: async (status) => {
+        refusals.push(status);
+        await rm(filler, { force: true });
+      },
+    });
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals.every((status) => status === 507 || status === 503)).toBe(true);
+    await expectEachAcknowledgedOnce(url, 'disk', seen);
+    expect(output()).not.toMatch(/"msg":"request failed"/);
   });
 });
