@@ -15,14 +15,7 @@ const away = [503, { error: { code: 'DATABASE_UNAVAILABLE', message: 'the databa
 
 describe('MemoTraceClient retries', () => {
   it('waits for a service whose database is away, as its Retry-After says, beyond the usual attempts', async () => {
-    const { fetch, calls } = scripted(
-      [...away],
-      [...away],
-      [...away],
-      [...away],
-      [...away],
-      [200, { memories: [], nextCursor: null }],
-    );
+    const { fetch, calls } = scripted([...away], [...away], [...away], [...away], [...away], [200, { memories: [], nextCursor: null }]);
     const client = new MemoTraceClient({ url: 'http://memotrace.test', fetch, retries: 2, retryDelayMs: 10 });
     await expect(client.request('GET', '/v1/memories')).resolves.toEqual({ memories: [], nextCursor: null });
     expect(calls).toHaveLength(6);
