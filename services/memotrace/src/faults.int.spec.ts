@@ -134,6 +134,17 @@ describe('the embedded database killed mid-stream', () => {
   });
 });
 
+/** What `promise` gives within `ms`, else 'running'; the timer does not outlive the answer. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `npm start`'s own process on `dataDir` (embedded database, no embeddings) on a free port, once it listens. */
 async function startServiceProcess(dataDir: string, started: (child: ChildProcess) => void) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/memotrace/src/main.ts'], {
@@ -164,7 +175,7 @@ describe('the embedded database killed for good', () => {
       const pg = path.join(dataDir, 'pg');
       process.kill(Number(readFileSync(path.join(pg, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGKILL');
       await rename(pg, `${pg}-moved`); // nothing to start from any more
-      const code = await Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 45_000))]);
+      const code = await within(exited, 45_000);
       expect(code).toBe(1);
       expect(output()).toMatch(/could not be started again/);
     } finally {
@@ -214,7 +225,12 @@ describe('a full disk under the data directory', () => {
   let mounted: string | undefined;
   let child: ChildProcess | undefined;
   afterAll(async () => {
-    child?.kill('SIGKILL');
+    // Stopped as a supervisor stops it, so it stops its database too (a killed service leaves that running).
+    if (child !== undefined && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      if ((await within(exited, 30_000)) === 'running') child.kill('SIGKILL');
+    }
     if (mounted !== undefined) {
       await new Promise((resolve) => execFile('umount', ['-l', mounted!], resolve));
       await rm(mounted, { recursive: true, force: true });
