@@ -237,11 +237,15 @@ function readClause(raw: Token[], joiner: string | null, inherited: Subject | nu
   if (group === null) return null;
   const { end, ...verb } = group;
   const object = objectOf(tokens.slice(end));
-  const text = tokens
+  return { subject: found.subject, ...verb, object, text: textOf(tokens), tokens, joiner };
+}
+
+/** The tokens as written, spaces and punctuation included. */
+function textOf(tokens: readonly Token[]): string {
+  return tokens
     .map((t) => t.pre + t.raw + t.post)
     .join('')
     .trim();
-  return { subject: found.subject, ...verb, object, text, tokens, joiner };
 }
 
 /** A verb in a past form, whatever else the tagger calls it ("got back" is a phrasal verb to it). */
@@ -267,10 +271,7 @@ function thanksFor(tokens: readonly Token[], joiner: string | null): Clause | un
   if (tokens[i]?.word !== 'for') return undefined;
   const object = objectOf(tokens.slice(i + 1));
   if (!object.some((t) => has(t, 'Noun') && !has(t, 'Pronoun') && !has(t, 'Gerund'))) return undefined;
-  const text = tokens
-    .map((t) => t.pre + t.raw + t.post)
-    .join('')
-    .trim();
+  const text = textOf(tokens);
   const base = { subject: { kind: 'speaker' } as const, lemma: 'appreciate', surface: 'appreciate', chain: ['appreciate'], particle: null };
   return { ...base, mode: 'present', negative: false, copula: false, can: false, object, text, tokens: [...tokens], recent: false, joiner };
 }

@@ -141,13 +141,13 @@ async function extractTurn(turn: Turn, ctx: TurnContext, out: Derived[]): Promis
   const planned: Planned[] = [];
   let index = 0;
   for (const { clause, statements } of clauses) {
+    const past = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'used_to';
+    const span = resolveTimeSpan(clause.text, turn.at, past);
+    // "Now", "today": the time of the telling, not of what happened; "every morning": a habit, no event.
+    const timed = (span.expression !== null && !PRESENT.test(span.expression)) || clause.recent;
     statements.forEach((statement, i) => {
       const p = probability(statement, signals, index++);
       const confidence = confidenceOf(statement.canonical && statedPlainly(statement.rel) ? Math.max(p, PLAIN_CONFIDENCE) : p);
-      const past = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'used_to';
-      const span = resolveTimeSpan(clause.text, turn.at, past);
-      // "Now", "today": the time of the telling, not of what happened; "every morning": a habit, no event.
-      const timed = (span.expression !== null && !PRESENT.test(span.expression)) || clause.recent;
       const happening = clause.mode === 'past' || clause.mode === 'perfect' || clause.mode === 'future' || statement.intent === true;
       planned.push({ statement, confidence, span, event: i === 0 && timed && happening && !clause.copula });
     });

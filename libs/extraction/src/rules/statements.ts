@@ -1,5 +1,4 @@
 import { type Clause, FILLERS, type Subject } from './clauses';
-
 import { type EntityKind, type NameRun, nameRuns } from './names';
 import { capitalised, has, type Token, wordSet } from './tokens';
 import type { CanonicalRelation } from '../relations';

@@ -106,7 +106,7 @@ export const OCCUPATIONS = new Set(
     'photographer dentist pharmacist therapist counselor counsellor librarian professor scientist researcher manager consultant ' +
     'salesperson realtor banker secretary receptionist nanny tutor coach trainer veterinarian vet paramedic surgeon janitor barista ' +
     'bartender baker butcher tailor hairdresser stylist actor actress dancer singer analyst clerk technician contractor builder ' +
-    'cleaner caregiver babysitter translator interpreter lecturer instructor principal entrepreneur freelancer consultant plumber ' +
+    'cleaner caregiver babysitter translator interpreter lecturer instructor principal entrepreneur freelancer ' +
     'policeman policewoman detective judge psychologist psychiatrist physiotherapist optometrist surveyor welder miner fisherman'
   ).split(' '),
 );
