@@ -112,7 +112,7 @@ export async function searchableTexts(records: readonly ProjectedRecord[], tx: P
             ...at,
             kind: 'fact',
             itemId: change.id,
-            text: factText({ src, rel, dst }, (id) => names.get(`${memoryId}\u0000${id}`) ?? id),
+            text: factText({ src, rel, dst }, (id) => names.get(nameKey(memoryId, id)) ?? id),
           });
       }
     }
@@ -127,13 +127,13 @@ async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolCli
   for (const { memoryId, changes } of records) {
     for (const change of changes) {
       // An entity is registered again only after its erasure: the latest registration names it (an erased name reads null).
-      if (change.change === 'entity' && change.name !== null) registered.set(`${memoryId}\u0000${change.entityId}`, change.name);
+      if (change.change === 'entity' && change.name !== null) registered.set(nameKey(memoryId, change.entityId), change.name);
     }
   }
   const memories: string[] = [];
   const ids: string[] = [];
   const unnamed = (memoryId: string, id: string) => {
-    if (registered.has(`${memoryId}\u0000${id}`)) return;
+    if (registered.has(nameKey(memoryId, id))) return;
     memories.push(memoryId);
     ids.push(id);
   };
@@ -154,6 +154,11 @@ async function entityNames(records: readonly ProjectedRecord[], tx: Pick<PoolCli
     [memories, ids],
   );
   // An erased name is none: the fact shows the id.
-  for (const r of rows) if (r.name !== null) registered.set(`${r.memory_id}\u0000${r.entity_id}`, r.name);
+  for (const r of rows) if (r.name !== null) registered.set(nameKey(r.memory_id, r.entity_id), r.name);
   return registered;
+}
+
+/** An entity's key in `entityNames`: ids are unique within a memory only. */
+function nameKey(memoryId: string, entityId: string): string {
+  return `${memoryId}\u0000${entityId}`;
 }
