@@ -156,7 +156,7 @@ export class MemoTraceClient {
 
   /** Low level: one request with retries; parses JSON, throws MemoTraceError on a non-2xx. */
   async request<T = unknown>(method: string, path: string, init: RequestOptions & { retry?: boolean } = {}): Promise<T> {
-    const attempts = init.retry === false ? 1 : Math.max(1, this.options.retries ?? 4);
+    const attempts = Math.max(1, this.options.retries ?? 4);
     const until = Date.now() + (this.options.retryWithinMs ?? 30_000);
     let delay = this.options.retryDelayMs ?? 100;
     for (let attempt = 1; ; attempt++) {

@@ -122,8 +122,7 @@ interface Keeper {
  * must let go of its shared memory first); after RESTART_ATTEMPTS failed tries the server is lost.
  */
 function keepAlive(server: EmbeddedPostgresInstance, keeper: Keeper): void {
-  const child = (server as unknown as { process?: ChildProcess }).process;
-  child?.once('exit', (code, signal) => {
+  processOf(server)?.once('exit', (code, signal) => {
     if (keeper.stopping()) return;
     keeper.log?.(`embedded PostgreSQL exited (${signal ?? `code ${code}`}) without being stopped: starting it again`);
     void restart(server, keeper);
@@ -164,11 +163,15 @@ function startInOwnProcessGroup(server: EmbeddedPostgresInstance): void {
   instance.getUidAndGid = async (...args) => ({ ...(await spawnIds.apply(server, args)), detached: true });
 }
 
+/** The server's postgres process: `process` is private in the package's typings. */
+function processOf(server: EmbeddedPostgresInstance): ChildProcess | undefined {
+  return (server as unknown as { process?: ChildProcess }).process;
+}
+
 /** Stops the server; safe when it already exited (it crashed, or someone else signalled it). */
 async function stopServer(server: EmbeddedPostgresInstance): Promise<void> {
-  // `process` is private in the package's typings; we need it to avoid waiting forever
-  // for an 'exit' event that already fired.
-  const child = (server as unknown as { process?: ChildProcess }).process;
+  // Not waiting forever for an 'exit' event that already fired.
+  const child = processOf(server);
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const timer = setTimeout(() => child.kill('SIGQUIT'), STOP_TIMEOUT_MS);
   try {

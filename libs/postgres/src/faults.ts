@@ -24,21 +24,3 @@ export function databaseFault(error: unknown): DatabaseFault | null {
   }
   return null;
 }
-
-/** How long an outage report stays said: a longer one is said again, so a log read later still shows it. */
-const REPEAT_MS = 60_000;
-
-/**
- * A background loop's error report (a projector, a watcher, the extraction jobs) that says a database fault once
- * per outage instead of on every retry: the first error of a fault is reported, the same fault again only after
- * REPEAT_MS; any other error is reported as it comes.
- */
-export function reportingFaultsOnce(report: (error: Error, fault: DatabaseFault | null) => void): (error: Error) => void {
-  let said: { fault: DatabaseFault; at: number } | null = null;
-  return (error) => {
-    const fault = databaseFault(error);
-    if (fault !== null && said !== null && said.fault === fault && Date.now() - said.at < REPEAT_MS) return;
-    said = fault === null ? null : { fault, at: Date.now() };
-    report(error, fault);
-  };
-}

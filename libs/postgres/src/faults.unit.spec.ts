@@ -1,4 +1,4 @@
-import { databaseFault, reportingFaultsOnce } from './faults';
+import { databaseFault } from './faults';
 
 const failing = (message: string, code?: string, cause?: unknown) => Object.assign(new Error(message, { cause }), code ? { code } : {});
 
@@ -16,18 +16,5 @@ describe('databaseFault', () => {
     ['a plain error', new Error('boom'), null],
   ])('reads %s', (_what, error, fault) => {
     expect(databaseFault(error)).toBe(fault);
-  });
-});
-
-describe('reportingFaultsOnce', () => {
-  it('reports an outage once, any other error each time', () => {
-    const reported: (string | null)[] = [];
-    const report = reportingFaultsOnce((_error, fault) => reported.push(fault));
-    const away = failing('connect ECONNREFUSED', 'ECONNREFUSED');
-    for (let i = 0; i < 5; i++) report(away);
-    report(new Error('boom'));
-    report(new Error('boom'));
-    report(away);
-    expect(reported).toEqual(['unavailable', null, null, 'unavailable']);
   });
 });

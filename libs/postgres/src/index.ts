@@ -3,4 +3,4 @@ export { createPool, inTransaction, memotraceTypes, type PoolOptions } from './p
 export { migrate, MIGRATIONS_TABLE, type MigrationInput } from './migrate';
 export { createTestDatabase, type TestDatabase } from './testing/test-database';
 export { takeOverEmbeddedShutdown } from './exit-hooks';
-export { databaseFault, reportingFaultsOnce, type DatabaseFault } from './faults';
+export { databaseFault, type DatabaseFault } from './faults';
