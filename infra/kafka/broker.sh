@@ -6,6 +6,8 @@
 #   infra/kafka/broker.sh start STATE_DIR    format storage in STATE_DIR, start the broker on a
 #                                            free port, wait until it answers; prints host:port
 #   infra/kafka/broker.sh stop STATE_DIR     stop it (SIGTERM, then SIGKILL after 20 s), remove STATE_DIR
+#   infra/kafka/broker.sh kill STATE_DIR     SIGKILL it and keep STATE_DIR (a crash, for the fault tests)
+#   infra/kafka/broker.sh restart STATE_DIR  start it again on STATE_DIR's storage and port (after kill)
 #
 # Environment: KAFKA_START_TIMEOUT (seconds, default 90), KAFKA_HEAP_OPTS (default -Xms256m -Xmx768m),
 # KAFKA_OWNER_PID (stop the broker when that process is gone, e.g. a killed test run).
@@ -53,15 +55,24 @@ start() {
   java $(jvm_options) -Dlog4j.configuration="file:$here/log4j.properties" -cp "$lib/*" \
     kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
     { log "formatting storage failed:"; cat "$dir/format.log" >&2; return 1; }
-  local started=$SECONDS
+  launch "$dir"
+}
+
+# Runs the broker of an already formatted STATE_DIR and waits until it answers; prints host:port.
+launch() {
+  local dir="$1" port
+  port="$(sed -n 's|^listeners=PLAINTEXT://127.0.0.1:\([0-9]*\),.*|\1|p' "$dir/server.properties")"
+  local started=$SECONDS before
+  # Each start appends to broker.log: this start's is the next "started" line.
+  before="$(grep -c 'Kafka Server started' "$dir/broker.log" 2>/dev/null || true)"
   # setsid: the broker gets its own process group, so `stop` ends the JVM and nothing else.
   # shellcheck disable=SC2046
   setsid java $(jvm_options) -Dlog4j.configuration="file:$here/log4j.properties" -cp "$lib/*" \
-    kafka.Kafka "$dir/server.properties" >"$dir/broker.log" 2>&1 </dev/null &
+    kafka.Kafka "$dir/server.properties" >>"$dir/broker.log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$dir/pid"
   local timeout="${KAFKA_START_TIMEOUT:-90}"
-  until grep -q 'Kafka Server started' "$dir/broker.log" 2>/dev/null; do
+  until [ "$(grep -c 'Kafka Server started' "$dir/broker.log" 2>/dev/null || true)" -gt "${before:-0}" ]; do
     if ! kill -0 "$pid" 2>/dev/null; then log "the broker exited while starting:"; tail -n 30 "$dir/broker.log" >&2; return 1; fi
     if [ $((SECONDS - started)) -ge "$timeout" ]; then
       log "the broker did not start within ${timeout}s:"; tail -n 30 "$dir/broker.log" >&2; stop "$dir"; return 1
@@ -70,8 +81,10 @@ start() {
   done
   log "broker up on 127.0.0.1:$port in $((SECONDS - started))s (pid $pid, state $dir)"
   if [ -n "${KAFKA_OWNER_PID:-}" ]; then
-    # A watchdog: when the owner dies without stopping the broker (SIGKILL), stop it anyway.
-    (while kill -0 "$KAFKA_OWNER_PID" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 2; done; stop "$dir") </dev/null >/dev/null 2>&1 &
+    # A watchdog: when the owner dies without stopping the broker (SIGKILL), stop it anyway; a broker
+    # that crashed (or was killed to be restarted) keeps its state.
+    (while kill -0 "$KAFKA_OWNER_PID" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 2; done
+      kill -0 "$KAFKA_OWNER_PID" 2>/dev/null || stop "$dir") </dev/null >/dev/null 2>&1 &
     disown
   fi
   echo "127.0.0.1:$port"
@@ -90,9 +103,18 @@ stop() {
   rm -rf "$dir"
 }
 
+crash() {
+  local dir="$1" pid
+  pid="$(cat "$dir/pid")"
+  kill -KILL "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+}
+
 case "${1:-}" in
   fetch) fetch ;;
   start) [ $# -eq 2 ] || { echo "usage: $0 start STATE_DIR" >&2; exit 2; }; start "$2" ;;
   stop) [ $# -eq 2 ] || { echo "usage: $0 stop STATE_DIR" >&2; exit 2; }; stop "$2" ;;
-  *) echo "usage: $0 fetch | start STATE_DIR | stop STATE_DIR" >&2; exit 2 ;;
+  kill) [ $# -eq 2 ] || { echo "usage: $0 kill STATE_DIR" >&2; exit 2; }; crash "$2" ;;
+  restart) [ $# -eq 2 ] || { echo "usage: $0 restart STATE_DIR" >&2; exit 2; }; launch "$(cd "$2" && pwd)" ;;
+  *) echo "usage: $0 fetch | start STATE_DIR | stop STATE_DIR | kill STATE_DIR | restart STATE_DIR" >&2; exit 2 ;;
 esac

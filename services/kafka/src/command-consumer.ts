@@ -18,6 +18,8 @@ export interface CommandConsumerDeps {
   config: KafkaConfig;
   metrics?: ServiceMetrics;
   onError: (error: unknown, context: string) => void;
+  /** Each time the consumer joins its group (at start, and again after the broker was away). */
+  onJoined?: () => void;
 }
 
 /** Results are sent in one request per this many messages (and at the end of every fetched batch). */
@@ -48,6 +50,7 @@ export class KafkaCommandConsumer {
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 10_000 },
     });
     this.consumer = consumer;
+    if (this.deps.onJoined) consumer.on(consumer.events.GROUP_JOIN, this.deps.onJoined);
     await consumer.connect();
     await consumer.subscribe({ topic: config.topics.commands, fromBeginning: true });
     // Not awaited: joining the group can wait out a crashed member's session; the service need not.

@@ -1,9 +1,10 @@
 import type { CommandHandler } from '@memotrace/command-service';
 import type { LogStore } from '@memotrace/log-store';
 import type { AccessControl, ServiceMetrics } from '@memotrace/http-kit';
-import type { KafkaConfig } from '@memotrace/runtime';
+import { type KafkaConfig, backgroundErrors } from '@memotrace/runtime';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
+import { BrokerOutage, errorText } from './broker-outage';
 import { KafkaCommandConsumer } from './command-consumer';
 import { KafkaLogRelay } from './log-relay';
 import { createKafka, ensureTopics, keyPartitioner } from './kafka-client';
@@ -28,14 +29,21 @@ export interface RunningKafkaBridge {
 /** Commands in (consumer group), events out (checkpointed relay); creates missing topics first. */
 export async function startKafkaBridge(deps: KafkaBridgeDeps): Promise<RunningKafkaBridge> {
   const { config, logger } = deps;
-  const kafka = createKafka(config, logger);
-  const onError = (error: unknown, context: string) => logger.error({ err: error }, `${context} failed`);
+  const outage = new BrokerOutage(logger.child({ component: 'kafka' }));
+  const kafka = createKafka(config, logger, outage);
+  // A broker away is said once per outage; a database away once per outage and loop; anything else as it comes.
+  const reports = new Map<string, (error: Error) => void>();
+  const onError = (error: unknown, context: string) => {
+    if (outage.away(`${context}: ${errorText(error)}`)) return;
+    if (!reports.has(context)) reports.set(context, backgroundErrors(logger, `${context} failed`, 'error'));
+    reports.get(context)!(error as Error);
+  };
   const { commands, results, deadLetter, events } = config.topics;
   await ensureTopics(kafka, [commands, results, deadLetter, events], config.partitions);
 
   const producer = kafka.producer({ createPartitioner: keyPartitioner, allowAutoTopicCreation: false });
   await producer.connect();
-  const relay = new KafkaLogRelay({ kafka, store: deps.store, pool: deps.pool, topic: events, onError });
+  const relay = new KafkaLogRelay({ kafka, store: deps.store, pool: deps.pool, topic: events, onError, onSent: () => outage.back() });
   const consumer = new KafkaCommandConsumer({
     kafka,
     producer,
@@ -44,6 +52,7 @@ export async function startKafkaBridge(deps: KafkaBridgeDeps): Promise<RunningKa
     access: deps.access,
     config,
     onError,
+    onJoined: () => outage.back(),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
   try {

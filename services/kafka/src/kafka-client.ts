@@ -1,9 +1,13 @@
 import type { KafkaConfig } from '@memotrace/runtime';
 import { Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { BrokerOutage } from './broker-outage';
 
-/** A kafkajs client that logs through pino (warnings and errors only: kafkajs is chatty). */
-export function createKafka(config: KafkaConfig, logger: Logger): Kafka {
+/**
+ * A kafkajs client that logs through pino (warnings and errors only: kafkajs is chatty); reports of a
+ * broker that cannot be reached go to `outage`, which says them once per outage.
+ */
+export function createKafka(config: KafkaConfig, logger: Logger, outage?: BrokerOutage): Kafka {
   const log = logger.child({ component: 'kafka' });
   return new Kafka({
     clientId: config.clientId,
@@ -13,6 +17,7 @@ export function createKafka(config: KafkaConfig, logger: Logger): Kafka {
     logCreator:
       () =>
       ({ level, log: { message, ...extra } }: LogEntry) => {
+        if (outage?.away([message, extra['error']].filter(Boolean).join(' '), extra)) return;
         if (level === logLevel.ERROR) log.error(extra, message);
         else if (level === logLevel.WARN) log.warn(extra, message);
       },

@@ -19,6 +19,8 @@ export interface LogRelayOptions {
   pollMs?: number;
   retryMs?: number;
   onError: (error: unknown, context: string) => void;
+  /** After each batch the broker acknowledged. */
+  onSent?: () => void;
 }
 
 /**
@@ -81,6 +83,7 @@ export class KafkaLogRelay {
         }
         const messages = events.map(eventMessage).filter((m): m is Message => m !== null);
         await this.producer!.send({ topic, acks: -1, messages });
+        this.options.onSent?.();
         const last = events[events.length - 1]!.position;
         await this.checkpoints.advance(last);
         this.published = last;

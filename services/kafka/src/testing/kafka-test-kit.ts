@@ -1,7 +1,14 @@
 import type { KafkaConfig } from '@memotrace/runtime';
 import { type Consumer, Kafka, type KafkaMessage, logLevel, type Producer } from 'kafkajs';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { keyPartitioner } from '../kafka-client';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * Kafka specs run against the real broker that infra/scripts/test.sh starts
@@ -106,4 +113,29 @@ function toRead(topic: string, partition: number, message: KafkaMessage): ReadMe
   }
   const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(Array.isArray(v) ? v[0] : v)]));
   return { topic, partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, value, headers };
+}
+
+/** A broker of a test's own (infra/kafka/broker.sh), for a test that kills and restarts it. */
+export interface OwnBroker {
+  brokers: string;
+  /** SIGKILL: a crash; its storage stays. */
+  kill(): Promise<void>;
+  /** Starts it again on the same storage and port; resolves once it answers. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const BROKER_SH = join(__dirname, '../../../../infra/kafka/broker.sh');
+
+export async function startOwnBroker(): Promise<OwnBroker> {
+  const state = await mkdtemp(join(tmpdir(), 'mt-broker-'));
+  const run = async (verb: string) =>
+    (await execFileAsync('bash', [BROKER_SH, verb, state], { env: { ...process.env, KAFKA_OWNER_PID: String(process.pid) } })).stdout.trim();
+  const brokers = await run('start');
+  return {
+    brokers,
+    kill: async () => void (await run('kill')),
+    restart: async () => void (await run('restart')),
+    stop: async () => void (await run('stop')),
+  };
 }

@@ -1,6 +1,6 @@
 import { createTestDatabase } from '@memotrace/postgres/testing';
 import { type RuntimeConfig, readConfig } from '@memotrace/runtime';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { type RunningService, type StartOptions, startMemoTrace } from '../app';
 
 export interface Api {
@@ -20,10 +20,13 @@ export interface TestService extends Api {
  * BM25-only search unless a test passes an embeddings provider: loading the offline model
  * and embedding every test's data would cost each suite CPU it does not test.
  */
-export async function startTestService(overrides: Partial<RuntimeConfig> = {}, options: StartOptions = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: Partial<RuntimeConfig> = {},
+  { logger = pino({ level: 'silent' }), ...options }: StartOptions & { logger?: Logger } = {},
+): Promise<TestService> {
   const database = await createTestDatabase();
   const config = { ...readConfig({}), databaseUrl: database.url, port: 0, host: '127.0.0.1', ...overrides };
-  const service = await startMemoTrace(config, pino({ level: 'silent' }), { embeddings: null, ...options });
+  const service = await startMemoTrace(config, logger, { embeddings: null, ...options });
   return {
     ...apiAt(service.url),
     service,
