@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   SEARCH_TOO_LARGE: 503,
   /** The database does not answer (restarting, failing over, unreachable): nothing was written; retry after `Retry-After`. */
   DATABASE_UNAVAILABLE: 503,
+  /** The search index (OpenSearch) does not answer: search cannot rank now; writes are unaffected; retry after `Retry-After`. */
+  SEARCH_UNAVAILABLE: 503,
   /** The database's disk is full: nothing was written; writes succeed again once there is space. */
   STORAGE_FULL: 507,
 } as const;

@@ -28,6 +28,7 @@ describe('error codes', () => {
       NOT_READY: 503,
       SEARCH_TOO_LARGE: 503,
       DATABASE_UNAVAILABLE: 503,
+      SEARCH_UNAVAILABLE: 503,
       STORAGE_FULL: 507,
     };
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(expected).sort());

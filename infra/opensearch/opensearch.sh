@@ -11,6 +11,10 @@
 #                               once the cluster is green/yellow. The node stops by
 #                               itself when the calling process exits.
 #   opensearch.sh stop PID      stop that node and delete its data
+#   opensearch.sh kill PID      SIGKILL that node: a crash; its data stays (for the fault tests)
+#   opensearch.sh restart PORT BASE
+#                               start a node again on a killed node's port and data directory
+#                               (BASE, printed as OPENSEARCH_BASE by start); prints as start does
 #   opensearch.sh run [PORT]    run a node in the foreground (Ctrl-C stops it)
 #
 # Env: OPENSEARCH_HEAP (default 512m), OPENSEARCH_START_TIMEOUT (s, default 120).
@@ -60,9 +64,12 @@ set_java_cmd() {
 
 start() {
   prepare
-  local port base owner logfile pid deadline
-  port=$(free_port)
-  base=$(mktemp -d "${TMPDIR:-/tmp}/memotrace-opensearch.XXXXXX")
+  launch "$(free_port)" "$(mktemp -d "${TMPDIR:-/tmp}/memotrace-opensearch.XXXXXX")"
+}
+
+# Starts a node on PORT with its data in BASE (new or left by a killed node) and waits until it is ready.
+launch() {
+  local port="$1" base="$2" owner logfile pid deadline
   logfile="$base/node.log" # deleted with the node's data when it stops
   owner=${OPENSEARCH_OWNER_PID:-$PPID}
   set_java_cmd
@@ -81,6 +88,13 @@ start() {
   log "node up on http://127.0.0.1:$port (pid $pid, heap $heap, log $logfile)"
   echo "OPENSEARCH_URL=http://127.0.0.1:$port"
   echo "OPENSEARCH_PID=$pid"
+  echo "OPENSEARCH_BASE=$base"
+}
+
+crash() {
+  local pid="$1"
+  kill -KILL "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 }
 
 stop() {
@@ -107,6 +121,8 @@ case "${1:-}" in
   prepare) prepare ;;
   start) start ;;
   stop) stop "${2:?usage: opensearch.sh stop PID}" ;;
+  kill) crash "${2:?usage: opensearch.sh kill PID}" ;;
+  restart) prepare; launch "${2:?usage: opensearch.sh restart PORT BASE}" "${3:?usage: opensearch.sh restart PORT BASE}" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: $0 prepare|start|stop PID|run [PORT]" >&2; exit 2 ;;
+  *) echo "usage: $0 prepare|start|stop PID|kill PID|restart PORT BASE|run [PORT]" >&2; exit 2 ;;
 esac

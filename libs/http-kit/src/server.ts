@@ -32,7 +32,7 @@ export interface HttpServerOptions {
   openApi?: () => object;
   /** API-key access control on `/v1/...` routes; none or no keys means open. */
   access?: AccessControl;
-  /** The service's storage classifier: an error that says its database is away or full answers 503/507, not 500. */
+  /** The service's stores' classifier: an error that says its database or search index is away, or full, answers 503/507, not 500. */
   storageFault?: (error: unknown) => StorageFault | null;
 }
 
@@ -42,27 +42,31 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(options: HttpServerOptions = {}): { app: FastifyInstance; metrics: ServiceMetrics } {
   const metrics = options.metrics ?? new ServiceMetrics();
-  // Whether the last answer found the database away: said in the log when that changes, not once per request.
-  let databaseAway = false;
+  // The stores found away, each with the route that found it: said in the log when that changes, not once per
+  // request. A store is back when that route answers again (the search index serves only the routes that search).
+  const away = new Map<string, string>();
+  const routeOf = (request: FastifyRequest) => request.routeOptions.url ?? 'unmatched';
   const sendError = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const fault = options.storageFault?.(error) ?? null;
     if (fault !== null) {
-      const away = unavailableAnswer(fault);
-      const { code, status } = away.error;
-      if (!databaseAway) request.log.warn({ err: error }, `database unavailable (${code}): answering ${status} until it is back`);
-      databaseAway = true;
+      const answer = unavailableAnswer(fault);
+      const { code, status } = answer.error;
+      if (!away.has(answer.store)) request.log.warn({ err: error }, `${answer.store} unavailable (${code}): answering ${status} until it is back`);
+      away.set(answer.store, routeOf(request));
       metrics.errors.inc({ code });
-      return void reply.status(status).header('retry-after', String(away.retryAfterSeconds)).send(away.error.body());
+      return void reply.status(status).header('retry-after', String(answer.retryAfterSeconds)).send(answer.error.body());
     }
     const { status, body } = toErrorResponse(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     metrics.errors.inc({ code: body.error.code });
     void reply.status(status).send(body);
   };
-  const databaseBack = (request: FastifyRequest) => {
-    if (!databaseAway) return;
-    databaseAway = false;
-    request.log.warn('database available again');
+  const storesBack = (request: FastifyRequest) => {
+    for (const [store, route] of away) {
+      if (route !== routeOf(request)) continue;
+      away.delete(store);
+      request.log.warn(`${store} available again`);
+    }
   };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -105,9 +109,8 @@ export function createHttpServer(options: HttpServerOptions = {}): { app: Fastif
   });
   refuseOversizedExpectContinue(app.server, MAX_BODY_BYTES);
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    // An answer of a route that reads or writes the memory (not a probe) means the database answers again.
-    if (reply.statusCode < 500 && route.startsWith('/v1/')) databaseBack(request);
+    const route = routeOf(request);
+    if (reply.statusCode < 500 && away.size > 0) storesBack(request);
     metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
 

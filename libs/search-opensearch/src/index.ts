@@ -4,3 +4,4 @@ export * from './intervals';
 export * from './opensearch-item-index';
 export * from './search-projection';
 export * from './visible-intervals';
+export * from './faults';

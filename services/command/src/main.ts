@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
-import { databaseFault } from '@memotrace/postgres';
 import {
   TOKENS,
   databaseReadiness,
@@ -13,6 +12,7 @@ import {
   serveUntilSignal,
   watchMemoryDeletions,
   backgroundErrors,
+  serviceFault,
 } from '@memotrace/runtime';
 import { extractorFromEnv } from '@memotrace/extraction';
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const container = new Container();
   await container.load(infraModule(config, database), commandModule);
   const { app, metrics } = createHttpServer({
-    storageFault: databaseFault,
+    storageFault: serviceFault,
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,

@@ -18,7 +18,6 @@ import { consoleBundle, registerConsole } from '@memotrace/console';
 import { type Extractor, extractorFromEnv } from '@memotrace/extraction';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
-import { databaseFault } from '@memotrace/postgres';
 import { type RunningKafkaBridge, startKafkaBridge } from '@memotrace/kafka-service';
 import { registerMcpRoute } from '@memotrace/mcp-service';
 import type { Sealer } from '@memotrace/memory-log';
@@ -43,6 +42,7 @@ import {
   type RuntimeConfig,
   TOKENS,
   backgroundErrors,
+  serviceFault,
   databaseReadiness,
   infraModule,
   openDatabase,
@@ -117,7 +117,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
 
   const access = new AccessControl(config.apiKeys);
   const { app, metrics } = createHttpServer({
-    storageFault: databaseFault,
+    storageFault: serviceFault,
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { consoleBundle, registerConsole } from '@memotrace/console';
 import { buildOpenApiDocument } from '@memotrace/contracts';
 import { AccessControl, checkBindSafety, createHttpServer } from '@memotrace/http-kit';
-import { databaseFault } from '@memotrace/postgres';
 import {
   TOKENS,
   databaseReadiness,
@@ -14,6 +13,7 @@ import {
   serveUntilSignal,
   watchMemoryDeletions,
   backgroundErrors,
+  serviceFault,
 } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       .bind(OPENSEARCH_INDEX)
       .toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }));
   const { app } = createHttpServer({
-    storageFault: databaseFault,
+    storageFault: serviceFault,
     logger,
     metrics: container.get(TOKENS.metrics),
     openApi: buildOpenApiDocument,

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { OpenSearchItemIndex } from '../opensearch-item-index';
 
 /**
@@ -35,4 +38,41 @@ export function hashedEmbedding(text: string, dimension = 512): number[] {
   if (!vector.some((v) => v !== 0)) vector[0] = 1; // cosine needs a non-zero vector
   const norm = Math.hypot(...vector);
   return vector.map((v) => v / norm);
+}
+
+/** A node of a test's own (infra/opensearch/opensearch.sh), for a test that kills and restarts it. */
+export interface OwnOpenSearch {
+  url: string;
+  /** SIGKILL: a crash; its data stays. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data; resolves once the cluster is yellow. */
+  restart(): Promise<void>;
+  /** Stops it and deletes its data. */
+  stop(): Promise<void>;
+}
+
+const OPENSEARCH_SH = join(__dirname, '../../../../infra/opensearch/opensearch.sh');
+
+export async function startOwnOpenSearch(): Promise<OwnOpenSearch> {
+  const run = async (...args: string[]) => {
+    const { stdout } = await promisify(execFile)('bash', [OPENSEARCH_SH, ...args], {
+      env: { ...process.env, OPENSEARCH_OWNER_PID: String(process.pid) },
+    });
+    return Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('=', 2) as [string, string]),
+    );
+  };
+  const started = await run('start');
+  const url = started['OPENSEARCH_URL']!;
+  const base = started['OPENSEARCH_BASE']!;
+  let pid = started['OPENSEARCH_PID']!;
+  return {
+    url,
+    kill: async () => void (await run('kill', pid)),
+    restart: async () => void (pid = (await run('restart', new URL(url).port, base))['OPENSEARCH_PID']!),
+    stop: async () => void (await run('stop', pid)),
+  };
 }
