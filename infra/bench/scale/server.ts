@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -128,9 +128,10 @@ async function launchService(args: string[], env: NodeJS.ProcessEnv, url: string
   return { child, exited };
 }
 
-/** What `npm start` passes to node (its heap limit, the TypeScript loader, the main file). */
+/** What `npm start` passes to node (its heap limit, the main file), after its `prestart` (the build) ran. */
 function nodeArgsOfStart(): string[] {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  if (scripts['prestart']) execSync(scripts['prestart'], { cwd: ROOT, stdio: 'inherit' });
   const [command, ...args] = scripts['start']!.split(/\s+/);
   if (command !== 'node') throw new Error(`npm start runs ${command}, not node: the bench cannot start it the same way`);
   return args;

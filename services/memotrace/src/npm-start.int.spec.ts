@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,7 +11,7 @@ import { apiAt } from './testing/test-service';
  * shuts down cleanly on SIGTERM.
  */
 const repo = resolve(__dirname, '../../..');
-const startScript: string = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).scripts.start;
+const { start: startScript, prestart }: Record<string, string> = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).scripts;
 
 async function startProcess(dataDir: string, port: number): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
@@ -20,7 +20,7 @@ async function startProcess(dataDir: string, port: number): Promise<ChildProcess
   delete env['KAFKA_BROKERS'];
   delete env['OPENSEARCH_URL'];
   // What `npm start` runs, spawned directly so the test sees the service's own exit code.
-  const [command, ...args] = startScript.split(' ');
+  const [command, ...args] = startScript!.split(' ');
   const child = spawn(command === 'node' ? process.execPath : join(repo, 'node_modules/.bin', command!), args, {
     cwd: repo,
     env,
@@ -50,10 +50,13 @@ async function stopProcess(child: ChildProcess): Promise<number | null> {
 describe('npm start (embedded PostgreSQL)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'memotrace-start-'));
   chmodSync(dataDir, 0o755);
+  // npm runs `prestart` (the build) before `start`.
+  beforeAll(() => void execSync(prestart!, { cwd: repo, stdio: 'inherit' }));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('is what the start script runs (the service in node itself, so Ctrl-C reaches it directly; its V8 heap capped)', () => {
-    expect(startScript).toBe('node --max-old-space-size=768 --import tsx services/memotrace/src/main.ts');
+  it('is what the start script runs (compiled JavaScript in node itself, so Ctrl-C reaches it directly; its V8 heap capped)', () => {
+    expect(prestart).toBe('node infra/scripts/build.mjs');
+    expect(startScript).toBe('node --enable-source-maps --max-old-space-size=768 dist/memotrace/main.js');
   });
 
   it('serves the API, and keeps the memory across a restart', async () => {

@@ -24,7 +24,7 @@ import { type RecallHit, itemKey } from './recall-backend';
 
 /**
  * The domain's rule tests, read once: a function imported from a package that re-exports it is
- * a getter call per use under tsx (README, "Hot paths under tsx").
+ * a getter call per use under tsx (docs/architecture.md, "Compiled, and hot paths under tsx").
  */
 const { inRecordTime, listedMembers } = domain;
 
@@ -467,7 +467,7 @@ export class CutView {
     return false;
   }
 
-  /** Built once: a closure made per candidate would cost ~1 µs under tsx (README, "Hot paths under tsx"). */
+  /** Built once: a closure made per candidate would cost ~1 µs under tsx (docs/architecture.md, "Compiled, and hot paths under tsx"). */
   private readonly mentionsAtR = { has: (mentionId: string) => this.countsAt('mention', mentionId) };
 
   private build(i: number): Candidate {
