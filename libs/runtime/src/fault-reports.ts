@@ -21,6 +21,31 @@ interface Log {
 /** How long an outage report stays said: a longer one is said again, so a log read later still shows it. */
 const REPEAT_MS = 60_000;
 
+/** When an outage is to be said: at its first report, and again every REPEAT_MS while the same one lasts. */
+export class OutageNotice {
+  private said: { what: string; at: number } | null = null;
+
+  /** Whether a report of outage `what` is to be said now (it then counts as said). */
+  due(what: string): boolean {
+    const now = Date.now();
+    if (this.said !== null && this.said.what === what && now - this.said.at < REPEAT_MS) return false;
+    this.said = { what, at: now };
+    return true;
+  }
+
+  /** Whether an outage was said and not yet ended. */
+  get open(): boolean {
+    return this.said !== null;
+  }
+
+  /** Ends the outage; whether one had been said. */
+  end(): boolean {
+    const was = this.said !== null;
+    this.said = null;
+    return was;
+  }
+}
+
 const SAID: Record<StorageFault, string> = {
   unavailable: 'the database is unavailable',
   full: 'the database is full',
@@ -33,13 +58,15 @@ const SAID: Record<StorageFault, string> = {
  * every retry: the same fault again only after REPEAT_MS; any other error is reported as it comes.
  */
 export function backgroundErrors(logger: Log, what: string, level: 'warn' | 'error' = 'warn'): (error: Error) => void {
-  let said: { fault: StorageFault; at: number } | null = null;
+  const notice = new OutageNotice();
   return (error) => {
     const fault = serviceFault(error);
-    if (fault !== null && said !== null && said.fault === fault && Date.now() - said.at < REPEAT_MS) return;
-    said = fault === null ? null : { fault, at: Date.now() };
-    if (fault !== null) logger.warn({ err: error }, `${what}: ${SAID[fault]}; retrying until it is back`);
-    else if (level === 'error' && logger.error) logger.error({ err: error }, what);
+    if (fault !== null) {
+      if (notice.due(fault)) logger.warn({ err: error }, `${what}: ${SAID[fault]}; retrying until it is back`);
+      return;
+    }
+    notice.end();
+    if (level === 'error' && logger.error) logger.error({ err: error }, what);
     else logger.warn({ err: error }, what);
   };
 }

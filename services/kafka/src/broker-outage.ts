@@ -1,3 +1,4 @@
+import { OutageNotice } from '@memotrace/runtime';
 import type { Logger } from 'pino';
 
 /** A report that says the broker cannot be reached (it restarts, or a network is cut), not that something is wrong. */
@@ -10,37 +11,29 @@ const AWAY = new RegExp(
   'iu',
 );
 
-/** How long an outage report stays said: a longer outage is said again, so a log read later still shows it. */
-const REPEAT_MS = 60_000;
-
 /**
  * The log of a Kafka outage: kafkajs reports every failed connection of every client (the consumer, its
  * producer, the relay) on every retry; here the first says the broker is unavailable, the rest are quiet
- * until REPEAT_MS passes, and the first success after it says the broker is back. Anything else is said as it comes.
+ * (a long outage is said again, as `OutageNotice` has it), and the first success after it says the broker
+ * is back. Anything else is said as it comes.
  */
 export class BrokerOutage {
-  private saidAt: number | null = null;
+  private readonly notice = new OutageNotice();
 
   constructor(private readonly log: Logger) {}
 
   /** Whether `text` reports the broker away (said once per outage); false for any other report. */
   away(text: string, detail: object = {}): boolean {
     // kafkajs restarts a consumer that crashed on the outage: part of the outage already said.
-    if (this.saidAt !== null && /^Restarting the consumer/u.test(text)) return true;
+    if (this.notice.open && /^Restarting the consumer/u.test(text)) return true;
     if (!AWAY.test(text)) return false;
-    const now = Date.now();
-    if (this.saidAt === null || now - this.saidAt >= REPEAT_MS) {
-      this.log.warn(detail, `kafka: the broker is unavailable (${text}); retrying until it is back`);
-      this.saidAt = now;
-    }
+    if (this.notice.due('broker')) this.log.warn(detail, `kafka: the broker is unavailable (${text}); retrying until it is back`);
     return true;
   }
 
   /** A request the broker answered: an outage said before ends here. */
   back(): void {
-    if (this.saidAt === null) return;
-    this.saidAt = null;
-    this.log.warn('kafka: the broker is available again');
+    if (this.notice.end()) this.log.warn('kafka: the broker is available again');
   }
 }
 
