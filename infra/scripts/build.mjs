@@ -4,9 +4,11 @@
 // beside its source (workers, the console's client, the docs) keeps its own `__dirname`.
 import * as esbuild from 'esbuild';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(new URL(import.meta.url).pathname), '../..');
+// A path, not a URL's pathname: a directory with a space in its name stays one.
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 const ownDirname = {
   name: 'own-dirname',
