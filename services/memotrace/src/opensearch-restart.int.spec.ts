@@ -1,14 +1,8 @@
-import { projectedPosition } from '@memotrace/projection';
-import type { EmbeddingProvider } from '@memotrace/search-index';
-import { OpenSearchItemIndex, openSearchProjectionName } from '@memotrace/search-opensearch';
+import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
 import { Pool } from 'pg';
 import pino from 'pino';
-import {
-  type OwnOpenSearch,
-  describeWithOpenSearch,
-  hashedEmbedding,
-  startOwnOpenSearch,
-} from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
+import { type OwnOpenSearch, describeWithOpenSearch, startOwnOpenSearch } from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
+import { hashedEmbeddings, untilOpenSearchHasTheLog } from './testing/opensearch-service';
 import { type TestService, startTestService } from './testing/test-service';
 
 /**
@@ -21,7 +15,6 @@ jest.setTimeout(240_000);
 
 const M = 'os-fault';
 const INDEX = 'memotrace-test-os-fault';
-const embeddings: EmbeddingProvider = { model: 'test-hashed-512', embed: async (texts) => texts.map((t) => Float32Array.from(hashedEmbedding(t))) };
 
 describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
   let node: OwnOpenSearch;
@@ -31,7 +24,7 @@ describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
   beforeAll(async () => {
     node = await startOwnOpenSearch();
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    t = await startTestService({ openSearchUrl: node.url }, { embeddings, openSearchIndex: INDEX, logger });
+    t = await startTestService({ openSearchUrl: node.url }, { embeddings: hashedEmbeddings, openSearchIndex: INDEX, logger });
   });
   afterAll(async () => {
     await t?.stop();
@@ -105,11 +98,7 @@ describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
     const pool = new Pool({ connectionString: t.service.databaseUrl, max: 1 });
     const index = new OpenSearchItemIndex({ url: node.url, index: INDEX });
     try {
-      const head = Number((await pool.query('SELECT max(position) AS p FROM mt_events')).rows[0].p);
-      for (const deadline = Date.now() + 60_000; (await projectedPosition(pool, openSearchProjectionName(INDEX))) < head;) {
-        if (Date.now() > deadline) throw new Error(`the OpenSearch projection did not reach ${head}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await untilOpenSearchHasTheLog(pool, INDEX, 60_000);
       const visible = await index.visible(M, { validAt: '*', recordedAt: new Date().toISOString() }, ['fact']);
       expect(visible).toEqual(acknowledged.map((id) => `fact:${id}`).sort());
     } finally {

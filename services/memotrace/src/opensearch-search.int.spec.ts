@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { projectedPosition } from '@memotrace/projection';
-import type { EmbeddingProvider } from '@memotrace/search-index';
-import { OpenSearchItemIndex, openSearchProjectionName } from '@memotrace/search-opensearch';
+import { OpenSearchItemIndex } from '@memotrace/search-opensearch';
 import { Pool } from 'pg';
-import { describeWithOpenSearch, hashedEmbedding } from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
+import { describeWithOpenSearch } from '../../../libs/search-opensearch/src/testing/opensearch-test-env';
 import { MONDAY, THU, WED, WED_NOON } from './testing/alice-joins-acme';
+import { hashedEmbeddings, untilOpenSearchHasTheLog } from './testing/opensearch-service';
 import { type TestService, startTestService } from './testing/test-service';
 
 const M = 'os-story';
 const LATE = ['m-thu', 'alice-beta', 'ev-move', 'ep-move'];
-
-/** Deterministic 512-d bag-of-words vectors, so the k-NN leg runs in OpenSearch too. */
-const embeddings: EmbeddingProvider = { model: 'test-hashed-512', embed: async (texts) => texts.map((t) => Float32Array.from(hashedEmbedding(t))) };
 
 /** The whole service with OPENSEARCH_URL: the OpenSearch projector feeds the index, search recall asks it. */
 describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (url) => {
@@ -25,19 +21,11 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
     expect(status).toBe(200);
     return (body.items as { kind: string; id: string }[]).map((i) => `${i.kind}:${i.id}`);
   };
-  // Until the projection has the whole log (a write's position counts its memory's events only).
-  const waitForOpenSearch = async () => {
-    const position = Number((await pool.query('SELECT max(position) AS p FROM mt_events')).rows[0].p);
-    const deadline = Date.now() + 30_000;
-    while ((await projectedPosition(pool, openSearchProjectionName(indexName))) < position) {
-      if (Date.now() > deadline) throw new Error(`OpenSearch projection did not reach ${position}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const waitForOpenSearch = () => untilOpenSearchHasTheLog(pool, indexName, 30_000);
 
   beforeAll(async () => {
     index = new OpenSearchItemIndex({ url, index: indexName });
-    t = await startTestService({ openSearchUrl: url }, { embeddings, openSearchIndex: indexName });
+    t = await startTestService({ openSearchUrl: url }, { embeddings: hashedEmbeddings, openSearchIndex: indexName });
     pool = new Pool({ connectionString: t.service.databaseUrl, max: 1 });
     const monday = await t.commands(M, [...MONDAY]);
     expect(monday.status).toBe(200);
