@@ -20,6 +20,11 @@ export interface CompareShape {
   entities: number;
   batchSize: number;
   seed: number;
+  /**
+   * The share of facts about the first person (0 or absent: every person alike): a memory of one
+   * user or one account, where one name is in most facts.
+   */
+  focus?: number;
 }
 
 export type JsonCommand = Record<string, unknown>;
@@ -115,7 +120,7 @@ export function* workloadBatches(shape: CompareShape, sample: WorkloadSample): G
     const roll = rng.next();
     let command: JsonCommand;
     const slotRel = roll < 0.35 ? rng.pick([...Object.keys(ONE_ENTITY_RELS), 'status']) : undefined;
-    const src = rng.pick(byType.person);
+    const src = shape.focus && rng.next() < shape.focus ? byType.person[0]! : rng.pick(byType.person);
     const slot = slotRel === undefined ? undefined : slots.get(`${src}|${slotRel}`);
     if (slotRel !== undefined && (slot === undefined || sample.versions + 2 <= shape.versions)) {
       // A `one` fact: it supersedes the slot's current fact from its validFrom on.

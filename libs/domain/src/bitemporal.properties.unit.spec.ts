@@ -7,7 +7,7 @@ import { factIdsOf } from './record-types';
 import { fold } from './evolve';
 import { commandsOfLog } from './export';
 import { deriveEntityId } from './ids';
-import { type FactVersion, type MemoryState, initialState } from './state';
+import { type FactVersion, type MemoryState, initialState, openVersion } from './state';
 import { ENTITY_IDS, RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from './testing/histories';
 import type { ValidAt } from './views';
 
@@ -201,6 +201,30 @@ describe('bitemporal properties of random histories', () => {
           }
           fold([event], undefined, state);
         }
+        expect(found).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it('(c3) the open-slot index names exactly the facts whose open version ends after t or never', () => {
+    fc.assert(
+      fc.property(historyArb, (batches) => {
+        const found: string[] = [];
+        runHistory(batches, {
+          afterBatch: (state) => {
+            for (const [key, ids] of state.factsBySubject) {
+              for (const t of VALID_TIMES) {
+                const expected = [...ids].filter((id) => {
+                  const open = openVersion(state.facts.get(id)!.versions);
+                  return open !== undefined && (open.validTo === null || t < open.validTo);
+                });
+                const indexed = [...state.openSlots.endingAfter(key, t)];
+                if (!isDeepStrictEqual(indexed.sort(), expected.sort())) found.push(`${key} at ${t}: ${indexed} != ${expected}`);
+              }
+            }
+          },
+        });
         expect(found).toEqual([]);
       }),
       RUNS,

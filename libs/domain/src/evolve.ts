@@ -131,9 +131,13 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
     case 'opened':
       openItemVersion(state, change, at);
       return;
-    case 'closed':
+    case 'closed': {
+      const fact = change.kind === 'fact' ? state.facts.get(change.id) : undefined;
+      const before = fact && openVersion(fact.versions);
       closeOpen(versionsOf(state, change.kind, change.id), at);
+      if (fact) slotMoved(state, fact, before);
       return;
+    }
     case 'corrected': {
       const fact = state.facts.get(change.id);
       const open = fact && openVersion(fact.versions);
@@ -141,6 +145,7 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
       closeOpen(fact.versions, at);
       const next: FactVersion = { ...open, validFrom: change.validFrom, validTo: change.validTo, recordedFrom: at, recordedTo: null };
       fact.versions.push(next);
+      slotMoved(state, fact, open);
       return;
     }
     case 'link': {
@@ -215,8 +220,10 @@ function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant)
         // Its literal was erased: this assertion names it again, as new content.
         fact.dst = dst;
       }
+      const before = openVersion(fact.versions);
       closeOpen(fact.versions, at);
       fact.versions.push({ validFrom, validTo, confidence, evidence: evidence.slice(), source, recordedFrom: at, recordedTo: null });
+      slotMoved(state, fact, before);
       return;
     }
     case 'event': {
@@ -257,6 +264,11 @@ function pushVersion<V extends { recordedTo: Instant | null }>(map: Map<string, 
   closeOpen(versions, at);
   versions.push(version);
   map.set(id, versions);
+}
+
+/** Keeps `openSlots` in step with the fact's open version, which was `before`. */
+function slotMoved(state: MemoryState, fact: FactRecord, before: FactVersion | undefined): void {
+  state.openSlots.move(subjectKey(fact.rel, fact.src), fact.factId, before, openVersion(fact.versions));
 }
 
 function indexSubject(state: MemoryState, fact: FactRecord): void {

@@ -1,6 +1,7 @@
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
 import type { FactVersionFields } from './records';
 import { MergeClasses } from './merge-classes';
+import { OpenSlots } from './open-slots';
 import type { Instant } from './time';
 import type { MentionView } from './views';
 
@@ -108,6 +109,8 @@ export interface MemoryState {
   facts: Map<string, FactRecord>;
   /** `rel \0 src` (src as stored on the fact) → fact ids, for supersession. */
   factsBySubject: Map<string, Set<string>>;
+  /** The same facts by the end of their open version, for supersession at a valid time. */
+  openSlots: OpenSlots;
   events: Map<string, EventVersion[]>;
   links: Map<string, LinkRecord>;
   episodes: Map<string, EpisodeVersion[]>;
@@ -130,6 +133,7 @@ export function initialState(): MemoryState {
     extractionGate: null,
     facts: new Map(),
     factsBySubject: new Map(),
+    openSlots: new OpenSlots(),
     events: new Map(),
     links: new Map(),
     episodes: new Map(),

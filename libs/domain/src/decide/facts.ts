@@ -130,16 +130,17 @@ function sameFields(version: FactVersionFields, fields: FactVersionFields): bool
 function supersede(state: MemoryState, factId: string, rel: string, src: string, dst: EdgeTarget, t: Instant): FactSuperseded[] {
   if (state.relations.get(rel) !== 'one') return [];
   const dstKey = targetKey(dst);
-  const candidates = state.classes.classOf(src).flatMap((member) => [...(state.factsBySubject.get(subjectKey(rel, member)) ?? [])]);
   const superseded: FactSuperseded[] = [];
-  for (const otherId of [...new Set(candidates)].sort()) {
-    const other = state.facts.get(otherId);
-    const open = other && openVersion(other.versions);
-    if (!other || !open || otherId === factId) continue;
-    if (other.dst !== null && targetKey(canonicalTarget(state.classes, other.dst)) === dstKey) continue;
-    if (open.validFrom < t && contains(open.validFrom, open.validTo, t)) {
+  // Only the facts whose open version ends after t can hold at t; those that end are sorted by id (the records' order).
+  for (const member of state.classes.classOf(src)) {
+    for (const otherId of state.openSlots.endingAfter(subjectKey(rel, member), t)) {
+      if (otherId === factId) continue;
+      const other = state.facts.get(otherId);
+      const open = other && openVersion(other.versions);
+      if (!other || !open || !(open.validFrom < t && contains(open.validFrom, open.validTo, t))) continue;
+      if (other.dst !== null && targetKey(canonicalTarget(state.classes, other.dst)) === dstKey) continue;
       superseded.push({ type: 'FactSuperseded', data: { factId: otherId, validFrom: open.validFrom, validTo: t, supersededBy: factId } });
     }
   }
-  return superseded;
+  return superseded.sort((a, b) => (a.data.factId < b.data.factId ? -1 : a.data.factId > b.data.factId ? 1 : 0));
 }

@@ -1,0 +1,181 @@
+import { cpus, totalmem } from 'node:os';
+import { createPool } from '@memotrace/postgres';
+import { percentile } from '../stats';
+import { startServer } from '../scale/server';
+import { Rng } from '../scale/rng';
+import { ingest } from '../compare/ingest';
+import { loadRawBaseline } from '../compare/raw-baseline';
+import { MemorySampler, cpuOf } from '../compare/resources';
+import { type SearchTiming, searchOnce } from '../compare/search';
+import { NOTE_OBJECTS, STATUSES, type NamedEntity } from '../compare/names';
+import { type CompareShape, emptyWorkloadSample } from '../compare/workload';
+
+/**
+ * `npm run bench:search [-- --versions N]`: search on one memory whose facts are mostly
+ * about one person (BENCH_SEARCH_FOCUS, default 0.8 of them), as a memory of one user is.
+ * A fresh service (`npm start`, embedded PostgreSQL unless DATABASE_URL is set) ingests it
+ * from one client in batches of 500 commands, timed until a read with `minPosition` of the
+ * last answer returns; the same versions then go into a plain table by multi-row INSERTs of
+ * 500 rows. Then the first search, searches of common words (the focused person's name and
+ * relation words most facts have) and of rare ones (another person, a place), a restart on
+ * the same data and the first search again. Prints each figure beside its target; exits
+ * non-zero on an error, never on a timing.
+ *
+ * Environment: BENCH_SEARCH_VERSIONS (100000), BENCH_SEARCH_ENTITIES (2000),
+ * BENCH_SEARCH_FOCUS (0.8), BENCH_SEARCH_QUERIES (100 per class), BENCH_SEARCH_SEED (7),
+ * BENCH_SEARCH_CONFIGS (default: EMBEDDINGS unset; `off`: EMBEDDINGS=off; both: default,off).
+ */
+const env = process.env;
+const CONFIGS: Record<string, { name: string; embeddings: string | null }> = {
+  default: { name: 'default (EMBEDDINGS unset)', embeddings: null },
+  off: { name: 'EMBEDDINGS=off', embeddings: 'off' },
+};
+
+function integer(name: string, value: string | undefined, fallback: number, min: number): number {
+  const n = value === undefined || value === '' ? fallback : Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${value}`);
+  return n;
+}
+
+function versionsArgument(argv: readonly string[]): string | undefined {
+  if (argv.length === 0) return undefined;
+  const [flag, value] = argv[0]!.includes('=') ? argv[0]!.split('=', 2) : [argv[0], argv[1]];
+  if (flag !== '--versions' || argv.length > (argv[0]!.includes('=') ? 1 : 2)) throw new Error(`expected --versions N, got ${argv.join(' ')}`);
+  return value;
+}
+
+/** Questions an agent asks about the person most facts name: each names them and a relation's words. */
+function commonQuestion(rng: Rng, focus: NamedEntity): string {
+  return rng.pick([
+    `where does ${focus.name} work?`,
+    `where does ${focus.name} live`,
+    `who does ${focus.name} know`,
+    `what is ${focus.name} doing these days?`,
+    `places ${focus.name} visited`,
+    `${focus.name} ${rng.pick(STATUSES)}`,
+  ]);
+}
+
+/** Questions about what few facts name: another person, a place, an organisation, an object. */
+function rareQuestion(rng: Rng, others: readonly NamedEntity[]): string {
+  const other = rng.pick(others);
+  return rng.pick([`${other.name}`, `what about ${other.name}?`, `${other.name} and ${rng.pick(NOTE_OBJECTS)}`]);
+}
+
+interface RunFigures {
+  config: string;
+  versions: number;
+  ingestSeconds: number;
+  rawSeconds: number;
+  firstSearch: SearchTiming;
+  common: SearchTiming[];
+  rare: SearchTiming[];
+  firstAfterRestart: SearchTiming;
+  peakServiceRssBytes: number;
+  peakChildRssBytes: number;
+}
+
+async function run(config: { name: string; embeddings: string | null }, shape: CompareShape, queries: number, log: (line: string) => void) {
+  log(`== ${config.name}: ${shape.versions.toLocaleString('en')} fact versions, ${(shape.focus ?? 0) * 100}% about one person`);
+  const server = await startServer(env, { embeddings: config.embeddings });
+  const sampler = new MemorySampler(() => server.pid).start(1000);
+  try {
+    const sample = emptyWorkloadSample();
+    const ingested = await ingest(server.url, shape, sample, () => cpuOf(server.pid), log);
+    log(`   ${ingested.commands.toLocaleString('en')} commands readable after ${ingested.projectedSeconds.toFixed(1)} s`);
+    const firstSearch = await searchOnce(server.url, shape.memoryId, `where does ${sample.entities[0]!.name} work?`);
+    log(`   first search ${firstSearch.clientMs.toFixed(1)} ms`);
+    const raw = await loadRawBaseline(server.databaseUrl, shape.memoryId, shape.batchSize);
+    log(`   raw INSERTs: ${raw.rows.toLocaleString('en')} rows in ${raw.seconds.toFixed(1)} s`);
+    const pool = createPool(server.databaseUrl);
+    await pool.query('DROP TABLE bench_raw_versions').finally(() => pool.end());
+
+    const focus = sample.entities[0]!;
+    const others = sample.entities.slice(1);
+    const rng = new Rng(shape.seed + 2);
+    const common: SearchTiming[] = [];
+    const rare: SearchTiming[] = [];
+    // Alternating, so the two classes see the same machine.
+    for (let q = 0; q < queries; q++) {
+      common.push(await searchOnce(server.url, shape.memoryId, commonQuestion(rng, focus)));
+      rare.push(await searchOnce(server.url, shape.memoryId, rareQuestion(rng, others)));
+    }
+    const peakBefore = server.peakRssBytes();
+    log('   restarting the service on the same data');
+    await server.restart();
+    const firstAfterRestart = await searchOnce(server.url, shape.memoryId, `where does ${focus.name} work?`);
+    log(`   first search after the restart ${firstAfterRestart.clientMs.toFixed(1)} ms`);
+    sampler.sample();
+    return {
+      config: config.name,
+      versions: sample.versions,
+      ingestSeconds: ingested.projectedSeconds,
+      rawSeconds: raw.seconds,
+      firstSearch,
+      common,
+      rare,
+      firstAfterRestart,
+      peakServiceRssBytes: Math.max(sampler.peak.serviceRssBytes, peakBefore, server.peakRssBytes()),
+      peakChildRssBytes: sampler.peak.childRssBytes,
+    } satisfies RunFigures;
+  } finally {
+    sampler.stop();
+    await server.stop();
+  }
+}
+
+function report(f: RunFigures): string[] {
+  const large = f.versions >= 1_000_000;
+  const ms = (t: SearchTiming) => (t.refused ? `refused (${t.refused})` : `${t.clientMs.toFixed(0)} ms`);
+  const p = (ts: SearchTiming[], q: number) => {
+    const answered = ts.filter((t) => t.refused === null);
+    const refused = ts.length - answered.length;
+    return `${percentile(
+      answered.map((t) => t.clientMs),
+      q,
+    ).toFixed(1)} ms${refused > 0 ? ` (${refused} refused)` : ''}`;
+  };
+  const rss = (f.peakServiceRssBytes + f.peakChildRssBytes) / 1024 ** 2;
+  const ratio = f.rawSeconds / f.ingestSeconds;
+  const target = large ? 50 : 30;
+  return [
+    `| ${f.config}, ${f.versions.toLocaleString('en')} versions | figure | target |`,
+    '|---|---|---|',
+    `| first search | ${ms(f.firstSearch)} | <= 250 ms |`,
+    `| first search after a restart | ${ms(f.firstAfterRestart)} | <= 250 ms |`,
+    `| common words, p50 / p95 | ${p(f.common, 50)} / ${p(f.common, 95)} | p95 <= ${target} ms |`,
+    `| rare words, p50 / p95 | ${p(f.rare, 50)} / ${p(f.rare, 95)} | p95 <= ${target} ms |`,
+    `| service + embedder RSS, peak | ${rss.toFixed(0)} MiB (service ${(f.peakServiceRssBytes / 1024 ** 2).toFixed(0)}) | ${large ? '< 1 GB' : ''} |`,
+    `| ingest until readable vs raw multi-row INSERT | ${ratio.toFixed(2)}x (${f.ingestSeconds.toFixed(1)} s vs ${f.rawSeconds.toFixed(1)} s) ` +
+      '| >= 0.3x |',
+  ];
+}
+
+async function main(): Promise<void> {
+  const versions = integer('--versions', versionsArgument(process.argv.slice(2)) ?? env['BENCH_SEARCH_VERSIONS'], 100_000, 1000);
+  const focus = Number(env['BENCH_SEARCH_FOCUS'] ?? 0.8);
+  if (!(focus >= 0 && focus <= 1)) throw new Error(`BENCH_SEARCH_FOCUS must be within 0 and 1, got ${env['BENCH_SEARCH_FOCUS']}`);
+  const shape: CompareShape = {
+    memoryId: 'search',
+    versions,
+    entities: integer('BENCH_SEARCH_ENTITIES', env['BENCH_SEARCH_ENTITIES'], 2000, 10),
+    batchSize: 500,
+    seed: integer('BENCH_SEARCH_SEED', env['BENCH_SEARCH_SEED'], 7, 0),
+    focus,
+  };
+  const queries = integer('BENCH_SEARCH_QUERIES', env['BENCH_SEARCH_QUERIES'], 100, 1);
+  const configs = (env['BENCH_SEARCH_CONFIGS'] ?? 'default').split(',').map((name) => {
+    const config = CONFIGS[name.trim()];
+    if (!config) throw new Error(`BENCH_SEARCH_CONFIGS: unknown configuration ${name} (expected default, off)`);
+    return config;
+  });
+  console.log(`bench:search on ${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.versions.node}`);
+  const all: RunFigures[] = [];
+  for (const config of configs) all.push(await run(config, shape, queries, (line) => console.log(line)));
+  for (const f of all) console.log(['', ...report(f)].join('\n'));
+}
+
+main().catch((error: Error) => {
+  console.error(error);
+  process.exit(1);
+});
