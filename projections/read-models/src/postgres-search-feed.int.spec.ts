@@ -107,3 +107,21 @@ describe('PostgresSearchFeed after erasures', () => {
     expect(await feed.erasuresSince('no-such-memory')).toEqual([]);
   }, 60_000);
 });
+
+describe('PostgresSearchFeed change mark', () => {
+  it("moves with the read models' checkpoints (each partition's), never with another projection's", async () => {
+    const { pool } = harness.db;
+    const checkpoint = (projection: string, position: number) =>
+      pool.query('INSERT INTO rm_checkpoints (projection, position) VALUES ($1, $2) ON CONFLICT (projection) DO UPDATE SET position = $2', [
+        projection,
+        position,
+      ]);
+    const before = await feed.changeMark();
+    await checkpoint('search-index', 1_000_000);
+    await checkpoint('some-other-projection', 2_000_000);
+    expect(await feed.changeMark()).toBe(before);
+    await checkpoint('read-models@test-partition', 7);
+    expect(await feed.changeMark()).toBe(before + 7);
+    await pool.query("DELETE FROM rm_checkpoints WHERE projection IN ('search-index', 'some-other-projection', 'read-models@test-partition')");
+  });
+});

@@ -18,6 +18,7 @@ import type {
 import type { Pool, PoolClient } from 'pg';
 import { epochMs, instantOfEpochMs, pgInstant } from './instants';
 import { targetOfRow } from './view-rows';
+import { READ_MODELS_PROJECTION } from './read-models-projection';
 
 /**
  * Rows come as one JSON value of columns (`[[a1, a2, ...], [b1, b2, ...], ...]`, in row order):
@@ -217,9 +218,15 @@ export class PostgresSearchFeed implements SearchFeed {
     private readonly pageSize = 10_000,
   ) {}
 
-  /** The read models' checkpoints summed: every batch a projector commits advances one. */
+  /**
+   * The read models' checkpoints summed (each partition's): every batch they commit advances one. Other
+   * projections' checkpoints (the search index's vectors) change nothing this feed reads.
+   */
   async changeMark(): Promise<number> {
-    const { rows } = await this.pool.query<{ mark: string | null }>('SELECT sum(position) AS mark FROM rm_checkpoints');
+    const { rows } = await this.pool.query<{ mark: string | null }>(
+      "SELECT sum(position) AS mark FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@'",
+      [READ_MODELS_PROJECTION],
+    );
     return Number(rows[0]?.mark ?? 0);
   }
 

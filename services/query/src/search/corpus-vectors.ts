@@ -1,8 +1,11 @@
 import { dot, textHash } from '@memotrace/search-index';
 import type { VectorStore } from './cut-items';
 
-/** Most vectors a search reads in line: a larger delta (a memory not searched before) is read in the background. */
-export const INLINE_VECTOR_PAGE = 2_000;
+/**
+ * Most vectors a search reads in line: a larger delta (a memory not searched before, or the search
+ * projection embedding a backlog) is read in the background, and its items are found by BM25 meanwhile.
+ */
+export const INLINE_VECTOR_PAGE = 250;
 const BACKGROUND_VECTOR_PAGE = 5_000;
 
 /**

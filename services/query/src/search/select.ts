@@ -61,18 +61,22 @@ export function packRanked(ranked: readonly ScoredCandidate[], options: PackOpti
 export function saidOnce<C extends ScoredCandidate>(ranked: readonly C[]): C[] {
   const kept: C[] = [];
   const said = new Map<string, Set<string>>();
+  // The words of each kept event, by the facts it includes: a fact's sayers are found without a walk of the kept list.
+  const includedBy = new Map<string, Set<string>[]>();
   for (const candidate of ranked) {
     if (candidate.kind === 'fact') {
       const terms = new Set(analyze(candidate.text));
       const sayers = [
         ...candidate.evidence.filter((e) => e.kind === 'mention').map((e) => said.get(`mention\u0000${e.id}`)),
-        ...kept
-          .filter((c) => c.kind === 'event' && c.evidence.some((e) => e.kind === 'fact' && e.id === candidate.id))
-          .map((c) => said.get(`event\u0000${c.id}`)),
+        ...(includedBy.get(candidate.id) ?? []),
       ];
       if (terms.size > 0 && sayers.some((above) => above !== undefined && [...terms].every((t) => above.has(t)))) continue;
     } else if (candidate.kind === 'mention' || candidate.kind === 'event') {
-      said.set(`${candidate.kind}\u0000${candidate.id}`, new Set(analyze(candidate.text)));
+      const words = new Set(analyze(candidate.text));
+      said.set(`${candidate.kind}\u0000${candidate.id}`, words);
+      if (candidate.kind === 'event') {
+        for (const e of candidate.evidence) if (e.kind === 'fact') includedBy.set(e.id, [...(includedBy.get(e.id) ?? []), words]);
+      }
     }
     kept.push(candidate);
   }
