@@ -12,8 +12,9 @@ import {
 } from '@memotrace/domain';
 import { MergeForest } from '@memotrace/read-models';
 import { dot, textHash } from '@memotrace/search-index';
+import { bestFirst, kthLargest } from './best-first';
+import { type TermPostings, topBm25 } from './top-bm25';
 import { analyze } from './analyze';
-import { BM25 } from './bm25';
 import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions, nameShownFrom } from './corpus';
 import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
@@ -293,49 +294,27 @@ export class CutView {
     const included = this.included(options.timedOnly ?? false);
     const { n, totalLength } = this.collection(included);
     if (n === 0) return [];
-    const averageLength = totalLength / n || 1;
-    const { k1, b } = BM25;
     const { lengths, versions } = this.corpus;
-    const { scores, touched } = scratch.take(this.corpus.size);
-    let hits = 0;
-    try {
-      const own = this.renderedFlags;
-      // Term by term over the postings (a rendered fact by its text at the cut): each document's
-      // score sums its terms in query order, with bm25Scores' expressions, so scores are equal.
-      for (const term of terms) {
-        const postings = this.corpus.postings.get(term);
-        const docs = postings?.versions ?? [];
-        const frequencies = postings?.frequencies ?? [];
-        const rendered = this.renderedWith(term, included);
-        let df = rendered.length;
-        for (let p = 0; p < docs.length; p++) if (included[docs[p]!] === 1 && !own?.[docs[p]!]) df += 1;
-        if (df === 0) continue;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        for (let p = 0; p < docs.length + rendered.length; p++) {
-          let i: number;
-          let f: number;
-          let length: number;
-          if (p < docs.length) {
-            i = docs[p]!;
-            if (included[i] !== 1 || own?.[i]) continue;
-            f = frequencies[p]!;
-            length = lengths[i]!;
-          } else {
-            [i, f] = rendered[p - docs.length]!;
-            length = this.lengthOf(i);
-          }
-          const norm = k1 * (1 - b + (b * length) / averageLength);
-          if (scores[i] === 0) touched[hits++] = i;
-          scores[i] = scores[i]! + idf * ((f * (k1 + 1)) / (f + norm));
-        }
-      }
-      return bestFirst(touched.subarray(0, hits), scores, options.limit, (a, c) => compareVersions(versions[a]!, versions[c]!)).map((i) => ({
-        key: versions[i]!.key,
-        score: scores[i]!,
-      }));
-    } finally {
-      for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
+    const own = this.renderedFlags;
+    const accepted = (i: number) => included[i] === 1 && !own?.[i];
+    // Each term's postings at the cut (a rendered fact by its text at the cut), with the cut's document frequency.
+    const postings: TermPostings[] = [];
+    for (const term of terms) {
+      const { versions: docs, frequencies } = this.corpus.postings.get(term) ?? { versions: [], frequencies: [] };
+      const extra = this.renderedWith(term, included).map(([i, f]) => [i, f, this.lengthOf(i)] as const);
+      let df = extra.length;
+      for (let p = 0; p < docs.length; p++) if (accepted(docs[p]!)) df += 1;
+      if (df > 0) postings.push({ docs, frequencies, extra, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
     }
+    const best = topBm25({
+      terms: postings,
+      accepted,
+      lengths,
+      averageLength: totalLength / n || 1,
+      limit: options.limit,
+      tieOrder: (a, c) => compareVersions(versions[a]!, versions[c]!),
+    });
+    return best.map(({ index, score }) => ({ key: versions[index]!.key, score }));
   }
 
   /**
@@ -597,7 +576,7 @@ export class CutView {
       const f = terms.filter((t) => t === term).length;
       if (f > 0) found.push([i, f]);
     }
-    return found;
+    return found.sort((a, b) => a[0] - b[0]);
   }
 
   private visibleVersion(key: string): number | undefined {
@@ -694,72 +673,3 @@ class Scratch {
 }
 
 const scratch = new Scratch();
-
-/**
- * The `limit` best of `indices` by score (highest first), ties in `tieOrder`. With many
- * hits, only those above the limit-th best score are sorted, and of those tied with it
- * only as many as fit are picked.
- */
-export function bestFirst(indices: Int32Array, scores: Float64Array, limit: number, tieOrder: (a: number, b: number) => number): number[] {
-  const byScore = (a: number, b: number) => scores[b]! - scores[a]! || tieOrder(a, b);
-  if (indices.length <= limit) return Array.from(indices).sort(byScore);
-  const values = new Float64Array(indices.length);
-  for (let j = 0; j < indices.length; j++) values[j] = scores[indices[j]!]!;
-  const threshold = kthLargest(values, limit);
-  const above: number[] = [];
-  const tied: number[] = [];
-  for (const i of indices) {
-    if (scores[i]! > threshold) above.push(i);
-    else if (scores[i] === threshold) tied.push(i);
-  }
-  return [...above.sort(byScore), ...smallest(tied, limit - above.length, tieOrder)];
-}
-
-/** The `count` first of `items` in `order`, sorted (quickselect, then a sort of those). */
-function smallest(items: number[], count: number, order: (a: number, b: number) => number): number[] {
-  let lo = 0;
-  let hi = items.length - 1;
-  while (lo < hi && count < items.length) {
-    const pivot = items[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (order(items[i]!, pivot) < 0) i++;
-      while (order(items[j]!, pivot) > 0) j--;
-      if (i <= j) {
-        const t = items[i]!;
-        items[i++] = items[j]!;
-        items[j--] = t;
-      }
-    }
-    if (count - 1 <= j) hi = j;
-    else if (count - 1 >= i) lo = i;
-    else break;
-  }
-  return items.slice(0, count).sort(order);
-}
-
-/** The k-th largest value (k from 1), by quickselect; reorders `values`. */
-export function kthLargest(values: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = values.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const t = values[i]!;
-        values[i++] = values[j]!;
-        values[j--] = t;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return values[target]!;
-  }
-  return values[target]!;
-}

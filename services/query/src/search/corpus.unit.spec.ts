@@ -3,7 +3,7 @@ import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/do
 import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
 import { MemoryCorpus } from './corpus';
-import { bestFirst, kthLargest } from './corpus-cut';
+import { bestFirst, kthLargest } from './best-first';
 import { type VectorSource, embeddedRecall, nearestByTexts } from './embedded-recall';
 import { ENTITY_HUB } from './expand';
 import { referenceCut } from './reference-cut';
