@@ -219,7 +219,14 @@ describe('bitemporal properties of random histories', () => {
                   const open = openVersion(state.facts.get(id)!.versions);
                   return open !== undefined && (open.validTo === null || t < open.validTo);
                 });
-                const indexed = [...state.openSlots.endingAfter(key, t)];
+                const indexed = [
+                  ...state.openSlots.endingAfter(key, t, () =>
+                    [...ids].flatMap((id) => {
+                      const open = openVersion(state.facts.get(id)!.versions);
+                      return open ? [[id, open] as const] : [];
+                    }),
+                  ),
+                ];
                 if (!isDeepStrictEqual(indexed.sort(), expected.sort())) found.push(`${key} at ${t}: ${indexed} != ${expected}`);
               }
             }

@@ -268,7 +268,7 @@ function pushVersion<V extends { recordedTo: Instant | null }>(map: Map<string, 
 
 /** Keeps `openSlots` in step with the fact's open version, which was `before`. */
 function slotMoved(state: MemoryState, fact: FactRecord, before: FactVersion | undefined): void {
-  state.openSlots.move(subjectKey(fact.rel, fact.src), fact.factId, before, openVersion(fact.versions));
+  if (state.openSlots.tracking) state.openSlots.move(subjectKey(fact.rel, fact.src), fact.factId, before, openVersion(fact.versions));
 }
 
 function indexSubject(state: MemoryState, fact: FactRecord): void {

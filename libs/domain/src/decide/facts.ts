@@ -123,6 +123,14 @@ function sameFields(version: FactVersionFields, fields: FactVersionFields): bool
   );
 }
 
+/** The subject's facts that have an open version, with it. */
+function* openFactsOf(state: MemoryState, key: string): Generator<[string, FactVersion]> {
+  for (const factId of state.factsBySubject.get(key) ?? []) {
+    const open = openVersion(state.facts.get(factId)?.versions ?? []);
+    if (open) yield [factId, open];
+  }
+}
+
 /**
  * SPEC §3.1 supersession: for a `one` relation, other facts (s, rel, d1 != d2)
  * whose open version holds at `t` and started before it now end at `t`.
@@ -133,7 +141,8 @@ function supersede(state: MemoryState, factId: string, rel: string, src: string,
   const superseded: FactSuperseded[] = [];
   // Only the facts whose open version ends after t can hold at t; those that end are sorted by id (the records' order).
   for (const member of state.classes.classOf(src)) {
-    for (const otherId of state.openSlots.endingAfter(subjectKey(rel, member), t)) {
+    const key = subjectKey(rel, member);
+    for (const otherId of state.openSlots.endingAfter(key, t, () => openFactsOf(state, key))) {
       if (otherId === factId) continue;
       const other = state.facts.get(otherId);
       const open = other && openVersion(other.versions);
