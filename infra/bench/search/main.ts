@@ -1,14 +1,8 @@
 import { cpus, totalmem } from 'node:os';
-import { createPool } from '@memotrace/postgres';
 import { percentile } from '../stats';
-import { startServer } from '../scale/server';
-import { Rng } from '../scale/rng';
-import { ingest } from '../compare/ingest';
-import { loadRawBaseline } from '../compare/raw-baseline';
-import { MemorySampler, cpuOf } from '../compare/resources';
-import { type SearchTiming, searchOnce } from '../compare/search';
-import { NOTE_OBJECTS, STATUSES, type NamedEntity } from '../compare/names';
-import { type CompareShape, emptyWorkloadSample } from '../compare/workload';
+import type { SearchTiming } from '../compare/search';
+import type { CompareShape } from '../compare/workload';
+import { type RunFigures, type SearchConfig, runSearchBench } from './run';
 
 /**
  * `npm run bench:search [-- --versions N]`: search on one memory whose facts are mostly
@@ -26,7 +20,7 @@ import { type CompareShape, emptyWorkloadSample } from '../compare/workload';
  * BENCH_SEARCH_CONFIGS (default: EMBEDDINGS unset; `off`: EMBEDDINGS=off; both: default,off).
  */
 const env = process.env;
-const CONFIGS: Record<string, { name: string; embeddings: string | null }> = {
+const CONFIGS: Record<string, SearchConfig> = {
   default: { name: 'default (EMBEDDINGS unset)', embeddings: null },
   off: { name: 'EMBEDDINGS=off', embeddings: 'off' },
 };
@@ -42,86 +36,6 @@ function versionsArgument(argv: readonly string[]): string | undefined {
   const [flag, value] = argv[0]!.includes('=') ? argv[0]!.split('=', 2) : [argv[0], argv[1]];
   if (flag !== '--versions' || argv.length > (argv[0]!.includes('=') ? 1 : 2)) throw new Error(`expected --versions N, got ${argv.join(' ')}`);
   return value;
-}
-
-/** Questions an agent asks about the person most facts name: each names them and a relation's words. */
-function commonQuestion(rng: Rng, focus: NamedEntity): string {
-  return rng.pick([
-    `where does ${focus.name} work?`,
-    `where does ${focus.name} live`,
-    `who does ${focus.name} know`,
-    `what is ${focus.name} doing these days?`,
-    `places ${focus.name} visited`,
-    `${focus.name} ${rng.pick(STATUSES)}`,
-  ]);
-}
-
-/** Questions about what few facts name: another person, a place, an organisation, an object. */
-function rareQuestion(rng: Rng, others: readonly NamedEntity[]): string {
-  const other = rng.pick(others);
-  return rng.pick([`${other.name}`, `what about ${other.name}?`, `${other.name} and ${rng.pick(NOTE_OBJECTS)}`]);
-}
-
-interface RunFigures {
-  config: string;
-  versions: number;
-  ingestSeconds: number;
-  rawSeconds: number;
-  firstSearch: SearchTiming;
-  common: SearchTiming[];
-  rare: SearchTiming[];
-  firstAfterRestart: SearchTiming;
-  peakServiceRssBytes: number;
-  peakChildRssBytes: number;
-}
-
-async function run(config: { name: string; embeddings: string | null }, shape: CompareShape, queries: number, log: (line: string) => void) {
-  log(`== ${config.name}: ${shape.versions.toLocaleString('en')} fact versions, ${(shape.focus ?? 0) * 100}% about one person`);
-  const server = await startServer(env, { embeddings: config.embeddings });
-  const sampler = new MemorySampler(() => server.pid).start(1000);
-  try {
-    const sample = emptyWorkloadSample();
-    const ingested = await ingest(server.url, shape, sample, () => cpuOf(server.pid), log);
-    log(`   ${ingested.commands.toLocaleString('en')} commands readable after ${ingested.projectedSeconds.toFixed(1)} s`);
-    const firstSearch = await searchOnce(server.url, shape.memoryId, `where does ${sample.entities[0]!.name} work?`);
-    log(`   first search ${firstSearch.clientMs.toFixed(1)} ms`);
-    const raw = await loadRawBaseline(server.databaseUrl, shape.memoryId, shape.batchSize);
-    log(`   raw INSERTs: ${raw.rows.toLocaleString('en')} rows in ${raw.seconds.toFixed(1)} s`);
-    const pool = createPool(server.databaseUrl);
-    await pool.query('DROP TABLE bench_raw_versions').finally(() => pool.end());
-
-    const focus = sample.entities[0]!;
-    const others = sample.entities.slice(1);
-    const rng = new Rng(shape.seed + 2);
-    const common: SearchTiming[] = [];
-    const rare: SearchTiming[] = [];
-    // Alternating, so the two classes see the same machine.
-    for (let q = 0; q < queries; q++) {
-      common.push(await searchOnce(server.url, shape.memoryId, commonQuestion(rng, focus)));
-      rare.push(await searchOnce(server.url, shape.memoryId, rareQuestion(rng, others)));
-    }
-    const peakBefore = server.peakRssBytes();
-    log('   restarting the service on the same data');
-    await server.restart();
-    const firstAfterRestart = await searchOnce(server.url, shape.memoryId, `where does ${focus.name} work?`);
-    log(`   first search after the restart ${firstAfterRestart.clientMs.toFixed(1)} ms`);
-    sampler.sample();
-    return {
-      config: config.name,
-      versions: sample.versions,
-      ingestSeconds: ingested.projectedSeconds,
-      rawSeconds: raw.seconds,
-      firstSearch,
-      common,
-      rare,
-      firstAfterRestart,
-      peakServiceRssBytes: Math.max(sampler.peak.serviceRssBytes, peakBefore, server.peakRssBytes()),
-      peakChildRssBytes: sampler.peak.childRssBytes,
-    } satisfies RunFigures;
-  } finally {
-    sampler.stop();
-    await server.stop();
-  }
 }
 
 function report(f: RunFigures): string[] {
@@ -171,7 +85,7 @@ async function main(): Promise<void> {
   });
   console.log(`bench:search on ${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.versions.node}`);
   const all: RunFigures[] = [];
-  for (const config of configs) all.push(await run(config, shape, queries, (line) => console.log(line)));
+  for (const config of configs) all.push(await runSearchBench(config, shape, queries, (line) => console.log(line)));
   for (const f of all) console.log(['', ...report(f)].join('\n'));
 }
 
