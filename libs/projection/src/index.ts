@@ -1,3 +1,3 @@
 export { type Projection, type ProjectedRecord, projectedRecordOf, recordsFor, toProjectedRecord } from './contract';
 export { startProjector, projectedPosition, projectedPositionSql, type Projector, type ProjectorOptions } from './runner';
-export { partitionOf, checkpointName, layoutCheckpoints, isCheckpointOf, type Partition } from './partitions';
+export { partitionOf, checkpointName, checkpointsOfSql, layoutCheckpoints, isCheckpointOf, type Partition } from './partitions';

@@ -38,6 +38,11 @@ export function layoutCheckpoints(projection: string, count: number): string[] {
   return Array.from({ length: count }, (_, index) => checkpointName(projection, { index, count }));
 }
 
+/** `isCheckpointOf` as a condition on `rm_checkpoints.projection`, the projection's name in parameter `param`. */
+export function checkpointsOfSql(param: string): string {
+  return `(projection = ${param} OR left(projection, length(${param}) + 1) = ${param} || '@')`;
+}
+
 /** True for the projection's own row and any of its partition rows (of any layout). */
 export function isCheckpointOf(name: string, projection: string): boolean {
   return name === projection || (name.startsWith(`${projection}@`) && /^\d+\/\d+$/.test(name.slice(projection.length + 1)));

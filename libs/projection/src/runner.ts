@@ -4,7 +4,16 @@ import { MEMORY_STREAM_PREFIX } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
 import type { Pool, PoolClient } from 'pg';
 import type { Subscription } from 'rxjs';
-import { type Partition, WHOLE_LOG, assertPartition, checkpointName, isCheckpointOf, layoutCheckpoints, partitionOf } from './partitions';
+import {
+  type Partition,
+  WHOLE_LOG,
+  assertPartition,
+  checkpointName,
+  checkpointsOfSql,
+  isCheckpointOf,
+  layoutCheckpoints,
+  partitionOf,
+} from './partitions';
 import { type ProjectedRecord, type Projection, projectedRecordOf, recordsFor } from './contract';
 import { deletedRecords, logsStreamDeletions } from './deleted-memories';
 
@@ -47,8 +56,7 @@ export async function projectedPosition(pool: Pick<Pool, 'query'>, projection: s
  * a statement that reads it with rows of the read models sees both in one snapshot.
  */
 export function projectedPositionSql(param: string): string {
-  const ofProjection = `projection = ${param} OR left(projection, length(${param}) + 1) = ${param} || '@'`;
-  return `(SELECT coalesce(min(position), 0) FROM rm_checkpoints WHERE ${ofProjection})`;
+  return `(SELECT coalesce(min(position), 0) FROM rm_checkpoints WHERE ${checkpointsOfSql(param)})`;
 }
 
 /**

@@ -15,6 +15,7 @@ import type {
   SearchFeed,
   Watermark,
 } from '@memotrace/domain';
+import { checkpointsOfSql } from '@memotrace/projection';
 import type { Pool, PoolClient } from 'pg';
 import { epochMs, instantOfEpochMs, pgInstant } from './instants';
 import { targetOfRow } from './view-rows';
@@ -224,7 +225,7 @@ export class PostgresSearchFeed implements SearchFeed {
    */
   async changeMark(): Promise<number> {
     const { rows } = await this.pool.query<{ mark: string | null }>(
-      "SELECT sum(position) AS mark FROM rm_checkpoints WHERE projection = $1 OR left(projection, length($1) + 1) = $1 || '@'",
+      `SELECT sum(position) AS mark FROM rm_checkpoints WHERE ${checkpointsOfSql('$1')}`,
       [READ_MODELS_PROJECTION],
     );
     return Number(rows[0]?.mark ?? 0);

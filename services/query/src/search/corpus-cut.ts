@@ -654,7 +654,7 @@ export class CutView {
 }
 
 /**
- * BM25's per-document accumulators, shared by every search (they run one at a time
+ * k-NN's per-version scores, shared by every search (they run one at a time
  * on this thread and leave them zeroed): a corpus-sized allocation per search would
  * be external memory the GC of a large heap reacts to.
  */
