@@ -1,7 +1,7 @@
 import { smallest } from './best-first';
 import { BM25 } from './bm25';
 
-/** One query term at a cut: its postings, what they count for, and the most one of them can add. */
+/** One query term at a cut: its postings and what each counts for. */
 export interface TermPostings {
   /** Version indices, ascending; those `accepted` refuses are not in the cut. */
   docs: ArrayLike<number>;
@@ -28,9 +28,10 @@ export interface TopBm25Input {
  * The `limit` best versions by BM25 (highest first, ties in `tieOrder`), with the scores an
  * exhaustive term-at-a-time sum gives, bit for bit: MaxScore dynamic pruning (Turtle and Flood).
  * Terms are ordered by the most each can add; once the best `limit` so far score above what the
- * weakest terms can add together, those terms only score versions the others found, by seeking,
- * so a term that most versions have costs little more than a rare one. A version is left out only
- * when what it can reach is below the `limit`-th score, with slack for the summation order.
+ * weakest terms can add together, those terms only score versions the others found, by seeking:
+ * most versions of a term that most versions have are then passed over, not scored. A version is
+ * left out only when what it can reach is below the `limit`-th score, with slack for the summation
+ * order; versions that tie with it are all kept (any of them may win on `tieOrder`).
  */
 export function topBm25({ terms, accepted, lengths, averageLength, limit, tieOrder }: TopBm25Input): { index: number; score: number }[] {
   const { k1, b } = BM25;
