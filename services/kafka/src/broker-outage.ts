@@ -37,6 +37,16 @@ export class BrokerOutage {
   }
 }
 
+/**
+ * A report that the group coordinator dropped this consumer or is rebalancing the group: after a broker
+ * restart the coordinator has forgotten its members, and kafkajs rejoins by itself. Nothing is wrong.
+ */
+const REJOINING = /coordinator is not aware of this member|group is rebalancing|group generation id is not valid/iu;
+
+export function isRejoin(text: string): boolean {
+  return REJOINING.test(text);
+}
+
 /** The text of an error and its causes, for `away`. */
 export function errorText(error: unknown): string {
   const parts: string[] = [];

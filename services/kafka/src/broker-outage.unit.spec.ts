@@ -1,4 +1,4 @@
-import { BrokerOutage, errorText } from './broker-outage';
+import { BrokerOutage, errorText, isRejoin } from './broker-outage';
 
 function logger() {
   const said: string[] = [];
@@ -48,5 +48,15 @@ describe('BrokerOutage', () => {
 
   it('reads an error with its causes', () => {
     expect(errorText(new Error('send failed', { cause: new Error('connect ECONNREFUSED') }))).toBe('send failed: connect ECONNREFUSED');
+  });
+});
+
+describe('isRejoin', () => {
+  it('knows the reports of a group that forgot or rebalances its member, and no others', () => {
+    expect(isRejoin('Response Heartbeat(key: 12, version: 3) The coordinator is not aware of this member')).toBe(true);
+    expect(isRejoin('Response OffsetCommit(key: 8, version: 5) The group is rebalancing, so a rejoin is needed')).toBe(true);
+    expect(isRejoin('Response Heartbeat(key: 12, version: 3) Specified group generation id is not valid')).toBe(true);
+    expect(isRejoin('The topic does not exist')).toBe(false);
+    expect(isRejoin('Connection error: connect ECONNREFUSED 127.0.0.1:9092')).toBe(false);
   });
 });

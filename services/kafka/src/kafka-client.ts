@@ -1,11 +1,12 @@
 import type { KafkaConfig } from '@memotrace/runtime';
 import { Kafka, type LogEntry, logLevel, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { BrokerOutage } from './broker-outage';
+import { type BrokerOutage, isRejoin } from './broker-outage';
 
 /**
  * A kafkajs client that logs through pino (warnings and errors only: kafkajs is chatty); reports of a
- * broker that cannot be reached go to `outage`, which says them once per outage.
+ * broker that cannot be reached go to `outage`, which says them once per outage, and those of a group
+ * rejoin (which kafkajs does by itself) are debug.
  */
 export function createKafka(config: KafkaConfig, logger: Logger, outage?: BrokerOutage): Kafka {
   const log = logger.child({ component: 'kafka' });
@@ -17,8 +18,10 @@ export function createKafka(config: KafkaConfig, logger: Logger, outage?: Broker
     logCreator:
       () =>
       ({ level, log: { message, ...extra } }: LogEntry) => {
-        if (outage?.away([message, extra['error']].filter(Boolean).join(' '), extra)) return;
-        if (level === logLevel.ERROR) log.error(extra, message);
+        const text = [message, extra['error']].filter(Boolean).join(' ');
+        if (outage?.away(text, extra)) return;
+        if (isRejoin(text)) log.debug(extra, message);
+        else if (level === logLevel.ERROR) log.error(extra, message);
         else if (level === logLevel.WARN) log.warn(extra, message);
       },
   });
