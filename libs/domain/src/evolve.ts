@@ -144,7 +144,7 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
       if (!fact || !open) return;
       closeOpen(fact.versions, at);
       const next: FactVersion = { ...open, validFrom: change.validFrom, validTo: change.validTo, recordedFrom: at, recordedTo: null };
-      fact.versions.push(next);
+      fact.versions = appended(fact.versions, next);
       slotMoved(state, fact, open);
       return;
     }
@@ -187,6 +187,7 @@ function eraseContent(state: MemoryState, erased: ContentErased): void {
     if (!fact) continue;
     if (fact.dst !== null && typeof fact.dst !== 'string') fact.dst = null;
     for (const version of fact.versions) {
+      if (version.source !== null) state.strings.forget(version.source);
       version.source = null;
       version.erased = true;
     }
@@ -210,19 +211,38 @@ function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant)
   switch (opened.kind) {
     case 'fact': {
       const { src, rel, dst, validFrom, validTo, confidence, evidence, source } = opened.content;
+      const version: FactVersion = {
+        validFrom,
+        validTo,
+        confidence,
+        // Most facts cite nothing: one shared empty list, not one per version.
+        evidence: evidence.length === 0 ? NO_EVIDENCE : evidence.slice(),
+        source: source === null ? null : state.strings.intern(source),
+        recordedFrom: at,
+        recordedTo: null,
+      };
       let fact = state.facts.get(opened.id);
       if (!fact) {
         // A fact's src, rel and dst never change (the deciders refuse it): its first version names them.
-        fact = { factId: opened.id, src, rel, dst, versions: [] };
+        // A literal array, not a push into an empty one: V8 gives a pushed-into array room for 16.
+        const { strings } = state;
+        fact = {
+          factId: opened.id,
+          src: strings.intern(src),
+          rel: strings.intern(rel),
+          dst: typeof dst === 'string' ? strings.intern(dst) : dst,
+          versions: [version],
+        };
         state.facts.set(opened.id, fact);
         indexSubject(state, fact);
-      } else if (fact.dst === null) {
-        // Its literal was erased: this assertion names it again, as new content.
-        fact.dst = dst;
+        slotMoved(state, fact, undefined);
+        return;
       }
+      // Its literal was erased: this assertion names it again, as new content.
+      if (fact.dst === null) fact.dst = dst;
       const before = openVersion(fact.versions);
       closeOpen(fact.versions, at);
-      fact.versions.push({ validFrom, validTo, confidence, evidence: evidence.slice(), source, recordedFrom: at, recordedTo: null });
+      fact.versions = appended(fact.versions, version);
       slotMoved(state, fact, before);
       return;
     }
@@ -254,16 +274,34 @@ function versionsOf(state: MemoryState, kind: VersionedKind, id: string): { reco
   }
 }
 
+/** Shared by every fact version that cites nothing; never written to. */
+const NO_EVIDENCE: string[] = Object.freeze([]) as unknown as string[];
+
 function closeOpen(versions: { recordedTo: Instant | null }[], at: Instant): void {
   const open = openVersion(versions);
   if (open) open.recordedTo = at;
 }
 
 function pushVersion<V extends { recordedTo: Instant | null }>(map: Map<string, V[]>, id: string, version: V, at: Instant): void {
-  const versions = map.get(id) ?? [];
+  const versions = map.get(id);
+  if (versions === undefined) {
+    map.set(id, [version]);
+    return;
+  }
   closeOpen(versions, at);
-  versions.push(version);
-  map.set(id, versions);
+  map.set(id, appended(versions, version));
+}
+
+/**
+ * The list with `version` after its last: a short list is copied to its exact length, since a
+ * push makes room for 16 more and most items have a few versions; a long one grows in place.
+ */
+function appended<V>(versions: V[], version: V): V[] {
+  if (versions.length >= 16) {
+    versions.push(version);
+    return versions;
+  }
+  return versions.concat([version]);
 }
 
 /** Keeps `openSlots` in step with the fact's open version, which was `before`. */
@@ -284,15 +322,16 @@ function indexSubject(state: MemoryState, fact: FactRecord): void {
  */
 function recordOutcome(state: MemoryState, record: MemoryRecord): void {
   const { commandId, recordedAt, actor, derivedFrom } = record.meta;
-  let outcome = state.outcomes.get(commandId);
-  if (!outcome) {
-    outcome = { recordedAt, ids: {}, actor: actor ?? null };
-    state.outcomes.set(commandId, outcome);
-    for (const mentionId of derivedFrom ?? []) {
-      const derived = state.derivations.get(mentionId);
-      if (derived === undefined) state.derivations.set(mentionId, [commandId]);
-      else derived.push(commandId);
-    }
+  const outcome = state.outcomes.get(commandId);
+  if (outcome) {
+    Object.assign(outcome.ids, idsOf(record, outcome.ids));
+    return;
   }
-  Object.assign(outcome.ids, idsOf(record, outcome.ids));
+  // A command's first record names its ids: that object is kept as they are, not copied into an empty one.
+  state.outcomes.set(commandId, { recordedAt, ids: idsOf(record, {}), actor: actor ?? null });
+  for (const mentionId of derivedFrom ?? []) {
+    const derived = state.derivations.get(mentionId);
+    if (derived === undefined) state.derivations.set(mentionId, [commandId]);
+    else derived.push(commandId);
+  }
 }

@@ -140,7 +140,7 @@ const RECORD_TYPES: RecordTypes = {
   CommandUnchanged: {
     // Accepted without changing anything: only its outcome and record time count.
     change: () => null,
-    ids: ({ ids }) => ids,
+    ids: ({ ids }) => ({ ...ids }),
     command: ({ command }) => standInCommand(command) as unknown as CommandBody,
   },
 };

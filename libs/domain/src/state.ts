@@ -1,6 +1,7 @@
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
 import type { FactVersionFields } from './records';
 import { MergeClasses } from './merge-classes';
+import { InternedStrings } from './interned-strings';
 import { OpenSlots } from './open-slots';
 import type { Instant } from './time';
 import type { MentionView } from './views';
@@ -117,6 +118,8 @@ export interface MemoryState {
   mentions: Map<string, MentionRecord>;
   /** Erasures accepted per subject (`erasureKey`): content written after the n-th is sealed under the subject's key generation n. */
   erasures: Map<string, number>;
+  /** The strings facts repeat, held once. */
+  strings: InternedStrings;
 }
 
 export function initialState(): MemoryState {
@@ -139,6 +142,7 @@ export function initialState(): MemoryState {
     episodes: new Map(),
     mentions: new Map(),
     erasures: new Map(),
+    strings: new InternedStrings(),
   };
 }
 
