@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   NOT_READY: 503,
   /** A memory whose search index is larger than the process keeps in memory (SEARCH_CACHE_VERSIONS). */
   SEARCH_TOO_LARGE: 503,
+  /** A memory whose log is longer than the write side folds to decide its commands (STATE_CACHE_RECORDS): nothing was written. */
+  MEMORY_TOO_LARGE: 503,
   /** The database does not answer (restarting, failing over, unreachable): nothing was written; retry after `Retry-After`. */
   DATABASE_UNAVAILABLE: 503,
   /** The search index (OpenSearch) does not answer: search cannot rank now; writes are unaffected; retry after `Retry-After`. */

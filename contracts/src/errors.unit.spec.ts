@@ -27,6 +27,7 @@ describe('error codes', () => {
       EXTRACTION_FAILED: 502,
       NOT_READY: 503,
       SEARCH_TOO_LARGE: 503,
+      MEMORY_TOO_LARGE: 503,
       DATABASE_UNAVAILABLE: 503,
       SEARCH_UNAVAILABLE: 503,
       STORAGE_FULL: 507,

@@ -115,8 +115,11 @@ export interface SubscribeOptions {
 export interface LogStore {
   append(streamId: string, records: NewRecord[], options: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadOptions): Promise<StoredRecord[]>;
-  /** The contents of a stream's records from a revision on (`readStream` without what the store assigned): the cheapest full read, for folds. */
-  readStreamContent(streamId: string, fromRevision?: number): Promise<RecordContent[]>;
+  /**
+   * The contents of a stream's records from a revision on, at most `maxCount` (`readStream` without what the
+   * store assigned): the cheapest read, for folds, which read a long stream in pages.
+   */
+  readStreamContent(streamId: string, fromRevision?: number, maxCount?: number): Promise<RecordContent[]>;
   readAll(options: ReadAllOptions): Promise<StoredRecord[]>;
   /** `readAll` without record ids, revisions and tags: the cheapest read of the log, for rebuilds. */
   readAllContent(options: ReadAllOptions): Promise<PositionedRecordContent[]>;

@@ -37,9 +37,9 @@ export class OpeningLogStore implements LogStore {
     return this.open(await this.inner.readStream(streamId, options));
   }
 
-  async readStreamContent(streamId: string, fromRevision?: number): Promise<RecordContent[]> {
+  async readStreamContent(streamId: string, fromRevision?: number, maxCount?: number): Promise<RecordContent[]> {
     const memoryId = memoryIdOfStream(streamId);
-    return openRecords(this.keyStore, await this.inner.readStreamContent(streamId, fromRevision), () => memoryId);
+    return openRecords(this.keyStore, await this.inner.readStreamContent(streamId, fromRevision, maxCount), () => memoryId);
   }
 
   async readAll(options: ReadAllOptions): Promise<StoredRecord[]> {

@@ -52,8 +52,13 @@ export interface LoggedRecord {
 }
 
 /** A memory's log from a revision on, as domain records (contents only: no fold reads ids, positions or tags). */
-export async function readMemoryLog(store: Pick<LogStore, 'readStreamContent'>, memoryId: string, fromRevision = 0): Promise<MemoryRecord[]> {
-  return (await store.readStreamContent(memoryStreamId(memoryId), fromRevision)).map(toMemoryRecord);
+export async function readMemoryLog(
+  store: Pick<LogStore, 'readStreamContent'>,
+  memoryId: string,
+  fromRevision = 0,
+  maxCount?: number,
+): Promise<MemoryRecord[]> {
+  return (await store.readStreamContent(memoryStreamId(memoryId), fromRevision, maxCount)).map(toMemoryRecord);
 }
 
 export function toMemoryRecord(stored: RecordContent): MemoryRecord {

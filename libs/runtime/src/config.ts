@@ -1,5 +1,6 @@
 import { type ApiKey, loadApiKeys } from '@memotrace/http-kit';
 import { resolve } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { type KafkaConfig, readKafkaConfig } from './kafka-config';
 
 /** Process configuration, from the environment only (12-factor). */
@@ -21,6 +22,8 @@ export interface RuntimeConfig {
   openSearchUrl: string | undefined;
   /** Most item versions the search corpora keep in memory over all memories (SEARCH_CACHE_VERSIONS). */
   searchCacheVersions: number;
+  /** Most log records the write side keeps folded over all memories (STATE_CACHE_RECORDS). */
+  stateCacheRecords: number;
   /** Milliseconds between retention sweeps of a writing process (RETENTION_SWEEP_MS); 0 turns them off. */
   retentionSweepMs: number;
   /** Derived commands below this confidence are not appended (EXTRACTION_GATE, in [0, 1]). */
@@ -34,10 +37,33 @@ export interface RuntimeConfig {
 }
 
 /**
- * Search corpora bound: 200,000 versions hold a 100,000-item memory, and every version kept
- * costs resident memory, so the corpora of all memories together stay within a fixed size.
+ * Search corpora bound in tests and tools that set no heap: 200,000 versions hold a 100,000-item
+ * memory. The service's own default follows its heap (`heapBounds`).
  */
 export const DEFAULT_SEARCH_CACHE_VERSIONS = 200_000;
+/** The write side's bound where no heap is set: a million records, about 500 MB of heap. */
+export const DEFAULT_STATE_CACHE_RECORDS = 1_000_000;
+
+/** What a folded log record (write side) and a search item version (search corpus) cost in the heap, about. */
+const BYTES_PER_FOLDED_RECORD = 500;
+const BYTES_PER_SEARCH_VERSION = 500;
+/** What the service needs besides its caches: its code, pools and requests, and V8's young generation. */
+const SERVICE_BASE_BYTES = 128 * 2 ** 20;
+
+/**
+ * The in-process caches' default bounds, from the heap limit: of what the service does not need
+ * for itself, 55 % for the write side's folded states and an eighth for the search corpora, the
+ * rest for what is in flight (pages being folded or loaded, projector batches, request bodies).
+ * Neither a large memory nor a burst of searches exhausts the heap: a memory larger than a bound
+ * alone gets a 503 of its own, and every other memory keeps being served.
+ */
+export function heapBounds(heapLimitBytes: number): { stateCacheRecords: number; searchCacheVersions: number } {
+  const usable = Math.max(0, heapLimitBytes - SERVICE_BASE_BYTES);
+  return {
+    stateCacheRecords: Math.max(1000, Math.floor((usable * 0.55) / BYTES_PER_FOLDED_RECORD)),
+    searchCacheVersions: Math.max(1000, Math.floor(usable / 8 / BYTES_PER_SEARCH_VERSION)),
+  };
+}
 
 /** A minute: a relation's retention is kept to within a minute, and a sweep of memories without due facts reads little. */
 export const DEFAULT_RETENTION_SWEEP_MS = 60_000;
@@ -51,7 +77,8 @@ export const DEFAULT_EXTRACTION_POLL_MS = 1_000;
 /** Five seconds, then 10, 20, ...: an extractor down for a while is not asked again and again. */
 export const DEFAULT_EXTRACTION_RETRY_MS = 5_000;
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+export function readConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes = getHeapStatistics().heap_size_limit): RuntimeConfig {
+  const bounds = heapBounds(heapLimitBytes);
   const port = Number(env['PORT'] ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env['PORT']}`);
   return {
@@ -64,7 +91,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     apiKeys: loadApiKeys(env),
     kafka: readKafkaConfig(env),
     openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
-    searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], DEFAULT_SEARCH_CACHE_VERSIONS),
+    searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], bounds.searchCacheVersions),
+    stateCacheRecords: positiveInteger('STATE_CACHE_RECORDS', env['STATE_CACHE_RECORDS'], bounds.stateCacheRecords),
     retentionSweepMs: nonNegativeInteger('RETENTION_SWEEP_MS', env['RETENTION_SWEEP_MS'], DEFAULT_RETENTION_SWEEP_MS),
     extractionGate: unitInterval('EXTRACTION_GATE', env['EXTRACTION_GATE'], DEFAULT_EXTRACTION_GATE),
     extractionTimeoutMs: positiveInteger('EXTRACTION_TIMEOUT_MS', env['EXTRACTION_TIMEOUT_MS'], DEFAULT_EXTRACTION_TIMEOUT_MS),

@@ -2,6 +2,7 @@ import { MAX_BATCH } from '@memotrace/contracts';
 import { type Command, type CommandResult, DomainError, type MemoryState, decideBatch, retentionErasures } from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
 import { type Sealer, erasuresOf, memoryStreamId, sealBatch } from '@memotrace/memory-log';
+import { DEFAULT_STATE_CACHE_RECORDS } from '@memotrace/runtime';
 import type { SubjectKeyStore } from '@memotrace/subject-keys';
 import type { Clock } from './clock';
 import { KeyedMutex } from './keyed-mutex';
@@ -38,14 +39,18 @@ export class CommandHandler {
   private readonly mutex = new KeyedMutex();
   private readonly seal: Sealer;
 
-  /** `seal` defaults to sealBatch under `keyStore`; the sealing benchmark passes one that seals nothing. */
+  /**
+   * `seal` defaults to sealBatch under `keyStore`; the sealing benchmark passes one that seals nothing.
+   * `maxStateRecords` bounds the log records kept folded (STATE_CACHE_RECORDS).
+   */
   constructor(
     private readonly store: LogStore,
     private readonly clock: Clock,
     private readonly keyStore: SubjectKeyStore,
     seal?: Sealer,
+    maxStateRecords = DEFAULT_STATE_CACHE_RECORDS,
   ) {
-    this.cache = new MemoryStateCache(store);
+    this.cache = new MemoryStateCache(store, maxStateRecords);
     this.seal = seal ?? ((memoryId, records, stateAfter, firstRevision) => sealBatch(keyStore, memoryId, records, stateAfter, firstRevision));
   }
 

@@ -10,7 +10,14 @@ export const SEALER: ServiceIdentifier<Sealer> = Symbol.for('memotrace.sealer');
 export const commandModule = new ContainerModule(({ bind }) => {
   bind(COMMAND_HANDLER)
     .toDynamicValue(
-      (ctx) => new CommandHandler(ctx.get(TOKENS.store), ctx.get(TOKENS.clock), ctx.get(TOKENS.keyStore), ctx.get(SEALER, { optional: true })),
+      (ctx) =>
+        new CommandHandler(
+          ctx.get(TOKENS.store),
+          ctx.get(TOKENS.clock),
+          ctx.get(TOKENS.keyStore),
+          ctx.get(SEALER, { optional: true }),
+          ctx.get(TOKENS.config).stateCacheRecords,
+        ),
     )
     .inSingletonScope();
 });

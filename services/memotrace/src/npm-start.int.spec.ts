@@ -56,7 +56,7 @@ describe('npm start (embedded PostgreSQL)', () => {
 
   it('is what the start script runs (compiled JavaScript in node itself, so Ctrl-C reaches it directly; its V8 heap capped)', () => {
     expect(prestart).toBe('node infra/scripts/build.mjs');
-    expect(startScript).toBe('node --enable-source-maps --max-old-space-size=768 dist/memotrace/main.js');
+    expect(startScript).toBe('node --enable-source-maps --max-old-space-size=1024 dist/memotrace/main.js');
   });
 
   it('serves the API, and keeps the memory across a restart', async () => {

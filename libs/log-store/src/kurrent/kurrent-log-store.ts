@@ -202,8 +202,10 @@ export class KurrentLogStore implements LogStore {
     return first === undefined ? null : first.revision;
   }
 
-  async readStreamContent(streamId: string, fromRevision = 0): Promise<RecordContent[]> {
-    return (await this.readStream(streamId, { fromRevision })).map(({ type, data, metadata }) => ({ type, data, metadata }));
+  async readStreamContent(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordContent[]> {
+    return (await this.readStream(streamId, maxCount === undefined ? { fromRevision } : { fromRevision, maxCount })).map(
+      ({ type, data, metadata }) => ({ type, data, metadata }),
+    );
   }
 
   async readAllContent(options: ReadAllOptions): Promise<PositionedRecordContent[]> {

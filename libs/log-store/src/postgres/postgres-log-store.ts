@@ -79,14 +79,9 @@ export class PostgresLogStore implements LogStore {
     return rows.map((row) => toStoredRecord(row, streamId));
   }
 
-  async readStreamContent(streamId: string, fromRevision = 0): Promise<RecordContent[]> {
+  async readStreamContent(streamId: string, fromRevision = 0, maxCount = Number.POSITIVE_INFINITY): Promise<RecordContent[]> {
     // Three columns, no tags, ids or numbers to decode: cheaper than readStream's rows.
-    const rows = await this.streamRows<[string, unknown, RecordMetadata]>(
-      'e.type, e.data, e.metadata',
-      streamId,
-      fromRevision,
-      Number.POSITIVE_INFINITY,
-    );
+    const rows = await this.streamRows<[string, unknown, RecordMetadata]>('e.type, e.data, e.metadata', streamId, fromRevision, maxCount);
     return rows.map(([type, data, metadata]) => ({ type, data, metadata }));
   }
 

@@ -136,6 +136,8 @@ export function describeLogStoreConformance(name: string, factory: LogStoreFacto
           expect(await store.readStreamContent(stream('s'))).toEqual(records.map(content));
           expect(await store.readStreamContent(stream('s'), 1)).toEqual((await store.readStream(stream('s'), { fromRevision: 1 })).map(content));
           expect(await store.readStreamContent(stream('s'), 3)).toEqual([]);
+          expect(await store.readStreamContent(stream('s'), 1, 1)).toEqual([content(records[1]!)]);
+          expect(await store.readStreamContent(stream('s'), 0, 2)).toEqual(records.slice(0, 2).map(content));
           expect(await store.readStreamContent(stream('nothing-here'))).toEqual([]);
         },
         TIMEOUT_MS,

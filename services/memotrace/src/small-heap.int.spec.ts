@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { type Command, decideBatch, initialState } from '@memotrace/domain';
+import { PostgresLogStore } from '@memotrace/log-store';
+import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
+import { createPool } from '@memotrace/postgres';
+import { findFreePort } from '@memotrace/postgres/free-port';
+import { createTestDatabase } from '@memotrace/postgres/testing';
+import { apiAt } from './testing/test-service';
+
+/**
+ * The service in a small heap, beside a memory larger than that heap holds: the bounds that
+ * follow the heap (docs/operations.md) refuse that memory with 503s of its own, and the process
+ * keeps serving every other memory (writes, reads, search) instead of dying of it.
+ *
+ * 160 MB of old space hold the service's own ~60 MB and, at about 500 bytes a folded record,
+ * not the 300,000 records of the big memory: folded whole, it would exhaust the heap.
+ */
+const repo = resolve(__dirname, '../../..');
+const HEAP_MB = 160;
+const BIG_RECORDS = 300_000;
+const TIMEOUT_MS = 240_000;
+
+/** The big memory's log, decided in process and appended as the log store's own records: a relation, people, then facts. */
+async function appendBigMemory(databaseUrl: string, memoryId: string): Promise<void> {
+  const pool = createPool(databaseUrl);
+  const store = new PostgresLogStore(pool);
+  try {
+    const state = initialState();
+    const people = Array.from({ length: 200 }, (_, i) => `p${i}`);
+    const setup: Command[] = [
+      { op: 'DEFINE_RELATION', commandId: 'rel', rel: 'knows', cardinality: 'many' } as Command,
+      ...people.map((id) => ({ op: 'UPSERT_ENTITY', commandId: `e-${id}`, entityId: id, name: `Person ${id}` }) as Command),
+    ];
+    let revision = -1;
+    const append = async (commands: Command[], at: string) => {
+      const { records } = decideBatch(memoryId, state, commands, at);
+      const expectedRevision = revision < 0 ? ('no_stream' as const) : revision;
+      revision = (await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, records), { expectedRevision })).nextExpectedRevision;
+    };
+    await append(setup, '2024-01-01T00:00:00.000Z');
+    for (let n = setup.length, batch = 0; n < BIG_RECORDS; batch++) {
+      const size = Math.min(5000, BIG_RECORDS - n);
+      const facts = Array.from({ length: size }, (_, i) => {
+        const k = n + i;
+        return {
+          op: 'UPSERT_EDGE',
+          commandId: `f${k}`,
+          factId: `f${k}`,
+          src: people[k % 200],
+          rel: 'knows',
+          dst: people[(k * 7 + 1) % 200],
+          validFrom: '2023-01-01T00:00:00.000Z',
+          source: 'small-heap test',
+        } as Command;
+      });
+      await append(facts, new Date(Date.UTC(2024, 0, 2) + batch * 60_000).toISOString());
+      n += size;
+    }
+  } finally {
+    await store.close();
+    await pool.end();
+  }
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startService(databaseUrl: string, port: number): Promise<Running> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS: 'off' };
+  // The bounds follow the heap: none is set here.
+  for (const name of ['KAFKA_BROKERS', 'OPENSEARCH_URL', 'STATE_CACHE_RECORDS', 'SEARCH_CACHE_VERSIONS']) delete env[name];
+  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', 'services/memotrace/src/main.ts'], {
+    cwd: repo,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready) return { child, output: () => output, exited };
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the service was not ready within 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe(`the service in a ${HEAP_MB} MB heap beside a memory larger than it holds`, () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let running: Running | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, TIMEOUT_MS);
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+    await database.drop();
+  }, TIMEOUT_MS);
+
+  it(
+    'refuses the big memory with 503 MEMORY_TOO_LARGE and SEARCH_TOO_LARGE and serves every other one',
+    async () => {
+      const port = await findFreePort();
+      running = await startService(database.url, port);
+      const api = apiAt(`http://127.0.0.1:${port}`);
+      const alice = [
+        { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice Moreau' },
+        { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme' },
+        { op: 'UPSERT_EDGE', factId: 'alice-acme', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: '2024-05-06T00:00:00Z' },
+      ];
+      const small = await api.commands('small', alice);
+      expect(small.status).toBe(200);
+      const searched = await api.post(`/v1/memories/small/search?minPosition=${small.body.position}`, { query: 'where does Alice work' });
+      expect(searched.status).toBe(200);
+
+      await appendBigMemory(database.url, 'big');
+      const refused = await api.commands('big', [{ op: 'UPSERT_ENTITY', entityId: 'late', name: 'Late Comer' }]);
+      expect(refused).toMatchObject({ status: 503, body: { error: { code: 'MEMORY_TOO_LARGE' } } });
+      expect(refused.body.error.message).toMatch(/STATE_CACHE_RECORDS=\d+/);
+      // Asked again: refused at once, not folded again.
+      const started = Date.now();
+      expect((await api.commands('big', [{ op: 'UPSERT_ENTITY', entityId: 'late', name: 'Late Comer' }])).status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      // The search corpus of the big memory passes its own bound once the projector has written enough of it.
+      let search: { status: number; body: any } = { status: 0, body: null };
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 2_000))) {
+        search = await api.post('/v1/memories/big/search', { query: 'who does Person p1 know' });
+        if (search.status === 503) break;
+        expect(search.status).toBe(200);
+      }
+      expect(search).toMatchObject({ status: 503, body: { error: { code: 'SEARCH_TOO_LARGE' } } });
+
+      const more = await api.commands('small', [{ op: 'UPSERT_ENTITY', entityId: 'bob', name: 'Bob Stone' }]);
+      expect(more.status).toBe(200);
+      const facts = await api.get('/v1/memories/small/facts?src=alice');
+      expect(facts.status).toBe(200);
+      expect(facts.body.facts).toHaveLength(1);
+      const again = await api.post('/v1/memories/small/search', { query: 'where does Alice work' });
+      expect(again.status).toBe(200);
+      expect(again.body.items.length).toBeGreaterThan(0);
+      expect(running.child.exitCode).toBeNull();
+      expect(running.output()).not.toMatch(/heap out of memory/i);
+    },
+    TIMEOUT_MS,
+  );
+});
