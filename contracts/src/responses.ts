@@ -186,6 +186,7 @@ export const changesResponse = z.strictObject({
 });
 
 export const itemKind = z.enum(['event', 'fact', 'mention', 'episode']);
+export type SearchItemKind = z.output<typeof itemKind>;
 
 export const searchItem = z.strictObject({
   kind: itemKind,

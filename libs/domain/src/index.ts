@@ -17,6 +17,7 @@ export { commandsOfLog } from './export';
 export type { Checkpointed, MemoryQueries, ProjectedMemoryQueries } from './read-port';
 export type * from './search-feed';
 export * from './search-text';
+export * from './search-items';
 export { memoize } from './memoize';
 export { erasedItemsOf, erasureKey, erasureSubjectOf, subjectField, type ErasedItems, type ErasureSubject, type ErasureSubjectKind } from './erasure';
 export { RETENTION_ACTOR, declaresRetention, durationMillis, retentionErasures } from './retention';

@@ -1,3 +1,4 @@
+import type { ItemKind } from './search-items';
 import type { Instant } from './time';
 import type { Cut, ValidAt } from './views';
 
@@ -19,7 +20,8 @@ import type { Cut, ValidAt } from './views';
  * the member list only where the rule requires members). Changing a rule here, or adding a
  * kind, fails the compilation of every backend that does not follow.
  */
-export type CutKind = 'fact' | 'event' | 'episode' | 'mention' | 'entity' | 'merge';
+/** The search items' kinds, and what else a cut shows. */
+export type CutKind = ItemKind | 'entity' | 'merge';
 
 export const CUT_KINDS: readonly CutKind[] = ['fact', 'event', 'episode', 'mention', 'entity', 'merge'];
 

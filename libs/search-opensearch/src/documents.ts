@@ -1,10 +1,10 @@
-import type { Instant } from '@memotrace/domain';
+import { type Instant, type ItemKind, SEARCH_ITEM_KINDS } from '@memotrace/domain';
 import type { Interval } from './intervals';
 
-/** What the index holds. `entity` docs only carry names for rendering fact text; searches never return them. */
-export type IndexedKind = 'fact' | 'event' | 'episode' | 'mention' | 'entity';
-export type SearchableKind = Exclude<IndexedKind, 'entity'>;
-export const SEARCHABLE_KINDS: readonly SearchableKind[] = ['event', 'fact', 'mention', 'episode'];
+/** What the index holds: the search items, and `entity` docs that only carry names for rendering fact text (searches never return them). */
+export type IndexedKind = ItemKind | 'entity';
+export type SearchableKind = ItemKind;
+export const SEARCHABLE_KINDS: readonly SearchableKind[] = SEARCH_ITEM_KINDS;
 
 /**
  * One searchable item (a fact version, an event or episode version, a mention).

@@ -4,6 +4,7 @@ import {
   type CutKind,
   type EntityNameRow,
   type MergeRecord,
+  KIND_RANK,
   type RecordRule,
   type Requirement,
   type Translations,
@@ -15,7 +16,7 @@ import { dot, textHash } from '@memotrace/search-index';
 import { bestFirst, kthLargest } from './best-first';
 import { type TermPostings, topBm25 } from './top-bm25';
 import { analyze } from './analyze';
-import { type ItemVersion, KIND_RANK, type MemoryCorpus, compareVersions, nameShownFrom } from './corpus';
+import { type ItemVersion, type MemoryCorpus, compareVersions, nameShownFrom } from './corpus';
 import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
 import { ENTITY_HUB } from './expand';

@@ -18,7 +18,7 @@ import type { ItemKind } from './items';
 import { itemKey } from './recall-backend';
 
 /** Read once: a function imported from a package that re-exports it is a getter call per use under tsx. */
-const { factText, instantFromMillis, mentionText } = domain;
+const { factText, instantFromMillis, mentionText, KIND_RANK } = domain;
 
 /**
  * Every version of every search item of one memory, kept in process and fed by
@@ -56,9 +56,6 @@ export interface ItemVersion {
   speaker?: string | null;
   mentionText?: string;
 }
-
-/** Answers list items of a cut in this order (events, facts, mentions, episodes; by id within a kind). */
-export const KIND_RANK: Readonly<Record<ItemKind, number>> = { event: 0, fact: 1, mention: 2, episode: 3 };
 
 export function compareVersions(a: ItemVersion, b: ItemVersion): number {
   return KIND_RANK[a.kind] - KIND_RANK[b.kind] || compareIds(a.id, b.id);

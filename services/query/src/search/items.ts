@@ -1,11 +1,11 @@
-import type { EdgeTarget, EpisodeView, EventView, FactView, Instant, MentionView } from '@memotrace/domain';
+import type { EdgeTarget, EpisodeView, EventView, FactView, Instant, ItemKind, MentionView } from '@memotrace/domain';
 import { factText, mentionText, relationPhrase } from '@memotrace/search-index';
 
 /**
  * Search items (SPEC §4) built from the views of one cut, and how each is rendered
  * as text. Pure: entity names come in as a lookup.
  */
-export type ItemKind = 'event' | 'fact' | 'mention' | 'episode';
+export type { ItemKind };
 
 export interface EvidenceRef {
   kind: ItemKind;
