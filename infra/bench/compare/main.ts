@@ -1,6 +1,7 @@
 import { cpus, totalmem } from 'node:os';
 import { detailLines, embeddingCostTable, resultTable, targetLines } from './report';
-import { type CompareOptions, type ConfigFigures, DEFAULT_CONFIG, EMBEDDINGS_OFF, type ServiceConfig, runConfig } from './run-config';
+import { type CompareOptions, type ConfigFigures, configsNamed, runConfig } from './run-config';
+import { integerSetting } from '../settings';
 
 /**
  * `npm run bench:compare [-- --versions N] [--sustained | --no-sustained]`: the service
@@ -31,35 +32,23 @@ function parseArgs(argv: readonly string[]): { versions: number | undefined; sus
   return { versions, sustained };
 }
 
-function integer(name: string, value: string | number | undefined, fallback: number, min: number): number {
-  const n = value === undefined || value === '' ? fallback : Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${value}`);
-  return n;
-}
-
-const CONFIGS: Record<string, ServiceConfig> = { default: DEFAULT_CONFIG, off: EMBEDDINGS_OFF };
-
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const versions = integer('--versions', args.versions ?? env['BENCH_COMPARE_VERSIONS'], 100_000, 1000);
+  const versions = integerSetting('--versions', args.versions ?? env['BENCH_COMPARE_VERSIONS'], 100_000, 1000);
   const sustained = args.sustained ?? (env['BENCH_COMPARE_SUSTAINED'] ? env['BENCH_COMPARE_SUSTAINED'] !== '0' : versions >= 1_000_000);
-  const configs = (env['BENCH_COMPARE_CONFIGS'] ?? 'default,off').split(',').map((name) => {
-    const config = CONFIGS[name.trim()];
-    if (!config) throw new Error(`BENCH_COMPARE_CONFIGS: unknown configuration ${name} (expected default, off)`);
-    return config;
-  });
+  const configs = configsNamed('BENCH_COMPARE_CONFIGS', env['BENCH_COMPARE_CONFIGS'] ?? 'default,off');
   const options: CompareOptions = {
     versions,
-    entities: integer('BENCH_COMPARE_ENTITIES', env['BENCH_COMPARE_ENTITIES'], 2000, 10),
-    batchSize: integer('BENCH_COMPARE_BATCH', env['BENCH_COMPARE_BATCH'], 500, 1),
-    warmupCuts: integer('BENCH_COMPARE_WARMUP', env['BENCH_COMPARE_WARMUP'], 50, 0),
-    cuts: integer('BENCH_COMPARE_CUTS', env['BENCH_COMPARE_CUTS'], 500, 1),
-    searches: integer('BENCH_COMPARE_SEARCHES', env['BENCH_COMPARE_SEARCHES'], 100, 1),
-    seed: integer('BENCH_COMPARE_SEED', env['BENCH_COMPARE_SEED'], 7, 0),
+    entities: integerSetting('BENCH_COMPARE_ENTITIES', env['BENCH_COMPARE_ENTITIES'], 2000, 10),
+    batchSize: integerSetting('BENCH_COMPARE_BATCH', env['BENCH_COMPARE_BATCH'], 500, 1),
+    warmupCuts: integerSetting('BENCH_COMPARE_WARMUP', env['BENCH_COMPARE_WARMUP'], 50, 0),
+    cuts: integerSetting('BENCH_COMPARE_CUTS', env['BENCH_COMPARE_CUTS'], 500, 1),
+    searches: integerSetting('BENCH_COMPARE_SEARCHES', env['BENCH_COMPARE_SEARCHES'], 100, 1),
+    seed: integerSetting('BENCH_COMPARE_SEED', env['BENCH_COMPARE_SEED'], 7, 0),
     sustained: sustained
       ? {
-          perSecond: integer('BENCH_COMPARE_SUSTAINED_RATE', env['BENCH_COMPARE_SUSTAINED_RATE'], 10_000, 1),
-          seconds: integer('BENCH_COMPARE_SUSTAINED_SECONDS', env['BENCH_COMPARE_SUSTAINED_SECONDS'], 30, 1),
+          perSecond: integerSetting('BENCH_COMPARE_SUSTAINED_RATE', env['BENCH_COMPARE_SUSTAINED_RATE'], 10_000, 1),
+          seconds: integerSetting('BENCH_COMPARE_SUSTAINED_SECONDS', env['BENCH_COMPARE_SUSTAINED_SECONDS'], 30, 1),
         }
       : null,
     log: (line) => console.log(line),

@@ -20,6 +20,16 @@ export interface ServiceConfig {
 export const DEFAULT_CONFIG: ServiceConfig = { name: 'default (EMBEDDINGS unset)', embeddings: null };
 export const EMBEDDINGS_OFF: ServiceConfig = { name: 'EMBEDDINGS=off', embeddings: 'off' };
 
+/** The configurations a comma-separated list names (`default`, `off`), as the variable `variable` gives it. */
+export function configsNamed(variable: string, list: string): ServiceConfig[] {
+  const known: Record<string, ServiceConfig> = { default: DEFAULT_CONFIG, off: EMBEDDINGS_OFF };
+  return list.split(',').map((name) => {
+    const config = known[name.trim()];
+    if (!config) throw new Error(`${variable}: unknown configuration ${name} (expected default, off)`);
+    return config;
+  });
+}
+
 export interface CompareOptions {
   versions: number;
   entities: number;
@@ -82,7 +92,7 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
       const [head] = await logPositions(pool!, shape.memoryId, [ingested.position]);
       const events = await embeddingBacklog(pool!, head!);
       backlog.push({ at, events });
-      log(`   search index: ${events.toLocaleString('en')} events behind the memory's last (${at})`);
+      log(`   search index: ${events.toLocaleString('en')} log records behind the memory's last (${at})`);
     };
     log(
       `   setup ${sample.setupCommands.toLocaleString('en')} commands in ${ingested.setupSeconds.toFixed(1)} s; ` +
@@ -101,7 +111,7 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
       throw new Error(`the generator expected ${sample.versions} versions of ${sample.facts} facts, the read models hold ${versions} of ${facts}`);
 
     const firstSearch = await searchOnce(server.url, shape.memoryId, firstQuestion(sample));
-    log(`   first search: ${firstSearch.clientMs.toFixed(1)} ms client, ${firstSearch.serverMs.toFixed(1)} ms server${unembedded(firstSearch)}`);
+    log(`   first search: ${shown(firstSearch)}`);
 
     log('   raw SQL baseline: multi-row INSERTs of the same versions');
     await noteBacklog('raw INSERTs start');
@@ -125,14 +135,13 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
     const searches: SearchTiming[] = [];
     for (const question of questions(sample, options.searches, options.seed + 2))
       searches.push(await searchOnce(server.url, shape.memoryId, question));
+    const answered = searches.filter((s) => s.refused === null).map((s) => s.clientMs);
     log(
-      `   ${searches.length} searches: p50 ${percentile(
-        searches.map((s) => s.clientMs),
-        50,
-      ).toFixed(1)} ms, p95 ${percentile(
-        searches.map((s) => s.clientMs),
-        95,
-      ).toFixed(1)} ms client; ${searches.filter((s) => s.items === 0).length} found nothing`,
+      `   ${searches.length} searches: ` +
+        (answered.length === 0
+          ? `all refused (${searches[0]?.refused})`
+          : `p50 ${percentile(answered, 50).toFixed(1)} ms, p95 ${percentile(answered, 95).toFixed(1)} ms client; ` +
+            `${searches.length - answered.length} refused, ${searches.filter((s) => s.refused === null && s.items === 0).length} found nothing`),
     );
     await noteBacklog('searches end');
 
@@ -155,10 +164,7 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
     pool = createPool(server.databaseUrl);
     await noteBacklog('after the restart');
     const firstSearchAfterRestart = await searchOnce(server.url, shape.memoryId, firstQuestion(sample));
-    log(
-      `   first search after the restart: ${firstSearchAfterRestart.clientMs.toFixed(1)} ms client, ` +
-        `${firstSearchAfterRestart.serverMs.toFixed(1)} ms server${unembedded(firstSearchAfterRestart)}`,
-    );
+    log(`   first search after the restart: ${shown(firstSearchAfterRestart)}`);
     sampler.sample();
     const peakMemory = { ...sampler.peak, serviceRssBytes: Math.max(sampler.peak.serviceRssBytes, peakBeforeRestart, server.peakRssBytes()) };
     return {
@@ -184,6 +190,9 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
   }
 }
 
-function unembedded(search: SearchTiming): string {
-  return search.unembedded === undefined ? '' : `, ${search.unembedded} items ranked without vectors`;
+/** A search's times, and how many items it ranked without vectors; or the code it was refused with. */
+function shown(search: SearchTiming): string {
+  if (search.refused !== null) return `refused (${search.refused})`;
+  const unembedded = search.unembedded === undefined ? '' : `, ${search.unembedded} items ranked without vectors`;
+  return `${search.clientMs.toFixed(1)} ms client, ${search.serverMs.toFixed(1)} ms server${unembedded}`;
 }

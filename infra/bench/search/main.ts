@@ -2,7 +2,9 @@ import { cpus, totalmem } from 'node:os';
 import { percentile } from '../stats';
 import type { SearchTiming } from '../compare/search';
 import type { CompareShape } from '../compare/workload';
-import { type RunFigures, type SearchConfig, runSearchBench } from './run';
+import { configsNamed } from '../compare/run-config';
+import { integerSetting } from '../settings';
+import { type RunFigures, runSearchBench } from './run';
 
 /**
  * `npm run bench:search [-- --versions N]`: search on one memory whose facts are mostly
@@ -20,16 +22,6 @@ import { type RunFigures, type SearchConfig, runSearchBench } from './run';
  * BENCH_SEARCH_CONFIGS (default: EMBEDDINGS unset; `off`: EMBEDDINGS=off; both: default,off).
  */
 const env = process.env;
-const CONFIGS: Record<string, SearchConfig> = {
-  default: { name: 'default (EMBEDDINGS unset)', embeddings: null },
-  off: { name: 'EMBEDDINGS=off', embeddings: 'off' },
-};
-
-function integer(name: string, value: string | undefined, fallback: number, min: number): number {
-  const n = value === undefined || value === '' ? fallback : Number(value);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${value}`);
-  return n;
-}
 
 function versionsArgument(argv: readonly string[]): string | undefined {
   if (argv.length === 0) return undefined;
@@ -66,23 +58,19 @@ function report(f: RunFigures): string[] {
 }
 
 async function main(): Promise<void> {
-  const versions = integer('--versions', versionsArgument(process.argv.slice(2)) ?? env['BENCH_SEARCH_VERSIONS'], 100_000, 1000);
+  const versions = integerSetting('--versions', versionsArgument(process.argv.slice(2)) ?? env['BENCH_SEARCH_VERSIONS'], 100_000, 1000);
   const focus = Number(env['BENCH_SEARCH_FOCUS'] ?? 0.8);
   if (!(focus >= 0 && focus <= 1)) throw new Error(`BENCH_SEARCH_FOCUS must be within 0 and 1, got ${env['BENCH_SEARCH_FOCUS']}`);
   const shape: CompareShape = {
     memoryId: 'search',
     versions,
-    entities: integer('BENCH_SEARCH_ENTITIES', env['BENCH_SEARCH_ENTITIES'], 2000, 10),
+    entities: integerSetting('BENCH_SEARCH_ENTITIES', env['BENCH_SEARCH_ENTITIES'], 2000, 10),
     batchSize: 500,
-    seed: integer('BENCH_SEARCH_SEED', env['BENCH_SEARCH_SEED'], 7, 0),
+    seed: integerSetting('BENCH_SEARCH_SEED', env['BENCH_SEARCH_SEED'], 7, 0),
     focus,
   };
-  const queries = integer('BENCH_SEARCH_QUERIES', env['BENCH_SEARCH_QUERIES'], 100, 1);
-  const configs = (env['BENCH_SEARCH_CONFIGS'] ?? 'default').split(',').map((name) => {
-    const config = CONFIGS[name.trim()];
-    if (!config) throw new Error(`BENCH_SEARCH_CONFIGS: unknown configuration ${name} (expected default, off)`);
-    return config;
-  });
+  const queries = integerSetting('BENCH_SEARCH_QUERIES', env['BENCH_SEARCH_QUERIES'], 100, 1);
+  const configs = configsNamed('BENCH_SEARCH_CONFIGS', env['BENCH_SEARCH_CONFIGS'] ?? 'default');
   console.log(`bench:search on ${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.versions.node}`);
   const all: RunFigures[] = [];
   for (const config of configs) all.push(await runSearchBench(config, shape, queries, (line) => console.log(line)));

@@ -7,12 +7,7 @@ import { loadRawBaseline } from '../compare/raw-baseline';
 import { MemorySampler, cpuOf } from '../compare/resources';
 import { type SearchTiming, searchOnce } from '../compare/search';
 import { type CompareShape, emptyWorkloadSample } from '../compare/workload';
-
-/** A service configuration `bench:search` runs: its name and the EMBEDDINGS it starts with (null: unset). */
-export interface SearchConfig {
-  name: string;
-  embeddings: string | null;
-}
+import type { ServiceConfig } from '../compare/run-config';
 
 /** Questions an agent asks about the person most facts name: each names them and a relation's words. */
 function commonQuestion(rng: Rng, focus: NamedEntity): string {
@@ -49,7 +44,7 @@ export interface RunFigures {
  * One configuration in a fresh service: ingest (timed until readable), the first search, the raw
  * INSERTs of the same versions, `queries` searches of each class, a restart and the first search again.
  */
-export async function runSearchBench(config: SearchConfig, shape: CompareShape, queries: number, log: (line: string) => void): Promise<RunFigures> {
+export async function runSearchBench(config: ServiceConfig, shape: CompareShape, queries: number, log: (line: string) => void): Promise<RunFigures> {
   log(`== ${config.name}: ${shape.versions.toLocaleString('en')} fact versions, ${(shape.focus ?? 0) * 100}% about one person`);
   const server = await startServer(process.env, { embeddings: config.embeddings });
   const sampler = new MemorySampler(() => server.pid).start(1000);
