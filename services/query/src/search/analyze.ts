@@ -25,6 +25,9 @@ export function analyze(text: string): string[] {
   return analyzeAscii(text) ?? analyzeUnicode(text);
 }
 
+/** A text's distinct terms, memoized: ranking reads the same items' words search after search. Never mutated. */
+export const termSet: (text: string) => ReadonlySet<string> = memoize((text) => new Set(analyze(text)), 50_000);
+
 /**
  * `analyze` of a text of ASCII characters only, without the Unicode machinery (most texts
  * are): NFKC leaves ASCII as it is, and its letters and digits are A-Z, a-z and 0-9. Null for

@@ -1,5 +1,5 @@
 import { compareIds, memoize } from '@memotrace/domain';
-import { analyze } from './analyze';
+import { termSet } from './analyze';
 import type { CutItems } from './cut-items';
 import { type ExpansionOptions, DEFAULT_EXPANSION, expand } from './expand';
 import { scoreFusion } from './fusion';
@@ -69,12 +69,7 @@ export function rankItems(
   for (const [key, score] of fused) if (isSuperseded(items.candidate(key)!, context.reference)) fused.set(key, score * options.supersededFactor);
   const scores = fused.size > 0 ? expand(fused, items, options.expansion) : fused;
   const ranked: ScoredCandidate[] = [];
-  const analyzed = new Map<string, Set<string>>();
-  const terms = (key: string) => {
-    let set = analyzed.get(key);
-    if (set === undefined) analyzed.set(key, (set = new Set(analyze(items.candidate(key)?.text ?? ''))));
-    return set;
-  };
+  const terms = (key: string) => termSet(items.candidate(key)?.text ?? '');
   for (const [key, score] of scores) {
     const c = items.candidate(key)!;
     const person = c.speaker ?? c.subject;
@@ -108,7 +103,7 @@ function upToMentions(items: CutItems, hits: readonly RecallHit[], mentions: num
  * as its evidence in words of its own ("Alice works at Acme" citing "I just started at Acme!") is no
  * restatement.
  */
-function restatesTurn(items: CutItems, c: Candidate, terms: (key: string) => Set<string>): boolean {
+function restatesTurn(items: CutItems, c: Candidate, terms: (key: string) => ReadonlySet<string>): boolean {
   if (c.kind === 'event') {
     return c.evidence.some((e) => {
       const fact = e.kind === 'fact' ? items.candidate(itemKey(e)) : undefined;
@@ -117,7 +112,7 @@ function restatesTurn(items: CutItems, c: Candidate, terms: (key: string) => Set
   }
   if (c.kind !== 'fact') return false;
   // The subject's name is the speaker's in the turn's text: what counts is what is said of them.
-  const subject = new Set(analyze(c.subject ?? ''));
+  const subject = termSet(c.subject ?? '');
   const own = [...terms(itemKey(c))].filter((t) => !subject.has(t));
   return c.evidence.some((e) => {
     if (e.kind !== 'mention' || !items.has(itemKey(e))) return false;

@@ -1,4 +1,4 @@
-import { analyze } from './analyze';
+import { termSet } from './analyze';
 import { type ItemKind, type ScoredCandidate, type SearchItem, answeredText } from './items';
 
 /**
@@ -60,19 +60,19 @@ export function packRanked(ranked: readonly ScoredCandidate[], options: PackOpti
  */
 export function saidOnce<C extends ScoredCandidate>(ranked: readonly C[]): C[] {
   const kept: C[] = [];
-  const said = new Map<string, Set<string>>();
+  const said = new Map<string, ReadonlySet<string>>();
   // The words of each kept event, by the facts it includes: a fact's sayers are found without a walk of the kept list.
-  const includedBy = new Map<string, Set<string>[]>();
+  const includedBy = new Map<string, ReadonlySet<string>[]>();
   for (const candidate of ranked) {
     if (candidate.kind === 'fact') {
-      const terms = new Set(analyze(candidate.text));
+      const terms = termSet(candidate.text);
       const sayers = [
         ...candidate.evidence.filter((e) => e.kind === 'mention').map((e) => said.get(`mention\u0000${e.id}`)),
         ...(includedBy.get(candidate.id) ?? []),
       ];
       if (terms.size > 0 && sayers.some((above) => above !== undefined && [...terms].every((t) => above.has(t)))) continue;
     } else if (candidate.kind === 'mention' || candidate.kind === 'event') {
-      const words = new Set(analyze(candidate.text));
+      const words = termSet(candidate.text);
       said.set(`${candidate.kind}\u0000${candidate.id}`, words);
       if (candidate.kind === 'event') {
         for (const e of candidate.evidence) if (e.kind === 'fact') includedBy.set(e.id, [...(includedBy.get(e.id) ?? []), words]);
