@@ -7,7 +7,7 @@ import { type IngestFigures, ingest } from './ingest';
 import { embeddingBacklog, logPositions } from './positions';
 import { type RawLoad, loadRawBaseline } from './raw-baseline';
 import { type MemoryFigures, MemorySampler, cpuOf } from './resources';
-import { type SearchTiming, firstQuestion, questions, searchOnce } from './search';
+import { type SearchTiming, clientTimeOf, firstQuestion, questions, searchOnce } from './search';
 import { type SustainedFigures, sustainedRate } from './sustained';
 import { type CompareShape, type WorkloadSample, emptyWorkloadSample } from './workload';
 
@@ -192,7 +192,7 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
 
 /** A search's times, and how many items it ranked without vectors; or the code it was refused with. */
 function shown(search: SearchTiming): string {
-  if (search.refused !== null) return `refused (${search.refused})`;
+  if (search.refused !== null) return clientTimeOf(search);
   const unembedded = search.unembedded === undefined ? '' : `, ${search.unembedded} items ranked without vectors`;
-  return `${search.clientMs.toFixed(1)} ms client, ${search.serverMs.toFixed(1)} ms server${unembedded}`;
+  return `${clientTimeOf(search)} client, ${search.serverMs.toFixed(1)} ms server${unembedded}`;
 }

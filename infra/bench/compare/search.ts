@@ -61,3 +61,8 @@ export function questions(sample: WorkloadSample, count: number, seed: number): 
   ];
   return Array.from({ length: count }, () => rng.pick(templates)());
 }
+
+/** A search's client time, or the code it was refused with. */
+export function clientTimeOf(search: SearchTiming): string {
+  return search.refused !== null ? `refused (${search.refused})` : `${search.clientMs.toFixed(1)} ms`;
+}

@@ -5,7 +5,7 @@ import { ingest } from '../compare/ingest';
 import { NOTE_OBJECTS, STATUSES, type NamedEntity } from '../compare/names';
 import { loadRawBaseline } from '../compare/raw-baseline';
 import { MemorySampler, cpuOf } from '../compare/resources';
-import { type SearchTiming, searchOnce } from '../compare/search';
+import { type SearchTiming, clientTimeOf, searchOnce } from '../compare/search';
 import { type CompareShape, emptyWorkloadSample } from '../compare/workload';
 import type { ServiceConfig } from '../compare/run-config';
 
@@ -53,7 +53,7 @@ export async function runSearchBench(config: ServiceConfig, shape: CompareShape,
     const ingested = await ingest(server.url, shape, sample, () => cpuOf(server.pid), log);
     log(`   ${ingested.commands.toLocaleString('en')} commands readable after ${ingested.projectedSeconds.toFixed(1)} s`);
     const firstSearch = await searchOnce(server.url, shape.memoryId, `where does ${sample.entities[0]!.name} work?`);
-    log(`   first search ${firstSearch.clientMs.toFixed(1)} ms`);
+    log(`   first search ${clientTimeOf(firstSearch)}`);
     const raw = await loadRawBaseline(server.databaseUrl, shape.memoryId, shape.batchSize);
     log(`   raw INSERTs: ${raw.rows.toLocaleString('en')} rows in ${raw.seconds.toFixed(1)} s`);
     const pool = createPool(server.databaseUrl);
@@ -73,7 +73,7 @@ export async function runSearchBench(config: ServiceConfig, shape: CompareShape,
     log('   restarting the service on the same data');
     await server.restart();
     const firstAfterRestart = await searchOnce(server.url, shape.memoryId, `where does ${focus.name} work?`);
-    log(`   first search after the restart ${firstAfterRestart.clientMs.toFixed(1)} ms`);
+    log(`   first search after the restart ${clientTimeOf(firstAfterRestart)}`);
     sampler.sample();
     return {
       config: config.name,
