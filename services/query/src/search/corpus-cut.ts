@@ -16,7 +16,7 @@ import { dot, textHash } from '@memotrace/search-index';
 import { bestFirst, kthLargest } from './best-first';
 import { type TermPostings, topBm25 } from './top-bm25';
 import { analyze } from './analyze';
-import { type ItemVersion, type MemoryCorpus, compareVersions, nameShownFrom } from './corpus';
+import { type ItemVersion, type MemoryCorpus, nameShownFrom } from './corpus';
 import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
 import { ENTITY_HUB } from './expand';
@@ -313,7 +313,7 @@ export class CutView {
       lengths,
       averageLength: totalLength / n || 1,
       limit: options.limit,
-      tieOrder: (a, c) => compareVersions(versions[a]!, versions[c]!),
+      tieOrder: this.corpus.compareAt,
     });
     return best.map(({ index, score }) => ({ key: versions[index]!.key, score }));
   }
@@ -361,7 +361,7 @@ export class CutView {
         else unembedded += 1;
       }
       for (const [i, score] of this.ownVectorCandidates(table, query, options, ownVectors)) keep(i, score);
-      const best = bestFirst(touched.subarray(0, hits), scores, options.limit, (a, b) => compareVersions(versions[a]!, versions[b]!));
+      const best = bestFirst(touched.subarray(0, hits), scores, options.limit, this.corpus.compareAt);
       return { hits: best.map((i) => ({ key: versions[i]!.key, score: scores[i]! })), unembedded };
     } finally {
       for (let h = 0; h < hits; h++) scores[touched[h]!] = 0;
@@ -420,9 +420,7 @@ export class CutView {
       const naming =
         members.length === 1
           ? this.corpus.namingEntity(entity)
-          : [...new Set(members.flatMap((m) => this.corpus.namingEntity(m)))].sort((a, b) =>
-              compareVersions(this.corpus.versions[a]!, this.corpus.versions[b]!),
-            );
+          : [...new Set(members.flatMap((m) => this.corpus.namingEntity(m)))].sort(this.corpus.compareAt);
       if (this.namedByMore(naming, ENTITY_HUB)) continue;
       for (const i of naming) {
         if (sameEntity.length >= fanOut) break;
