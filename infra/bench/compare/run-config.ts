@@ -7,7 +7,7 @@ import { type IngestFigures, ingest } from './ingest';
 import { embeddingBacklog, logPositions } from './positions';
 import { type RawLoad, loadRawBaseline } from './raw-baseline';
 import { type MemoryFigures, MemorySampler, cpuOf } from './resources';
-import { type SearchTiming, clientTimeOf, firstQuestion, questions, searchOnce } from './search';
+import { type SearchTiming, answeredPercentile, clientTimeOf, firstQuestion, questions, searchOnce } from './search';
 import { type SustainedFigures, sustainedRate } from './sustained';
 import { type CompareShape, type WorkloadSample, emptyWorkloadSample } from './workload';
 
@@ -135,13 +135,9 @@ export async function runConfig(config: ServiceConfig, options: CompareOptions):
     const searches: SearchTiming[] = [];
     for (const question of questions(sample, options.searches, options.seed + 2))
       searches.push(await searchOnce(server.url, shape.memoryId, question));
-    const answered = searches.filter((s) => s.refused === null).map((s) => s.clientMs);
     log(
-      `   ${searches.length} searches: ` +
-        (answered.length === 0
-          ? `all refused (${searches[0]?.refused})`
-          : `p50 ${percentile(answered, 50).toFixed(1)} ms, p95 ${percentile(answered, 95).toFixed(1)} ms client; ` +
-            `${searches.length - answered.length} refused, ${searches.filter((s) => s.refused === null && s.items === 0).length} found nothing`),
+      `   ${searches.length} searches: p50 ${answeredPercentile(searches, 50)}, p95 ${answeredPercentile(searches, 95)} client; ` +
+        `${searches.filter((s) => s.refused === null && s.items === 0).length} found nothing`,
     );
     await noteBacklog('searches end');
 

@@ -1,3 +1,4 @@
+import { percentile } from '../stats';
 import { Rng } from '../scale/rng';
 import { request } from './http';
 import { NOTE_OBJECTS, NOTE_VERBS, STATUSES } from './names';
@@ -65,4 +66,12 @@ export function questions(sample: WorkloadSample, count: number, seed: number): 
 /** A search's client time, or the code it was refused with. */
 export function clientTimeOf(search: SearchTiming): string {
   return search.refused !== null ? `refused (${search.refused})` : `${search.clientMs.toFixed(1)} ms`;
+}
+
+/** The `q`-th percentile of the client times of the searches answered, and how many were refused. */
+export function answeredPercentile(searches: readonly SearchTiming[], q: number): string {
+  const answered = searches.filter((s) => s.refused === null).map((s) => s.clientMs);
+  if (answered.length === 0) return `all ${searches.length} refused (${searches[0]?.refused})`;
+  const refused = searches.length - answered.length;
+  return `${percentile(answered, q).toFixed(1)} ms${refused > 0 ? ` (${refused} refused)` : ''}`;
 }

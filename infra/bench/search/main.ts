@@ -1,6 +1,5 @@
 import { cpus, totalmem } from 'node:os';
-import { percentile } from '../stats';
-import { type SearchTiming, clientTimeOf } from '../compare/search';
+import { answeredPercentile, clientTimeOf } from '../compare/search';
 import type { CompareShape } from '../compare/workload';
 import { configsNamed } from '../compare/run-config';
 import { integerSetting } from '../settings';
@@ -32,15 +31,6 @@ function versionsArgument(argv: readonly string[]): string | undefined {
 
 function report(f: RunFigures): string[] {
   const large = f.versions >= 1_000_000;
-  const p = (ts: SearchTiming[], q: number) => {
-    const answered = ts.filter((t) => t.refused === null);
-    if (answered.length === 0) return `all ${ts.length} refused (${ts[0]?.refused})`;
-    const refused = ts.length - answered.length;
-    return `${percentile(
-      answered.map((t) => t.clientMs),
-      q,
-    ).toFixed(1)} ms${refused > 0 ? ` (${refused} refused)` : ''}`;
-  };
   const rss = (f.peakServiceRssBytes + f.peakChildRssBytes) / 1024 ** 2;
   const ratio = f.rawSeconds / f.ingestSeconds;
   const target = large ? 50 : 30;
@@ -49,8 +39,8 @@ function report(f: RunFigures): string[] {
     '|---|---|---|',
     `| first search | ${clientTimeOf(f.firstSearch)} | <= 250 ms |`,
     `| first search after a restart | ${clientTimeOf(f.firstAfterRestart)} | <= 250 ms |`,
-    `| common words, p50 / p95 | ${p(f.common, 50)} / ${p(f.common, 95)} | p95 <= ${target} ms |`,
-    `| rare words, p50 / p95 | ${p(f.rare, 50)} / ${p(f.rare, 95)} | p95 <= ${target} ms |`,
+    `| common words, p50 / p95 | ${answeredPercentile(f.common, 50)} / ${answeredPercentile(f.common, 95)} | p95 <= ${target} ms |`,
+    `| rare words, p50 / p95 | ${answeredPercentile(f.rare, 50)} / ${answeredPercentile(f.rare, 95)} | p95 <= ${target} ms |`,
     `| service + embedder RSS, peak | ${rss.toFixed(0)} MiB (service ${(f.peakServiceRssBytes / 1024 ** 2).toFixed(0)}) | ${large ? '< 1 GB' : ''} |`,
     `| ingest until readable vs raw multi-row INSERT | ${ratio.toFixed(2)}x (${f.ingestSeconds.toFixed(1)} s vs ${f.rawSeconds.toFixed(1)} s) ` +
       '| >= 0.3x |',

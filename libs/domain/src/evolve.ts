@@ -222,6 +222,7 @@ function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant)
         recordedTo: null,
       };
       let fact = state.facts.get(opened.id);
+      let before: FactVersion | undefined;
       if (!fact) {
         // A fact's src, rel and dst never change (the deciders refuse it): its first version names them.
         // A literal array, not a push into an empty one: V8 gives a pushed-into array room for 16.
@@ -235,14 +236,13 @@ function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant)
         };
         state.facts.set(opened.id, fact);
         indexSubject(state, fact);
-        slotMoved(state, fact, undefined);
-        return;
+      } else {
+        // Its literal was erased: this assertion names it again, as new content.
+        if (fact.dst === null) fact.dst = dst;
+        before = openVersion(fact.versions);
+        closeOpen(fact.versions, at);
+        fact.versions = appended(fact.versions, version);
       }
-      // Its literal was erased: this assertion names it again, as new content.
-      if (fact.dst === null) fact.dst = dst;
-      const before = openVersion(fact.versions);
-      closeOpen(fact.versions, at);
-      fact.versions = appended(fact.versions, version);
       slotMoved(state, fact, before);
       return;
     }

@@ -1,5 +1,5 @@
-import type { SearchCut, SearchableKind } from './documents';
-import { SEARCHABLE_KINDS } from './documents';
+import { type ItemKind, SEARCH_ITEM_KINDS } from '@memotrace/domain';
+import type { SearchCut } from './documents';
 import { docFields } from './visible-intervals';
 
 /**
@@ -13,7 +13,7 @@ import { docFields } from './visible-intervals';
  * '*' tests the validity field of the kinds whose rule has a validity, and nothing of the others.
  * An erased version (kept for the rules of the items including it) is in no cut as an item.
  */
-export function cutFilter(memoryId: string, cut: SearchCut, kinds: readonly SearchableKind[] = SEARCHABLE_KINDS): Record<string, unknown>[] {
+export function cutFilter(memoryId: string, cut: SearchCut, kinds: readonly ItemKind[] = SEARCH_ITEM_KINDS): Record<string, unknown>[] {
   const filters: Record<string, unknown>[] = [
     { term: { memoryId } },
     { terms: { kind: [...kinds] } },
@@ -22,7 +22,7 @@ export function cutFilter(memoryId: string, cut: SearchCut, kinds: readonly Sear
   ];
   if (cut.validAt !== '*') {
     // Kinds grouped by the field of their validity (null: their rule has none).
-    const byValidity = new Map<string | null, SearchableKind[]>();
+    const byValidity = new Map<string | null, ItemKind[]>();
     for (const kind of kinds) {
       const field = docFields(kind).validity ?? null;
       byValidity.set(field, [...(byValidity.get(field) ?? []), kind]);

@@ -1,10 +1,8 @@
-import { type Instant, type ItemKind, SEARCH_ITEM_KINDS } from '@memotrace/domain';
+import type { Instant, ItemKind } from '@memotrace/domain';
 import type { Interval } from './intervals';
 
 /** What the index holds: the search items, and `entity` docs that only carry names for rendering fact text (searches never return them). */
 export type IndexedKind = ItemKind | 'entity';
-export type SearchableKind = ItemKind;
-export const SEARCHABLE_KINDS: readonly SearchableKind[] = SEARCH_ITEM_KINDS;
 
 /**
  * One searchable item (a fact version, an event or episode version, a mention).
@@ -47,7 +45,7 @@ export interface SearchDoc {
 /** A ranked hit: which item, how it scored. */
 export interface ScoredItem {
   itemKey: string;
-  kind: SearchableKind;
+  kind: ItemKind;
   itemId: string;
   score: number;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Instant } from '@memotrace/domain';
+import type { Instant, ItemKind } from '@memotrace/domain';
 import { Client } from '@opensearch-project/opensearch';
 import { cutFilter } from './cut-filter';
 import {
@@ -11,7 +11,6 @@ import {
   type ScoredItem,
   type SearchCut,
   type SearchDoc,
-  type SearchableKind,
   itemMappings,
 } from './documents';
 import { type Interval } from './intervals';
@@ -157,7 +156,7 @@ export class OpenSearchItemIndex {
   }
 
   /** BM25 over `text`, only among the items the cut shows. */
-  async bm25(memoryId: string, text: string, cut: SearchCut, k: number, kinds?: readonly SearchableKind[]): Promise<ScoredItem[]> {
+  async bm25(memoryId: string, text: string, cut: SearchCut, k: number, kinds?: readonly ItemKind[]): Promise<ScoredItem[]> {
     const hits = await this.rawSearch(
       {
         size: k,
@@ -170,7 +169,7 @@ export class OpenSearchItemIndex {
   }
 
   /** Approximate k-NN (lucene HNSW, cosine) with the cut as the k-NN query's own filter. Scores are (1 + cos) / 2. */
-  async knn(memoryId: string, vector: readonly number[], cut: SearchCut, k: number, kinds?: readonly SearchableKind[]): Promise<ScoredItem[]> {
+  async knn(memoryId: string, vector: readonly number[], cut: SearchCut, k: number, kinds?: readonly ItemKind[]): Promise<ScoredItem[]> {
     const hits = await this.rawSearch(
       {
         size: k,
@@ -183,7 +182,7 @@ export class OpenSearchItemIndex {
   }
 
   /** Every item the cut shows (filter only, no ranking), as `kind:itemId` sorted; for checks and small memories. */
-  async visible(memoryId: string, cut: SearchCut, kinds?: readonly SearchableKind[]): Promise<string[]> {
+  async visible(memoryId: string, cut: SearchCut, kinds?: readonly ItemKind[]): Promise<string[]> {
     const hits = await this.rawSearch(
       { size: 10000, _source: ['kind', 'itemId'], query: { bool: { filter: cutFilter(memoryId, cut, kinds) } } },
       memoryId,
@@ -244,7 +243,7 @@ function fromSource(source: Source): SearchDoc {
 }
 
 function toScored(hit: Hit): ScoredItem {
-  return { itemKey: hit._source.itemKey, kind: hit._source.kind as SearchableKind, itemId: hit._source.itemId, score: hit._score ?? 0 };
+  return { itemKey: hit._source.itemKey, kind: hit._source.kind as ItemKind, itemId: hit._source.itemId, score: hit._score ?? 0 };
 }
 
 function isAlreadyExists(error: unknown): boolean {

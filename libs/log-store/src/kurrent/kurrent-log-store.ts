@@ -203,9 +203,7 @@ export class KurrentLogStore implements LogStore {
   }
 
   async readStreamContent(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordContent[]> {
-    return (await this.readStream(streamId, maxCount === undefined ? { fromRevision } : { fromRevision, maxCount })).map(
-      ({ type, data, metadata }) => ({ type, data, metadata }),
-    );
+    return (await this.readStream(streamId, { fromRevision, maxCount })).map(({ type, data, metadata }) => ({ type, data, metadata }));
   }
 
   async readAllContent(options: ReadAllOptions): Promise<PositionedRecordContent[]> {

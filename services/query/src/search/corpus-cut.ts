@@ -3,6 +3,7 @@ import {
   type Cut,
   type CutKind,
   type EntityNameRow,
+  type ItemKind,
   type MergeRecord,
   KIND_RANK,
   type RecordRule,
@@ -21,7 +22,7 @@ import type { CorpusVectors } from './corpus-vectors';
 import type { CutItems, NearestOptions, NearestResult, VectorStore } from './cut-items';
 import { ENTITY_HUB } from './expand';
 import { innerProductError, innerProductTop } from './inner-product-top';
-import { type Candidate, type ItemKind, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
+import { type Candidate, episodeCandidate, eventCandidate, factCandidate, mentionCandidate } from './items';
 import { type RecallHit, itemKey } from './recall-backend';
 
 /**

@@ -5,6 +5,7 @@ import {
   type EpochMs,
   type FactVersionRow,
   type Instant,
+  type ItemKind,
   type MergeRecord,
   type Participant,
   type SearchDelta,
@@ -14,7 +15,6 @@ import {
 import { analyze } from './analyze';
 import { CorpusVectors } from './corpus-vectors';
 import { byDocumentOrder } from './expand';
-import type { ItemKind } from './items';
 import { itemKey } from './recall-backend';
 
 /** Read once: a function imported from a package that re-exports it is a getter call per use under tsx. */
@@ -55,10 +55,6 @@ export interface ItemVersion {
   docId?: string;
   speaker?: string | null;
   mentionText?: string;
-}
-
-export function compareVersions(a: ItemVersion, b: ItemVersion): number {
-  return KIND_RANK[a.kind] - KIND_RANK[b.kind] || compareIds(a.id, b.id);
 }
 
 /** Answer order of two item keys (`itemKey`). */
@@ -272,7 +268,7 @@ export class MemoryCorpus {
   erased = new Uint8Array(1024);
   readonly postings = new Map<string, Postings>();
 
-  /** `compareVersions` of two versions by index, from the kinds column: ranking breaks many ties with it. */
+  /** Answer order of two versions by index (kinds in KIND_RANK order, by id within a kind), from the kinds column. */
   readonly compareAt = (a: number, b: number): number => this.kinds[a]! - this.kinds[b]! || compareIds(this.versions[a]!.id, this.versions[b]!.id);
 
   /** Versions of each item (kind + id), oldest first. */
@@ -298,7 +294,7 @@ export class MemoryCorpus {
   validityBound = Number.NEGATIVE_INFINITY;
   /** Counts the deltas applied: a cut's view is only valid for the generation it was made of. */
   generation = 0;
-  private readonly answerOrder = (a: number, b: number) => compareVersions(this.versions[a]!, this.versions[b]!) || a - b;
+  private readonly answerOrder = (a: number, b: number) => this.compareAt(a, b) || a - b;
   private readonly byEntityRefs = new RefLists(this.answerOrder);
   private readonly evidenceRefs = new RefLists(this.answerOrder);
   private readonly docTurns = new RefLists((a, b) => byDocumentOrder(this.versions[a]!, this.versions[b]!));

@@ -5,7 +5,6 @@ import { factText, mentionText, relationPhrase } from '@memotrace/search-index';
  * Search items (SPEC §4) built from the views of one cut, and how each is rendered
  * as text. Pure: entity names come in as a lookup.
  */
-export type { ItemKind };
 
 export interface EvidenceRef {
   kind: ItemKind;

@@ -1,5 +1,6 @@
 import { termSet } from './analyze';
-import { type ItemKind, type ScoredCandidate, type SearchItem, answeredText } from './items';
+import type { ItemKind } from '@memotrace/domain';
+import { type ScoredCandidate, type SearchItem, answeredText } from './items';
 
 /**
  * Packing of one cut's ranked items under `k` and a token budget (SPEC §4 search, 5.0), pure.

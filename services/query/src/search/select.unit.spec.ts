@@ -1,7 +1,8 @@
 import { searchResponse } from '@memotrace/contracts';
 import fc from 'fast-check';
 import { cl100k } from './cl100k';
-import type { ItemKind, ScoredCandidate } from './items';
+import type { ItemKind } from '@memotrace/domain';
+import type { ScoredCandidate } from './items';
 import { type TokenCounter, packRanked, saidOnce } from './select';
 
 const T = '2024-05-06T09:00:00.000Z';
