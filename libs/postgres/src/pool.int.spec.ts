@@ -25,6 +25,18 @@ describe('createPool type parsers against the server', () => {
     );
     expect(rows.map((row) => row.value)).toEqual(arrays);
   });
+
+  it('fails the next query of a checked-out connection lost between two queries, not the process, and drops it', async () => {
+    const client = await db.pool.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    // The server's notice of the termination arrives while no query runs on this connection.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(client.query('SELECT 1')).rejects.toThrow(/terminat|not queryable|Connection terminated/);
+    client.release();
+    const again = await db.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  });
 });
 
 describe('inTransaction', () => {

@@ -60,6 +60,10 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   // An idle client dying (server restart, DROP DATABASE ... FORCE) emits 'error' on the
   // pool; unhandled it would crash the process. The pool already discards that client.
   pool.on('error', () => undefined);
+  // A checked-out client has no 'error' listener of the pool's: a connection lost between two
+  // queries (the server stopping) would be an uncaught error. Its next query fails instead, and
+  // the pool drops it on release, as it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -70,10 +74,6 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
-  // A checked-out client has no 'error' listener of the pool's: a connection lost between two
-  // queries (the server stopping) would be an uncaught error. The next query fails with it instead.
-  const lost = (error: Error) => (broken = error);
-  client.on('error', lost);
   try {
     await client.query(begin);
     const result = await work(client);
@@ -83,7 +83,6 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
     throw error;
   } finally {
-    client.removeListener('error', lost);
     client.release(broken);
   }
 }
