@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFileSync, statfsSync } from 'node:fs';
 import { chmod, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { type RunningPostgres, startEmbeddedPostgres } from '@memotrace/postgres
 import { readConfig } from '@memotrace/runtime';
 import pino from 'pino';
 import { type RunningService, startMemoTrace } from './app';
+import { startServiceProcess } from './testing/service-process';
 
 /**
  * Faults of the service's own database (docs/operations.md): the embedded PostgreSQL's postmaster is
@@ -145,25 +146,9 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'running'
   }
 }
 
-/** `npm start`'s own process on `dataDir` (embedded database, no embeddings) on a free port, once it listens. */
-async function startServiceProcess(dataDir: string, started: (child: ChildProcess) => void) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/memotrace/src/main.ts'], {
-    cwd: path.resolve(__dirname, '../../..'),
-    env: { ...process.env, DATABASE_URL: '', MEMOTRACE_DATA_DIR: dataDir, PORT: '0', EMBEDDINGS: 'off', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started(child);
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const listening = /Server listening at (http:\/\/[^"\s]+)/;
-  for (const deadline = Date.now() + 90_000; !listening.test(output);) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return { url: listening.exec(output)![1]!, output: () => output, exited };
-}
+/** The service's own process on `dataDir` (embedded database, no embeddings), once it is ready. */
+const startServiceOn = (dataDir: string) =>
+  startServiceProcess({ env: { DATABASE_URL: undefined, MEMOTRACE_DATA_DIR: dataDir, EMBEDDINGS: 'off', LOG_LEVEL: 'info' } });
 
 describe('the embedded database killed for good', () => {
   it('ends the service with a non-zero exit and a line that says why', async () => {
@@ -171,13 +156,14 @@ describe('the embedded database killed for good', () => {
     await chmod(dataDir, 0o755);
     let child: ChildProcess | undefined;
     try {
-      const { output, exited } = await startServiceProcess(dataDir, (c) => (child = c));
+      const service = await startServiceOn(dataDir);
+      child = service.child;
       const pg = path.join(dataDir, 'pg');
       process.kill(Number(readFileSync(path.join(pg, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGKILL');
       await rename(pg, `${pg}-moved`); // nothing to start from any more
-      const code = await within(exited, 45_000);
+      const code = await within(service.exited, 45_000);
       expect(code).toBe(1);
-      expect(output()).toMatch(/could not be started again/);
+      expect(service.output()).toMatch(/could not be started again/);
     } finally {
       child?.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
@@ -244,7 +230,9 @@ describe('a full disk under the data directory', () => {
       execFile('mount', ['-t', 'tmpfs', '-o', 'size=256m,mode=0755', 'tmpfs', dir], (error) => (error ? reject(error) : resolve())),
     );
     mounted = dir;
-    const { url, output } = await startServiceProcess(dir, (c) => (child = c));
+    const service = await startServiceOn(dir);
+    child = service.child;
+    const { url, output } = service;
     // Everything left but a few kilobytes goes to one file; removing it gives the space back.
     const filler = path.join(dir, 'filler');
     const { bavail, bsize } = statfsSync(dir);

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { type ServiceProcess, startServiceProcess } from './testing/service-process';
 import { apiAt } from './testing/test-service';
 
 /**
@@ -16,62 +16,32 @@ import { apiAt } from './testing/test-service';
  * which a busy machine makes a matter of luck. A service killed that way leaves its PostgreSQL
  * running; the last test shows the next start stopping it.
  */
-const repo = resolve(__dirname, '../../..');
 const RUNS = 4;
 const PINO_ERROR = 50;
 const STOP_WITHIN_MS = 20_000;
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-}
-
-async function startService(dataDir: string): Promise<Running> {
-  const env: NodeJS.ProcessEnv = { ...process.env, MEMOTRACE_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
-  // The embedded PostgreSQL, and neither Kafka nor OpenSearch (npm test exports them for their own specs).
-  delete env['DATABASE_URL'];
-  delete env['KAFKA_BROKERS'];
-  delete env['OPENSEARCH_URL'];
-  // A process group of its own, as a terminal gives `npm start`: the signal goes to all of it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/memotrace/src/main.ts'], {
-    cwd: repo,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const url = /MemoTrace listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-    if (url) return { child, url, output: () => ({ stdout, stderr }), exited };
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${stdout}${stderr}`);
-    if (Date.now() > deadline) {
-      process.kill(-child.pid!, 'SIGTERM');
-      throw new Error(`the service did not listen within 60 s:\n${stdout}${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/**
+ * The service from its sources with the embedded PostgreSQL, in a process group of its own as a
+ * terminal gives `npm start`: the signal goes to all of it.
+ */
+const startService = (dataDir: string) =>
+  startServiceProcess({ env: { MEMOTRACE_DATA_DIR: dataDir, LOG_LEVEL: 'info', DATABASE_URL: undefined }, detached: true });
 
 const entities = (memoryId: string, batch: number) =>
   Array.from({ length: 1000 }, (_, i) => ({ op: 'UPSERT_ENTITY', entityId: `${memoryId}-${batch}-${i}`, name: `Person ${batch} ${i}` }));
 
 /** The service's log, every line a JSON record (a raw stack trace on stderr is no log line). */
-function logOf(running: Running): { level: number; msg?: string }[] {
-  const { stdout, stderr } = running.output();
-  const lines = (stdout + stderr).split('\n').filter((line) => line.trim() !== '');
+function logOf(running: ServiceProcess): { level: number; msg?: string }[] {
+  const lines = running
+    .output()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   expect(lines.filter((line) => !line.startsWith('{'))).toEqual([]);
   return lines.map((line) => JSON.parse(line) as { level: number; msg?: string });
 }
 
 /** Ctrl-C: SIGINT to the process group; the service exits 0, promptly, having logged no error and stopped its PostgreSQL. */
-async function interrupt(running: Running, dataDir: string): Promise<void> {
+async function interrupt(running: ServiceProcess, dataDir: string): Promise<void> {
   const signalled = Date.now();
   process.kill(-running.child.pid!, 'SIGINT');
   const code = await running.exited;
@@ -88,7 +58,7 @@ async function interrupt(running: Running, dataDir: string): Promise<void> {
 describe('Ctrl-C on the service (SIGINT to its process group)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'memotrace-shutdown-'));
   chmodSync(dataDir, 0o755); // postgres, run as its own user when the tests run as root, reads it
-  let running: Running | undefined;
+  let running: ServiceProcess | undefined;
   afterAll(async () => {
     if (running && running.child.exitCode === null) {
       process.kill(running.child.pid!, 'SIGTERM');

@@ -1,11 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { type Command, decideBatch, initialState } from '@memotrace/domain';
 import { PostgresLogStore } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { createPool } from '@memotrace/postgres';
-import { findFreePort } from '@memotrace/postgres/free-port';
 import { createTestDatabase } from '@memotrace/postgres/testing';
+import { SERVICE_FROM_SOURCES, type ServiceProcess, startServiceProcess } from './testing/service-process';
 import { apiAt } from './testing/test-service';
 
 /**
@@ -16,7 +14,6 @@ import { apiAt } from './testing/test-service';
  * 160 MB of old space hold the service's own ~60 MB and, at about 500 bytes a folded record,
  * not the 300,000 records of the big memory: folded whole, it would exhaust the heap.
  */
-const repo = resolve(__dirname, '../../..');
 const HEAP_MB = 160;
 const BIG_RECORDS = 300_000;
 const TIMEOUT_MS = 240_000;
@@ -63,44 +60,9 @@ async function appendBigMemory(databaseUrl: string, memoryId: string): Promise<v
   }
 }
 
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startService(databaseUrl: string, port: number): Promise<Running> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', EMBEDDINGS: 'off' };
-  // The bounds follow the heap: none is set here.
-  for (const name of ['KAFKA_BROKERS', 'OPENSEARCH_URL', 'STATE_CACHE_RECORDS', 'SEARCH_CACHE_VERSIONS']) delete env[name];
-  const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', 'services/memotrace/src/main.ts'], {
-    cwd: repo,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ready) return { child, output: () => output, exited };
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the service was not ready within 60 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 describe(`the service in a ${HEAP_MB} MB heap beside a memory larger than it holds`, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let running: Running | undefined;
+  let running: ServiceProcess | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
   }, TIMEOUT_MS);
@@ -115,9 +77,12 @@ describe(`the service in a ${HEAP_MB} MB heap beside a memory larger than it hol
   it(
     'refuses the big memory with 503 MEMORY_TOO_LARGE and SEARCH_TOO_LARGE and serves every other one',
     async () => {
-      const port = await findFreePort();
-      running = await startService(database.url, port);
-      const api = apiAt(`http://127.0.0.1:${port}`);
+      running = await startServiceProcess({
+        args: [`--max-old-space-size=${HEAP_MB}`, ...SERVICE_FROM_SOURCES],
+        // The bounds follow the heap: none is set here.
+        env: { DATABASE_URL: database.url, LOG_LEVEL: 'warn', EMBEDDINGS: 'off', STATE_CACHE_RECORDS: undefined, SEARCH_CACHE_VERSIONS: undefined },
+      });
+      const api = apiAt(running.url);
       const alice = [
         { op: 'UPSERT_ENTITY', entityId: 'alice', name: 'Alice Moreau' },
         { op: 'UPSERT_ENTITY', entityId: 'acme', name: 'Acme' },
