@@ -61,27 +61,36 @@ export function packRanked(ranked: readonly ScoredCandidate[], options: PackOpti
  */
 export function saidOnce<C extends ScoredCandidate>(ranked: readonly C[]): C[] {
   const kept: C[] = [];
-  const said = new Map<string, ReadonlySet<string>>();
-  // The words of each kept event, by the facts it includes: a fact's sayers are found without a walk of the kept list.
-  const includedBy = new Map<string, ReadonlySet<string>[]>();
+  // The texts of the kept mentions and events, analysed only when a fact below asks (most never are).
+  const said = new Map<string, string>();
+  // The texts of each kept event, by the facts it includes: a fact's sayers are found without a walk of the kept list.
+  const includedBy = new Map<string, string[]>();
   for (const candidate of ranked) {
     if (candidate.kind === 'fact') {
-      const terms = termSet(candidate.text);
       const sayers = [
-        ...candidate.evidence.filter((e) => e.kind === 'mention').map((e) => said.get(`mention\u0000${e.id}`)),
+        ...candidate.evidence.flatMap((e) => (e.kind === 'mention' ? (said.get(`mention\u0000${e.id}`) ?? []) : [])),
         ...(includedBy.get(candidate.id) ?? []),
       ];
-      if (terms.size > 0 && sayers.some((above) => above !== undefined && [...terms].every((t) => above.has(t)))) continue;
+      if (sayers.length > 0 && saysAll(sayers, termSet(candidate.text))) continue;
     } else if (candidate.kind === 'mention' || candidate.kind === 'event') {
-      const words = termSet(candidate.text);
-      said.set(`${candidate.kind}\u0000${candidate.id}`, words);
+      said.set(`${candidate.kind}\u0000${candidate.id}`, candidate.text);
       if (candidate.kind === 'event') {
-        for (const e of candidate.evidence) if (e.kind === 'fact') includedBy.set(e.id, [...(includedBy.get(e.id) ?? []), words]);
+        for (const e of candidate.evidence) if (e.kind === 'fact') includedBy.set(e.id, [...(includedBy.get(e.id) ?? []), candidate.text]);
       }
     }
     kept.push(candidate);
   }
   return kept;
+}
+
+/** Whether one of the texts has every one of the words (none: nothing is said). */
+function saysAll(texts: readonly string[], words: ReadonlySet<string>): boolean {
+  if (words.size === 0) return false;
+  return texts.some((text) => {
+    const above = termSet(text);
+    for (const word of words) if (!above.has(word)) return false;
+    return true;
+  });
 }
 
 /** Fixed key order, optional time fields only when present. */
