@@ -13,10 +13,15 @@ export async function storedHashes(db: Queryable, model: string, hashes: readonl
   return new Set(rows.map((r) => r.text_hash));
 }
 
+/**
+ * Stores vectors as `real[]`, each sent in the array's binary form: as text, every float would be
+ * written out in decimal on the service's event loop, which the search projection's backlog of
+ * vectors keeps busy enough to hold up searches.
+ */
 export async function storeVectors(db: Queryable, model: string, entries: readonly { hash: string; vector: Float32Array }[]): Promise<void> {
   if (entries.length === 0) return;
   const values = entries.map((_, i) => `($1, $${2 * i + 2}, $${2 * i + 3}::real[])`).join(', ');
-  const params = entries.flatMap((e) => [e.hash, Array.from(e.vector)]);
+  const params = entries.flatMap((e) => [e.hash, arraySendOfFloats(e.vector)]);
   await db.query(`INSERT INTO si_vectors (model, text_hash, vector) VALUES ${values} ON CONFLICT (model, text_hash) DO NOTHING`, [model, ...params]);
 }
 
@@ -60,7 +65,28 @@ export async function vectorsSince(db: Queryable, model: string, memoryId: strin
   };
 }
 
-/** A one-dimensional `real[]` in PostgreSQL's binary form (`array_send`): a 20-byte header, then length-prefixed big-endian floats. */
+const FLOAT4_OID = 700;
+
+/**
+ * A one-dimensional `real[]` in PostgreSQL's binary form (what `array_send` gives and `array_recv`
+ * reads; pg sends a Buffer parameter in binary): a 20-byte header (dimensions, null flag, element
+ * type, length, lower bound), then each float as a 4-byte length and its big-endian bytes.
+ */
+export function arraySendOfFloats(vector: Float32Array): Buffer {
+  const bytes = Buffer.allocUnsafe(20 + 8 * vector.length);
+  bytes.writeInt32BE(1, 0);
+  bytes.writeInt32BE(0, 4);
+  bytes.writeInt32BE(FLOAT4_OID, 8);
+  bytes.writeInt32BE(vector.length, 12);
+  bytes.writeInt32BE(1, 16);
+  for (let i = 0, at = 20; i < vector.length; i++, at += 8) {
+    bytes.writeInt32BE(4, at);
+    bytes.writeFloatBE(vector[i]!, at + 4);
+  }
+  return bytes;
+}
+
+/** A one-dimensional `real[]` in PostgreSQL's binary form (`arraySendOfFloats`). */
 function floatsOfArraySend(bytes: Buffer): Float32Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getInt32(0) !== 1) throw new Error(`a stored vector has ${view.getInt32(0)} dimensions, expected 1`);
