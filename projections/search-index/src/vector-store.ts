@@ -72,7 +72,7 @@ const FLOAT4_OID = 700;
  * reads; pg sends a Buffer parameter in binary): a 20-byte header (dimensions, null flag, element
  * type, length, lower bound), then each float as a 4-byte length and its big-endian bytes.
  */
-export function arraySendOfFloats(vector: Float32Array): Buffer {
+function arraySendOfFloats(vector: Float32Array): Buffer {
   const bytes = Buffer.allocUnsafe(20 + 8 * vector.length);
   bytes.writeInt32BE(1, 0);
   bytes.writeInt32BE(0, 4);
