@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from './testing/test-database';
 
 jest.setTimeout(60_000);
 
-describe('createPool type parsers against the server', () => {
+describe('createPool against the server', () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createTestDatabase();
