@@ -122,12 +122,12 @@ export class VectorLookup {
       else if ((this.misses.get(`${model}\u0000${hash}`) ?? 0) < now - ttl) wanted.push(hash);
     }
     if (wanted.length > 0) {
-      const { rows } = await this.db.query<{ text_hash: string; vector: number[] }>(
-        'SELECT text_hash, vector FROM si_vectors WHERE model = $1 AND text_hash = ANY($2)',
+      const { rows } = await this.db.query<{ text_hash: string; vector: Buffer }>(
+        'SELECT text_hash, array_send(vector) AS vector FROM si_vectors WHERE model = $1 AND text_hash = ANY($2)',
         [model, wanted],
       );
       for (const row of rows) {
-        const vector = Float32Array.from(row.vector.map(Number));
+        const vector = floatsOfArraySend(row.vector);
         found.set(row.text_hash, vector);
         this.remember(`${model}\u0000${row.text_hash}`, vector);
       }

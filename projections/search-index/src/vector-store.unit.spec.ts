@@ -1,5 +1,16 @@
 import { VectorLookup } from './vector-store';
 
+/** A `real[]` as `array_send` gives it: dimensions, null flag, element type, length, lower bound, then each float with its length. */
+function arraySend(vector: readonly number[]): Buffer {
+  const bytes = Buffer.alloc(20 + 8 * vector.length);
+  [1, 0, 700, vector.length, 1].forEach((field, i) => bytes.writeInt32BE(field, 4 * i));
+  vector.forEach((value, i) => {
+    bytes.writeInt32BE(4, 20 + 8 * i);
+    bytes.writeFloatBE(value, 24 + 8 * i);
+  });
+  return bytes;
+}
+
 /** A database of vectors by hash that counts the hashes it is asked for. */
 function db(stored: Record<string, number[]>) {
   const asked: string[][] = [];
@@ -7,7 +18,7 @@ function db(stored: Record<string, number[]>) {
     asked,
     query: async (_sql: string, [, hashes]: [string, string[]]) => {
       asked.push([...hashes].sort());
-      return { rows: hashes.filter((h) => h in stored).map((h) => ({ text_hash: h, vector: stored[h]! })) };
+      return { rows: hashes.filter((h) => h in stored).map((h) => ({ text_hash: h, vector: arraySend(stored[h]!) })) };
     },
   };
 }
