@@ -22,6 +22,8 @@ export interface RuntimeConfig {
   openSearchUrl: string | undefined;
   /** Most item versions the search corpora keep in memory over all memories (SEARCH_CACHE_VERSIONS). */
   searchCacheVersions: number;
+  /** How long a search with `minPosition` waits for the search indexes (vectors, OpenSearch) to reach it (SEARCH_INDEX_WAIT_MS). */
+  searchIndexWaitMs: number;
   /** Most log records the write side keeps folded over all memories (STATE_CACHE_RECORDS). */
   stateCacheRecords: number;
   /** Milliseconds between retention sweeps of a writing process (RETENTION_SWEEP_MS); 0 turns them off. */
@@ -65,6 +67,13 @@ export function heapBounds(heapLimitBytes: number): { stateCacheRecords: number;
   };
 }
 
+/**
+ * Two seconds: a search right after a write waits at most this long for the vectors of what was
+ * written (a turn embeds in tens of milliseconds; a whole conversation's backlog does not, and is
+ * then ranked by BM25 until it is embedded).
+ */
+export const DEFAULT_SEARCH_INDEX_WAIT_MS = 2_000;
+
 /** A minute: a relation's retention is kept to within a minute, and a sweep of memories without due facts reads little. */
 export const DEFAULT_RETENTION_SWEEP_MS = 60_000;
 
@@ -92,6 +101,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
     kafka: readKafkaConfig(env),
     openSearchUrl: nonEmpty(env['OPENSEARCH_URL']),
     searchCacheVersions: positiveInteger('SEARCH_CACHE_VERSIONS', env['SEARCH_CACHE_VERSIONS'], bounds.searchCacheVersions),
+    searchIndexWaitMs: nonNegativeInteger('SEARCH_INDEX_WAIT_MS', env['SEARCH_INDEX_WAIT_MS'], DEFAULT_SEARCH_INDEX_WAIT_MS),
     stateCacheRecords: positiveInteger('STATE_CACHE_RECORDS', env['STATE_CACHE_RECORDS'], bounds.stateCacheRecords),
     retentionSweepMs: nonNegativeInteger('RETENTION_SWEEP_MS', env['RETENTION_SWEEP_MS'], DEFAULT_RETENTION_SWEEP_MS),
     extractionGate: unitInterval('EXTRACTION_GATE', env['EXTRACTION_GATE'], DEFAULT_EXTRACTION_GATE),

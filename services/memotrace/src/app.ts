@@ -23,6 +23,7 @@ import { registerMcpRoute } from '@memotrace/mcp-service';
 import type { Sealer } from '@memotrace/memory-log';
 import {
   RebuildJob,
+  type RunningProjector,
   registerAdminRoutes,
   runOpenSearchProjector,
   runReadModelProjector,
@@ -31,8 +32,11 @@ import {
 import {
   EMBEDDING_PROVIDER,
   OPENSEARCH_INDEX,
+  OPENSEARCH_PROGRESS,
   PROJECTION_PROGRESS,
+  type ProjectionProgress,
   QUERY_ROUTE_DEPS,
+  SEARCH_INDEX_PROGRESS,
   queryModule,
   registerQueryRoutes,
 } from '@memotrace/query-service';
@@ -86,7 +90,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   const container = new Container();
   await container.load(infraModule(config, database), commandModule, queryModule);
   if (options.seal) container.bind(SEALER).toConstantValue(options.seal);
-  container.bind(PROJECTION_PROGRESS).toConstantValue({ waitFor: (position, timeoutMs) => projector.waitForPosition(position, timeoutMs) });
+  container.bind(PROJECTION_PROGRESS).toConstantValue(progressOf(projector));
   // Search vectors: a projector of its own; search falls back to BM25 while the model is unavailable.
   // Queries embed their own text at the service's priority; the log's texts are embedded at idle priority.
   const embeddings = options.embeddings === undefined ? embeddingsFromEnv() : (options.embeddings ?? undefined);
@@ -134,6 +138,8 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   metrics.trackProjectionLag('read-models', async () => (await database.store.highestPosition()) - projector.position());
   if (openSearchProjector)
     metrics.trackProjectionLag('search-opensearch', async () => (await database.store.highestPosition()) - openSearchProjector.position());
+  if (searchIndex) container.bind(SEARCH_INDEX_PROGRESS).toConstantValue(progressOf(searchIndex));
+  if (openSearchProjector) container.bind(OPENSEARCH_PROGRESS).toConstantValue(progressOf(openSearchProjector));
   const queries = container.get(QUERY_ROUTE_DEPS);
   registerQueryRoutes(app, queries);
   // DELETE /v1/memories/{id}: the memory goes from the database, OpenSearch and this process's caches;
@@ -203,4 +209,9 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
       await database.close();
     },
   };
+}
+
+/** A projector of this process, as the query side waits for it. */
+function progressOf(projector: RunningProjector): ProjectionProgress {
+  return { waitFor: (position, timeoutMs) => projector.waitForPosition(position, timeoutMs) };
 }

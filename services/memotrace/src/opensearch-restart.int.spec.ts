@@ -7,9 +7,9 @@ import { type TestService, startTestService } from './testing/test-service';
 
 /**
  * The OpenSearch node crashes (SIGKILL) and restarts while commands stream in (docs/operations.md). Writes
- * go on, answered 200: they need the database only. Search says the index is away (503 SEARCH_UNAVAILABLE
- * with a Retry-After), never 500, and answers again once the node is back. The OpenSearch projection
- * resumes from its checkpoint: every acknowledged fact is in the index exactly once.
+ * go on, answered 200: they need the database only. Search goes on too, never 503 or 500: the cut and BM25
+ * are the engine's, and while the node is away (or its projection behind) the k-NN is answered in process.
+ * The OpenSearch projection resumes from its checkpoint: every acknowledged fact is in the index exactly once.
  */
 jest.setTimeout(240_000);
 
@@ -31,13 +31,14 @@ describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
     await node?.stop();
   });
 
-  it('keeps writing, says search is unavailable, and catches up from its checkpoint: no fact lost or doubled', async () => {
+  it('keeps writing and searching, and catches up from its checkpoint: no fact lost or doubled', async () => {
     expect((await t.commands(M, [{ op: 'UPSERT_ENTITY', commandId: 'alice', entityId: 'alice', name: 'Alice' }])).status).toBe(200);
     const acknowledged: string[] = [];
     const writes = new Map<number, number>();
     const searches = new Map<number, number>();
-    let searchRetryAfter: string | null = null;
+    let foundWhileAway = 0;
     let streaming = true;
+    let away = false;
     const writing = (async () => {
       for (let b = 0; streaming; b++) {
         const commands = Array.from({ length: 20 }, (_, i) => ({
@@ -62,10 +63,8 @@ describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
         body: JSON.stringify({ query: 'garden note', k: 5 }),
       });
       searches.set(response.status, (searches.get(response.status) ?? 0) + 1);
-      if (response.status === 503) {
-        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('SEARCH_UNAVAILABLE');
-        searchRetryAfter = response.headers.get('retry-after');
-      } else await response.text();
+      const body = (await response.json()) as { items?: unknown[] };
+      if (away && (body.items?.length ?? 0) > 0) foundWhileAway += 1;
       return response.status;
     };
     const searchUntil = async (want: (status: number) => boolean, ms: number) => {
@@ -79,20 +78,17 @@ describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const linesAtCrash = lines.length;
     await node.kill();
-    expect(await searchUntil((s) => s === 503, 10_000)).toBe(true);
-    await searchUntil(() => false, 3_000); // searched on while it is away
+    away = true;
+    await searchUntil(() => false, 5_000); // searched on while it is away
+    away = false;
     await node.restart();
-    const restartedAt = Date.now();
-    expect(await searchUntil((s) => s === 200, 30_000)).toBe(true);
-    const servingAgainMs = Date.now() - restartedAt;
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await searchUntil(() => false, 3_000);
     streaming = false;
     await writing;
 
     expect([...writes.keys()]).toEqual([200]);
-    expect([...searches.keys()].sort()).toEqual([200, 503]);
-    expect(Number(searchRetryAfter)).toBeGreaterThan(0);
-    expect(servingAgainMs).toBeLessThan(30_000);
+    expect([...searches.keys()]).toEqual([200]);
+    expect(foundWhileAway).toBeGreaterThan(5);
 
     // The projection catches up from its checkpoint: each acknowledged fact indexed once, none other.
     const pool = new Pool({ connectionString: t.service.databaseUrl, max: 1 });
@@ -106,17 +102,16 @@ describeWithOpenSearch('an OpenSearch node restarted during ingest', () => {
       await index.close();
     }
 
-    // Said once per change of state: search's outage and its end, the projection's outage.
+    // Said once: the projection's outage. No request failed.
     const said = lines.slice(linesAtCrash).map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(said.filter((m) => m === 'request failed')).toEqual([]);
-    expect(said.filter((m) => /^search index unavailable \(SEARCH_UNAVAILABLE\)/.test(m))).toHaveLength(1);
-    expect(said.filter((m) => m === 'search index available again')).toHaveLength(1);
+    expect(said.filter((m) => /^search index unavailable/.test(m))).toEqual([]);
     expect(said.filter((m) => /^OpenSearch projection failed/.test(m))).toEqual([
       'OpenSearch projection failed: the search index (OpenSearch) is unavailable; retrying until it is back',
     ]);
     process.stderr.write(
       `OpenSearch restart: ${acknowledged.length} facts written, searches ${JSON.stringify(Object.fromEntries(searches))}, ` +
-        `search again ${servingAgainMs} ms after the node was back\n`,
+        `${foundWhileAway} answered with items while the node was away\n`,
     );
   });
 });

@@ -9,18 +9,19 @@ import { type TestService, startTestService } from './testing/test-service';
 const M = 'os-story';
 const LATE = ['m-thu', 'alice-beta', 'ev-move', 'ep-move'];
 
-/** The whole service with OPENSEARCH_URL: the OpenSearch projector feeds the index, search recall asks it. */
+/** The whole service with OPENSEARCH_URL: the OpenSearch projector feeds the index, search asks it for k-NN candidates. */
 describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (url) => {
   let t: TestService;
   let pool: Pool;
   const indexName = `memotrace-test-service-${randomBytes(4).toString('hex')}`;
   // Made when the suite runs: collecting a skipped suite (no OPENSEARCH_URL) must not need a node.
   let index: OpenSearchItemIndex;
-  const search = async (query: string, recordedAt: string) => {
+  const scored = async (query: string, recordedAt: string) => {
     const { status, body } = await t.post(`/v1/memories/${M}/search`, { query, validAt: '*', recordedAt, k: 20 });
     expect(status).toBe(200);
-    return (body.items as { kind: string; id: string }[]).map((i) => `${i.kind}:${i.id}`);
+    return body.items as { kind: string; id: string; score: number }[];
   };
+  const search = async (query: string, recordedAt: string) => (await scored(query, recordedAt)).map((i) => `${i.kind}:${i.id}`);
   const waitForOpenSearch = () => untilOpenSearchHasTheLog(pool, indexName, 30_000);
 
   beforeAll(async () => {
@@ -69,7 +70,7 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
   });
 
   const findsTheCut =
-    'finds the items of the cut (mentions, fact versions, events, episodes), never one recorded after it, and the hits come from OpenSearch';
+    'finds the items of the cut (mentions, fact versions, events, episodes), never one recorded after it, with k-NN candidates from OpenSearch';
   it(findsTheCut, async () => {
     // The index holds the late items; only the cut keeps them out.
     expect(await index.visible(M, { validAt: '*', recordedAt: THU })).toEqual(
@@ -83,8 +84,14 @@ describeWithOpenSearch('search answered through OpenSearch (OPENSEARCH_URL)', (u
     }
     expect(await search('Beta', THU)).toEqual(expect.arrayContaining(['mention:m-thu', 'fact:alice-beta', 'event:ev-move', 'episode:ep-move']));
 
-    // Answered by OpenSearch: with the memory's documents gone from the index there are no hits, so no items.
+    // The k-NN candidates are OpenSearch's, BM25 the engine's over the cut: with the memory's documents gone
+    // from the index, the same items are found by their words alone, and score less.
+    const scores = async () => (await scored('Alice Acme Beta', WED_NOON)).map((i) => [`${i.kind}:${i.id}`, i.score] as const);
+    const withVectors = await scores();
     await index.deleteMemory(M);
-    expect(await search('Alice Acme Beta', WED_NOON)).toEqual([]);
+    const wordsOnly = await scores();
+    expect(wordsOnly.map(([key]) => key).sort()).toEqual(withVectors.map(([key]) => key).sort());
+    const total = (list: readonly (readonly [string, number])[]) => list.reduce((sum, [, score]) => sum + score, 0);
+    expect(total(wordsOnly)).toBeLessThan(total(withVectors));
   });
 });

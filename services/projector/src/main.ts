@@ -2,7 +2,7 @@ import { onShutdown, openDatabase, readConfig, runMain, watchMemoryDeletions, ba
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
 import pino from 'pino';
-import { runOpenSearchProjector, runReadModelProjector } from './run-projector';
+import { runOpenSearchProjector, runReadModelProjector, runSearchIndexProjector } from './run-projector';
 import { startWorkSharingProjector } from './work-sharing';
 
 /**
@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     stop = () => sharing.stop();
   }
   // OPENSEARCH_URL: also feed the OpenSearch index (whole log, own checkpoint row; replicas
-  // running it too are safe: the checkpoint row is locked per batch and the projection is idempotent).
+  // running it too are safe: the checkpoint row is locked per batch and the projection is idempotent);
+  // and, with an embedding model, the search projection's vectors, likewise.
   const embeddings = embeddingsFromEnv(process.env, 'index');
   const openSearch = config.openSearchUrl
     ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) })
@@ -46,8 +47,18 @@ async function main(): Promise<void> {
   const openSearchProjector = openSearch
     ? await runOpenSearchProjector(database.store, database.pool, openSearch, embeddings, backgroundErrors(logger, 'OpenSearch projection failed'))
     : undefined;
+  // The search projection's vectors (by text hash): the query services rank with them, on either backend.
+  const searchIndex = embeddings
+    ? await runSearchIndexProjector(
+        database.store,
+        database.pool,
+        embeddings,
+        backgroundErrors(logger, 'search index projection failed (search falls back to BM25)'),
+      )
+    : undefined;
   onShutdown(
     async () => {
+      await searchIndex?.stop();
       await openSearchProjector?.stop();
       await openSearch?.close();
       await stop();

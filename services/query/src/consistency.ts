@@ -42,10 +42,22 @@ export class ConsistencyGate {
    * memory's last, or the one at minPosition), read for either source so replay and projection agree.
    */
   async source(memoryId: string, consistency: Consistency, minPosition?: number): Promise<MemoryQueries> {
-    const logPosition = await this.neededPosition(memoryId, minPosition);
-    if (consistency === 'replay') return this.replay;
-    await this.projected(memoryId, logPosition, minPosition);
+    if (consistency === 'replay') {
+      await this.neededPosition(memoryId, minPosition);
+      return this.replay;
+    }
+    await this.projectedTo(memoryId, minPosition);
     return this.projection;
+  }
+
+  /**
+   * Waits, as `source` does, for the read models to reach the read's log position (the record at
+   * minPosition, else the memory's last) and answers that position: a search asks its index for it too.
+   */
+  async projectedTo(memoryId: string, minPosition?: number): Promise<number> {
+    const logPosition = await this.neededPosition(memoryId, minPosition);
+    await this.projected(memoryId, logPosition, minPosition);
+    return logPosition;
   }
 
   /**

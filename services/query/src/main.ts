@@ -18,9 +18,17 @@ import {
 import { Container } from 'inversify';
 import pino from 'pino';
 import { registerQueryRoutes } from './http-routes';
-import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
-import { OpenSearchItemIndex, itemIndexFor } from '@memotrace/search-opensearch';
-import { EMBEDDING_PROVIDER, OPENSEARCH_INDEX, PROJECTION_PROGRESS, QUERY_ROUTE_DEPS, queryModule } from './module';
+import { SEARCH_INDEX_PROJECTION, USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
+import { OpenSearchItemIndex, itemIndexFor, openSearchProjectionName } from '@memotrace/search-opensearch';
+import {
+  EMBEDDING_PROVIDER,
+  OPENSEARCH_INDEX,
+  OPENSEARCH_PROGRESS,
+  PROJECTION_PROGRESS,
+  QUERY_ROUTE_DEPS,
+  SEARCH_INDEX_PROGRESS,
+  queryModule,
+} from './module';
 import { PollingProjectionProgress } from './polling-progress';
 
 /** A stateless query process: run any number, optionally against a replica (READ_DATABASE_URL). */
@@ -35,12 +43,16 @@ async function main(): Promise<void> {
   await container.load(infraModule(config, database), queryModule);
   container.bind(PROJECTION_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool));
   const embeddings = embeddingsFromEnv();
-  if (embeddings) container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
-  // OPENSEARCH_URL: recall from OpenSearch (the projector service feeds it); the cut stays the read models'.
-  if (config.openSearchUrl)
-    container
-      .bind(OPENSEARCH_INDEX)
-      .toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index: itemIndexFor(embeddings?.model, USE_LITE_MODEL) }));
+  if (embeddings) {
+    container.bind(EMBEDDING_PROVIDER).toConstantValue(embeddings);
+    container.bind(SEARCH_INDEX_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool, 10, SEARCH_INDEX_PROJECTION));
+  }
+  // OPENSEARCH_URL: k-NN candidates from OpenSearch (the projector service feeds it); the cut and the ranking stay this process's.
+  if (config.openSearchUrl) {
+    const index = itemIndexFor(embeddings?.model, USE_LITE_MODEL);
+    container.bind(OPENSEARCH_INDEX).toConstantValue(new OpenSearchItemIndex({ url: config.openSearchUrl, index }));
+    container.bind(OPENSEARCH_PROGRESS).toConstantValue(new PollingProjectionProgress(database.readPool, 10, openSearchProjectionName(index)));
+  }
   const { app } = createHttpServer({
     storageFault: serviceFault,
     logger,

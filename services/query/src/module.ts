@@ -13,6 +13,10 @@ export const PROJECTION_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol
 export const EMBEDDING_PROVIDER: ServiceIdentifier<EmbeddingProvider> = Symbol.for('memotrace.embeddingProvider');
 /** Optional: the OpenSearch index (OPENSEARCH_URL); with it, search recall (BM25, k-NN) is answered by OpenSearch. */
 export const OPENSEARCH_INDEX: ServiceIdentifier<OpenSearchItemIndex> = Symbol.for('memotrace.openSearchIndex');
+/** Optional: how far the search projection's vectors have got (its projector); a search with minPosition waits for them, bounded. */
+export const SEARCH_INDEX_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.searchIndexProgress');
+/** Optional: how far the OpenSearch index has got (its projector); until it has a read's position, k-NN is answered in process. */
+export const OPENSEARCH_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.openSearchProgress');
 export const QUERY_ROUTE_DEPS: ServiceIdentifier<QueryRouteDeps> = Symbol.for('memotrace.queryRouteDeps');
 
 /** Binds the read side; PROJECTION_PROGRESS comes from the composition root (in-process projector or polling). */
@@ -36,10 +40,20 @@ export const queryModule = new ContainerModule(({ bind }) => {
       vectors?.warm(); // the model loads while the service starts: the first searches rank by BM25 until it has
       setImmediate(warmSearch);
       const openSearch = ctx.get<OpenSearchItemIndex>(OPENSEARCH_INDEX, { optional: true });
-      const recall = openSearch ? openSearchRecall(openSearch, vectors) : vectors ? embeddedRecall(vectors) : undefined;
-      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), {
-        maxVersions: ctx.get(TOKENS.config).searchCacheVersions,
-      });
+      const config = ctx.get(TOKENS.config);
+      const indexProgress = (id: ServiceIdentifier<ProjectionProgress>) => {
+        const progress = ctx.get<ProjectionProgress>(id, { optional: true });
+        return progress ? { progress, waitMs: config.searchIndexWaitMs } : undefined;
+      };
+      const recall = openSearch
+        ? openSearchRecall(openSearch, vectors, undefined, {
+            openSearch: indexProgress(OPENSEARCH_PROGRESS),
+            vectors: indexProgress(SEARCH_INDEX_PROGRESS),
+          })
+        : vectors
+          ? embeddedRecall(vectors, undefined, indexProgress(SEARCH_INDEX_PROGRESS))
+          : undefined;
+      const corpora = new SearchCorpora(new PostgresSearchFeed(ctx.get(TOKENS.readPool)), { maxVersions: config.searchCacheVersions });
       // A deleted memory: nothing this process holds of it may answer again (vectors of unknown texts: all of them).
       const forgetMemory = (memoryId: string, vectorHashes?: readonly string[]) => {
         logs.forget(memoryId);

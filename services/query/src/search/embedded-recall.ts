@@ -2,14 +2,17 @@ import { memoize } from '@memotrace/domain';
 import { dot, textHash } from '@memotrace/search-index';
 import { compareItemKeys } from './corpus';
 import { BM25_HITS, type CutItems, type NearestOptions, type NearestResult, type VectorStore } from './cut-items';
-import type { RecallBackend, RecallHit } from './recall-backend';
+import { type IndexProgress, type RecallBackend, type RecallHit, type RecallRequest, indexReached } from './recall-backend';
 
 /** Where vectors come from: the query embedded at search time, items by text hash (the search projection). */
 export interface VectorSource extends VectorStore {
   /** See `EmbeddingProvider.cosineFloor`. */
   readonly cosineFloor?: number;
-  /** Null when no vector can be had now (model not loaded): search goes on with BM25. Never rejects. */
-  queryVector(query: string): Promise<Float32Array | null>;
+  /**
+   * Null when no vector can be had now (model not loaded, and not within `waitMs`, default 0): search
+   * goes on with BM25. Never rejects.
+   */
+  queryVector(query: string, waitMs?: number): Promise<Float32Array | null>;
 }
 
 export interface EmbeddedRecallOptions {
@@ -33,26 +36,61 @@ export function embedAhead(source: Pick<VectorSource, 'queryVector'> | undefined
  * and cosine kNN over the vectors of those same items. An item whose vector is not
  * projected yet is still found by BM25.
  */
-export function embeddedRecall(source: VectorSource | undefined, options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL): RecallBackend {
+export function embeddedRecall(
+  source: VectorSource | undefined,
+  options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL,
+  vectorIndex?: IndexProgress,
+): RecallBackend {
   return {
     prepare: embedAhead(source),
-    async recall({ query, items }) {
+    async recall(request) {
+      const { query, items } = request;
       const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };
-      const queryVector = await source.queryVector(query);
+      const [queryVector] = await Promise.all([queryVectorOf(source, request, vectorIndex), indexReached(vectorIndex, request)]);
       if (queryVector === null) return { bm25, vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
-      const nearest = { limit: options.vectorHits, minCosine: options.minCosine };
-      const { hits, unembedded } = items.nearest
-        ? await items.nearest(source, queryVector, nearest)
-        : await nearestByTexts(items, source, queryVector, nearest);
+      const { hits, unembedded } = await nearestInProcess(items, source, queryVector, options);
       return { bm25, vector: hits, vectorFloor: source.cosineFloor ?? 0, unembedded };
     },
   };
 }
 
+/**
+ * The query's vector. A read-your-writes search waits (bounded, as for the vectors of what it wrote:
+ * the backends run both waits at once) for a model still loading; any other search goes on without.
+ */
+export function queryVectorOf(
+  source: Pick<VectorSource, 'queryVector'>,
+  request: RecallRequest,
+  vectorIndex: IndexProgress | undefined,
+): Promise<Float32Array | null> {
+  return source.queryVector(request.query, request.readYourWrites ? (vectorIndex?.waitMs ?? 0) : 0);
+}
+
+/** The cut's k-NN scored in process, over every visible item's vector (the cut's own scan when it has one). */
+export function nearestInProcess(
+  items: CutItems,
+  source: VectorStore,
+  queryVector: Float32Array,
+  options: EmbeddedRecallOptions,
+): Promise<NearestResult> {
+  const nearest = { limit: options.vectorHits, minCosine: options.minCosine };
+  return items.nearest ? items.nearest(source, queryVector, nearest) : nearestByTexts(items, source, queryVector, nearest);
+}
+
 /** Cosine kNN by scoring every visible item's text's vector: what `CutItems.nearest` must equal. */
-export async function nearestByTexts(items: CutItems, store: VectorStore, query: Float32Array, options: NearestOptions): Promise<NearestResult> {
-  const texts = [...items.texts()].map(({ key, text }) => ({ key, hash: hashOf(text) }));
+export function nearestByTexts(items: CutItems, store: VectorStore, query: Float32Array, options: NearestOptions): Promise<NearestResult> {
+  return nearestOfTexts(items.texts(), store, query, options);
+}
+
+/** Cosine kNN among the given items, each scored by its text's vector; an item whose text has none is counted, not a hit. */
+export async function nearestOfTexts(
+  items: Iterable<{ key: string; text: string }>,
+  store: VectorStore,
+  query: Float32Array,
+  options: NearestOptions,
+): Promise<NearestResult> {
+  const texts = [...items].map(({ key, text }) => ({ key, hash: hashOf(text) }));
   const vectors = await store.vectors(texts.map((t) => t.hash));
   const hits: RecallHit[] = [];
   let unembedded = 0;

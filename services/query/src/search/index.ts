@@ -5,4 +5,4 @@ export type { CutItems } from './cut-items';
 export { type RecallBackend, type RecallRequest, type RecallResult, type RecallHit, itemKey } from './recall-backend';
 export { embeddedRecall, type VectorSource } from './embedded-recall';
 export { projectedVectors } from './projected-vectors';
-export { openSearchRecall, type OpenSearchRecallOptions, DEFAULT_OPENSEARCH_RECALL } from './opensearch-recall';
+export { openSearchRecall, type OpenSearchProgress } from './opensearch-recall';

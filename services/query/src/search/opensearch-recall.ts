@@ -1,56 +1,78 @@
-import type { OpenSearchItemIndex, ScoredItem } from '@memotrace/search-opensearch';
+import { type OpenSearchItemIndex, openSearchUnavailable } from '@memotrace/search-opensearch';
 import { BM25_HITS } from './cut-items';
-import { type VectorSource, embedAhead } from './embedded-recall';
-import { type RecallBackend, type RecallHit, itemKey } from './recall-backend';
+import {
+  DEFAULT_EMBEDDED_RECALL,
+  type EmbeddedRecallOptions,
+  type VectorSource,
+  embedAhead,
+  nearestInProcess,
+  nearestOfTexts,
+  queryVectorOf,
+} from './embedded-recall';
+import { type IndexProgress, type RecallBackend, indexReached, itemKey } from './recall-backend';
 
-export interface OpenSearchRecallOptions {
-  /** Most BM25 hits asked of OpenSearch (its result window is 10 000). */
-  bm25Hits: number;
-  /** Most k-NN hits asked of OpenSearch. */
-  vectorHits: number;
-  /** Cosine below this is no hit, as in the embedded backend. */
-  minCosine: number;
+/** The indexes an OpenSearch search may wait for: OpenSearch's own projector, and the search projection's vectors. */
+export interface OpenSearchProgress {
+  openSearch?: IndexProgress;
+  vectors?: IndexProgress;
 }
 
-export const DEFAULT_OPENSEARCH_RECALL: OpenSearchRecallOptions = { bm25Hits: BM25_HITS, vectorHits: 200, minCosine: 0.2 };
-
-type ItemIndex = Pick<OpenSearchItemIndex, 'bm25' | 'knn'>;
+type ItemIndex = Pick<OpenSearchItemIndex, 'knn'>;
 
 /**
- * The OpenSearch recall backend: BM25 and k-NN with the cut as a filter inside the
- * query, then only the hits naming an item of the cut are kept, because the embedded cut
- * (the read models) stays the authority on visibility; OpenSearch only ranks. Its
- * documents are versions (`fact:<id>#<position>`), the ranking's keys are items
- * (`itemKey(kind, id)`), so hits map by kind + itemId; of two versions the better
- * score counts. An item the index does not hold yet (its projection lags) is not a hit.
+ * The OpenSearch recall backend: one ranking with the embedded engine, OpenSearch supplying
+ * candidates. BM25 is the engine's, over the cut (its document frequencies and lengths are the
+ * cut's own, which an index of every version cannot give); OpenSearch holds the vectors and
+ * answers the k-NN with the cut as its filter, and each candidate is scored again by its text's
+ * vector, as the embedded backend scores it, so the same items rank the same. Until OpenSearch has
+ * every record up to the read's position, and while its node is away, the k-NN is the embedded one:
+ * an item its projector has not reached yet is still found, and search answers whenever the
+ * database does. Documents are versions (`fact:<id>#<position>`); candidates are
+ * items (`itemKey(kind, id)`) of the cut.
  */
 export function openSearchRecall(
   index: ItemIndex,
-  source: Pick<VectorSource, 'queryVector' | 'cosineFloor'> | undefined,
-  options: OpenSearchRecallOptions = DEFAULT_OPENSEARCH_RECALL,
+  source: VectorSource | undefined,
+  options: EmbeddedRecallOptions = DEFAULT_EMBEDDED_RECALL,
+  progress: OpenSearchProgress = {},
 ): RecallBackend {
   return {
     prepare: embedAhead(source),
-    async recall({ query, items }) {
-      const { memoryId, cut } = items;
-      const toHits = (found: readonly ScoredItem[], score: (s: number) => number): RecallHit[] => {
-        const best = new Map<string, number>();
-        for (const item of found) {
-          const key = itemKey({ kind: item.kind, id: item.itemId });
-          if (!items.has(key)) continue;
-          const s = score(item.score);
-          if (s > (best.get(key) ?? Number.NEGATIVE_INFINITY)) best.set(key, s);
-        }
-        return [...best].map(([key, s]) => ({ key, score: s })).sort((a, b) => b.score - a.score);
-      };
-      if (items.size === 0) return { bm25: [], vector: [] };
-      const bm25Search = index.bm25(memoryId, query, cut, Math.min(options.bm25Hits, items.size));
-      const queryVector = source ? await source.queryVector(query) : null;
-      const knnSearch = queryVector ? index.knn(memoryId, Array.from(queryVector), cut, options.vectorHits) : Promise.resolve([]);
-      const [bm25Items, knnItems] = await Promise.all([bm25Search, knnSearch]);
-      // OpenSearch's cosine score is (1 + cos) / 2; the ranking and the threshold work on cos.
-      const vector = toHits(knnItems, (s) => 2 * s - 1).filter((h) => h.score >= options.minCosine);
-      return { bm25: toHits(bm25Items, (s) => s).filter((h) => h.score > 0), vector, vectorFloor: source?.cosineFloor ?? 0 };
+    async recall(request) {
+      const { query, items } = request;
+      const bm25 = items.bm25(query, { limit: BM25_HITS });
+      if (source === undefined || items.size === 0) return { bm25, vector: [] };
+      const [queryVector, indexed] = await Promise.all([
+        queryVectorOf(source, request, progress.vectors),
+        indexReached(progress.openSearch, request),
+        indexReached(progress.vectors, request),
+      ]);
+      if (queryVector === null) return { bm25, vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
+      const vectorFloor = source.cosineFloor ?? 0;
+      const found = indexed ? await index.knn(items.memoryId, Array.from(queryVector), items.cut, options.vectorHits).catch(unlessAway) : null;
+      if (found === null) {
+        const { hits, unembedded } = await nearestInProcess(items, source, queryVector, options);
+        return { bm25, vector: hits, vectorFloor, unembedded };
+      }
+      const candidates = new Map<string, string>();
+      for (const { kind, itemId } of found) {
+        const key = itemKey({ kind, id: itemId });
+        const text = candidates.has(key) ? undefined : items.candidate(key)?.text;
+        if (text !== undefined) candidates.set(key, text);
+      }
+      const { hits } = await nearestOfTexts(
+        [...candidates].map(([key, text]) => ({ key, text })),
+        source,
+        queryVector,
+        { limit: options.vectorHits, minCosine: options.minCosine },
+      );
+      return { bm25, vector: hits, vectorFloor };
     },
   };
+}
+
+/** Null for an OpenSearch node that is away (the k-NN is then answered in process); any other error stands. */
+function unlessAway(error: unknown): null {
+  if (openSearchUnavailable(error)) return null;
+  throw error;
 }

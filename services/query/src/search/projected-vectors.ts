@@ -5,8 +5,9 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
 
 /**
  * Vectors of the search projection (by text hash) and the query's own vector,
- * embedded at search time (the provider caches it). A search never waits for the model
- * to load: until `warm` has had one vector back, searches go on with BM25 only. If the
+ * embedded at search time (the provider caches it). A search does not wait for the model
+ * to load (a read-your-writes search waits as long as it may wait for the index): until `warm`
+ * has had one vector back, searches go on with BM25 only. If the
  * model cannot be loaded or the endpoint fails, search goes on with BM25 only: one
  * warning, and no new attempt for a minute. `forget` drops the item vectors the lookup keeps
  * (after an erasure: SearchCorpora's `onErasure`).
@@ -32,6 +33,14 @@ export function projectedVectors(
       return null;
     }
   };
+  const embedOnce = (query: string) => {
+    let vector = inFlight.get(query);
+    if (vector === undefined) {
+      vector = embed(query).finally(() => inFlight.delete(query));
+      inFlight.set(query, vector);
+    }
+    return vector;
+  };
   const warm = () => {
     warming ??= embed(WARM_UP_TEXT).then((vector) => {
       ready = vector !== null;
@@ -42,17 +51,16 @@ export function projectedVectors(
     model: provider.model,
     cosineFloor: provider.cosineFloor,
     warm,
-    queryVector(query) {
+    queryVector(query, waitMs = 0) {
       if (!ready) {
         warm();
-        return Promise.resolve(null);
+        if (waitMs <= 0 || warming === null) return Promise.resolve(null);
+        // A read-your-writes search waits, bounded, for the model as it waits for the index.
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<null>((resolve) => (timer = setTimeout(resolve, waitMs, null)));
+        return Promise.race([warming.then(() => (ready ? embedOnce(query) : null)), late]).finally(() => clearTimeout(timer));
       }
-      let vector = inFlight.get(query);
-      if (vector === undefined) {
-        vector = embed(query).finally(() => inFlight.delete(query));
-        inFlight.set(query, vector);
-      }
-      return vector;
+      return embedOnce(query);
     },
     vectors: (hashes) => lookup.vectors(provider.model, hashes),
     forget: () => lookup.forget(),

@@ -1,3 +1,4 @@
+import type { ProjectionProgress } from '../consistency';
 import type { CutItems, RecallHit } from './cut-items';
 
 export type { RecallHit };
@@ -11,6 +12,28 @@ export type { RecallHit };
 export interface RecallRequest {
   query: string;
   items: CutItems;
+  /** The log position the read models have reached for this read: the backend's index is asked for it too. */
+  position?: number;
+  /** The read asked for `minPosition` (read-your-writes): the backend may wait, bounded, for its index to reach `position`. */
+  readYourWrites?: boolean;
+}
+
+/** How far a search index has got (a projector of its own), and how long a read-your-writes search waits for it. */
+export interface IndexProgress {
+  progress: ProjectionProgress;
+  waitMs: number;
+}
+
+/**
+ * Whether the index holds every record up to the request's position: a read-your-writes search
+ * waits for it up to `waitMs`, any other search only looks. True without a position or a progress.
+ */
+export function indexReached(
+  index: IndexProgress | undefined,
+  { position, readYourWrites }: Pick<RecallRequest, 'position' | 'readYourWrites'>,
+): Promise<boolean> {
+  if (index === undefined || position === undefined) return Promise.resolve(true);
+  return index.progress.waitFor(position, readYourWrites ? index.waitMs : 0);
 }
 
 export interface RecallResult {

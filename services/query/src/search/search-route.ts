@@ -29,8 +29,9 @@ export function registerSearchRoute(app: FastifyInstance, { gate, now, corpora, 
     recall?.prepare?.(body.query);
     const at = now();
     const cut = { validAt: body.validAt ?? '*', recordedAt: body.recordedAt ?? at };
-    await gate.source(memoryId, 'projection', body.minPosition);
+    const position = await gate.projectedTo(memoryId, body.minPosition);
     const items = await corpora.cut(memoryId, cut);
-    return searchMemory(items, { query: body.query, k: body.k, tokenBudget: body.tokenBudget }, undefined, recall ? { recall } : {});
+    const written = { position, readYourWrites: body.minPosition !== undefined };
+    return searchMemory(items, { query: body.query, k: body.k, tokenBudget: body.tokenBudget }, undefined, recall ? { recall, written } : {});
   });
 }

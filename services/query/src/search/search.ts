@@ -5,7 +5,7 @@ import type { CutItems } from './cut-items';
 import { embeddedRecall } from './embedded-recall';
 import type { SearchItem } from './items';
 import { type RankingOptions, rankItems } from './rank-hybrid';
-import type { RecallBackend } from './recall-backend';
+import type { RecallBackend, RecallRequest } from './recall-backend';
 import { type TokenCounter, packRanked, saidOnce } from './select';
 import { type TemporalIntent, type TimeInterval, itemInterval, parseTemporalIntent } from './temporal-intent';
 
@@ -27,6 +27,8 @@ export interface SearchResult {
 export interface SearchDeps {
   /** Where hits come from (default: the embedded backend, BM25 only). */
   recall?: RecallBackend;
+  /** What the read has to see of the log (the route's read models' position), passed on to the recall backend. */
+  written?: Pick<RecallRequest, 'position' | 'readYourWrites'>;
   ranking?: RankingOptions;
 }
 
@@ -46,7 +48,7 @@ export async function searchMemory(
 ): Promise<SearchResult> {
   const { cut } = items;
   if (analyze(input.query).length === 0) return { cut, items: [], tokens: 0 };
-  const recall = await (deps.recall ?? BM25_ONLY).recall({ query: input.query, items });
+  const recall = await (deps.recall ?? BM25_ONLY).recall({ query: input.query, items, ...deps.written });
   const reference = referenceTime(cut);
   const intent = resolveIntent(parseTemporalIntent(input.query, new Date(reference)), items);
   const ranked = rankItems(
