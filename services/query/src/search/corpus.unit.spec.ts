@@ -4,10 +4,11 @@ import fc from 'fast-check';
 import { SearchCorpora } from './corpora';
 import { MemoryCorpus } from './corpus';
 import { bestFirst, kthLargest } from './best-first';
-import { type VectorSource, embeddedRecall, nearestByTexts } from './embedded-recall';
+import { embeddedRecall, nearestByTexts } from './embedded-recall';
 import { ENTITY_HUB } from './expand';
 import { referenceCut } from './reference-cut';
 import { searchMemory } from './search';
+import { hashVectorSource } from './testing/hash-vectors';
 import { LogSearchFeed } from './testing/log-feed';
 import { ReplayMemoryQueries } from '../replay-queries';
 
@@ -25,17 +26,7 @@ const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES, ...LATER];
 const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'event 0,1', 'hi before Name 2', 'knows one 1 true', 'works after event'];
 const M = 'prop-mem';
 
-/**
- * Vectors made from the text hash itself (4-d, so equal texts tie), none for a quarter of the
- * hashes (not projected yet): the corpus's vector scan must answer as scoring every text does.
- */
-const hashVector = (hash: string) => Float32Array.from([0, 1, 2, 3], (d) => (hash.charCodeAt(d) % 7) - 3);
-const vectorSource: VectorSource = {
-  model: 'hash-4',
-  cosineFloor: 0.1,
-  queryVector: async (query) => hashVector(query.padEnd(4, 'x')),
-  vectors: async (hashes) => new Map(hashes.filter((h) => h.charCodeAt(5) % 4 !== 0).map((h) => [h, hashVector(h)])),
-};
+const vectorSource = hashVectorSource;
 const withVectors = { recall: embeddedRecall(vectorSource, { vectorHits: 3, minCosine: -0.5 }) };
 
 describe('the search corpus answers exactly like the reference', () => {
