@@ -12,7 +12,8 @@ export interface EmbeddingCacheOptions {
 
 /**
  * Memoizes a provider by (model, text hash): a text is embedded once per process (and
- * once ever with `dir`), and one call embeds only the texts it has not seen. `forget`
+ * once ever with `dir`), and one call embeds only the texts neither seen nor being embedded
+ * by another call. `forget`
  * drops erased texts' vectors from memory and from the file.
  */
 export function cachedEmbeddings(provider: EmbeddingProvider, options: EmbeddingCacheOptions = {}): EmbeddingProvider {
@@ -27,32 +28,45 @@ export function cachedEmbeddings(provider: EmbeddingProvider, options: Embedding
     if (memory.size >= max) memory.delete(memory.keys().next().value!);
     memory.set(hash, vector);
   };
+  /** Texts being embedded now, by hash: the call embedding them answers their vectors. */
+  const inFlight = new Map<string, Promise<Map<string, Float32Array>>>();
+  const embedMissing = async (missing: ReadonlyMap<string, string>): Promise<Map<string, Float32Array>> => {
+    const vectors = await provider.embed([...missing.values()]);
+    const embedded = new Map<string, Float32Array>();
+    const lines: string[] = [];
+    [...missing.keys()].forEach((hash, i) => {
+      const vector = vectors[i]!;
+      embedded.set(hash, vector);
+      remember(hash, vector);
+      if (file !== undefined) lines.push(JSON.stringify([hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64')]));
+    });
+    if (file !== undefined) appendFileSync(file, lines.join('\n') + '\n');
+    return embedded;
+  };
   return {
     model: provider.model,
     cosineFloor: provider.cosineFloor,
     dimension: provider.dimension,
     async embed(texts) {
       const hashes = texts.map(textHash);
-      const missing = [
-        ...new Set(
-          hashes
-            .map((h, i) => (memory.has(h) ? -1 : i))
-            .filter((i) => i >= 0)
-            .map((i) => texts[i]!),
-        ),
-      ];
-      if (missing.length > 0) {
-        const vectors = await provider.embed(missing);
-        const lines: string[] = [];
-        missing.forEach((text, i) => {
-          const hash = textHash(text);
-          remember(hash, vectors[i]!);
-          if (file !== undefined)
-            lines.push(JSON.stringify([hash, Buffer.from(vectors[i]!.buffer, vectors[i]!.byteOffset, vectors[i]!.byteLength).toString('base64')]));
-        });
-        if (file !== undefined) appendFileSync(file, lines.join('\n') + '\n');
+      const missing = new Map<string, string>();
+      for (let i = 0; i < texts.length; i++) if (!memory.has(hashes[i]!) && !inFlight.has(hashes[i]!)) missing.set(hashes[i]!, texts[i]!);
+      if (missing.size > 0) {
+        const batch = embedMissing(missing);
+        for (const hash of missing.keys()) inFlight.set(hash, batch);
+        const settled = () => {
+          for (const hash of missing.keys()) if (inFlight.get(hash) === batch) inFlight.delete(hash);
+        };
+        batch.then(settled, settled);
       }
-      return hashes.map((h, i) => memory.get(h) ?? missingAfterEviction(texts[i]!));
+      // Texts another call is embedding (the search index and OpenSearch projections take the same batches) are waited for, not embedded again.
+      const waited = new Map<string, Float32Array>();
+      for (const hash of new Set(hashes)) {
+        const batch = inFlight.get(hash);
+        const vector = batch === undefined ? undefined : (await batch).get(hash);
+        if (vector !== undefined) waited.set(hash, vector);
+      }
+      return hashes.map((h, i) => memory.get(h) ?? waited.get(h) ?? missingAfterEviction(texts[i]!));
     },
     forget(hashes) {
       if (hashes.length === 0) return;

@@ -29,6 +29,27 @@ describe('cachedEmbeddings', () => {
     expect(cached.model).toBe('count');
   });
 
+  it('waits for texts another call is embedding instead of embedding them again, and a failure fails both calls', async () => {
+    const base = counting();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: EmbeddingProvider = { model: 'count', embed: async (texts) => (await held, base.embed(texts)) };
+    const cached = cachedEmbeddings(slow);
+    const first = cached.embed(['aa', 'b']);
+    const second = cached.embed(['b', 'ccc', 'aa']);
+    release();
+    expect((await first).map((v) => v[0])).toEqual([2, 1]);
+    expect((await second).map((v) => v[0])).toEqual([1, 3, 2]);
+    expect(base.calls).toEqual([['aa', 'b'], ['ccc']]);
+
+    let fail!: (error: Error) => void;
+    const failing = cachedEmbeddings({ model: 'f', embed: () => new Promise((_, reject) => (fail = reject)) });
+    const calls = [failing.embed(['x']), failing.embed(['x'])];
+    fail(new Error('model away'));
+    await expect(calls[0]).rejects.toThrow('model away');
+    await expect(calls[1]).rejects.toThrow('model away');
+  });
+
   it('forgets the oldest entries beyond its bound', async () => {
     const base = counting();
     const cached = cachedEmbeddings(base, { maxEntries: 2 });
