@@ -42,6 +42,15 @@ describe('projectedVectors', () => {
     expect(await source.queryVector('where is ann?')).toEqual(Float32Array.of(13));
   });
 
+  it('a read-your-writes search waits for a model still loading, at most as long as it may wait', async () => {
+    const { provider, release } = countingProvider({ slowLoad: true });
+    const source = projectedVectors(provider, lookup, () => {});
+    expect(await source.queryVector('where is ann?', 5)).toBeNull(); // the load outlasts the wait
+    const waiting = source.queryVector('where is ann?', 60_000);
+    release();
+    expect(await waiting).toEqual(Float32Array.of(13));
+  });
+
   it('a query already being embedded (started before the cut was ready) is joined, not embedded again', async () => {
     const { provider, calls, release } = countingProvider();
     const source = await warmed(provider, calls);
