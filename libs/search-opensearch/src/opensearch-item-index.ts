@@ -160,7 +160,7 @@ export class OpenSearchItemIndex {
     const hits = await this.rawSearch(
       {
         size: k,
-        _source: ['itemKey', 'kind', 'itemId'],
+        ...SCORED_FIELDS,
         query: { bool: { must: [{ match: { text: { query: text } } }], filter: cutFilter(memoryId, cut, kinds) } },
       },
       memoryId,
@@ -173,7 +173,7 @@ export class OpenSearchItemIndex {
     const hits = await this.rawSearch(
       {
         size: k,
-        _source: ['itemKey', 'kind', 'itemId'],
+        ...SCORED_FIELDS,
         query: { knn: { vector: { vector: [...vector], k, filter: { bool: { filter: cutFilter(memoryId, cut, kinds) } } } } },
       },
       memoryId,
@@ -213,8 +213,15 @@ export class OpenSearchItemIndex {
 interface Hit {
   _score: number | null;
   _source: Source;
+  fields?: Record<string, string[]>;
   sort?: unknown[];
 }
+
+/**
+ * What a ranked hit is read from: the keyword fields' doc values, not the stored `_source`
+ * (decompressing 200 documents' sources costs a k-NN about a third of its time).
+ */
+const SCORED_FIELDS = { _source: false, docvalue_fields: ['itemKey', 'kind', 'itemId'] };
 
 type Source = Omit<SearchDoc, 'recorded' | 'valid'> & { recorded: RangeValue[]; valid?: RangeValue | null };
 
@@ -243,7 +250,8 @@ function fromSource(source: Source): SearchDoc {
 }
 
 function toScored(hit: Hit): ScoredItem {
-  return { itemKey: hit._source.itemKey, kind: hit._source.kind as ItemKind, itemId: hit._source.itemId, score: hit._score ?? 0 };
+  const field = (name: string) => hit.fields?.[name]?.[0] ?? '';
+  return { itemKey: field('itemKey'), kind: field('kind') as ItemKind, itemId: field('itemId'), score: hit._score ?? 0 };
 }
 
 function isAlreadyExists(error: unknown): boolean {

@@ -40,16 +40,19 @@ export function openSearchRecall(
     prepare: embedAhead(source),
     async recall(request) {
       const { query, items } = request;
-      const bm25 = items.bm25(query, { limit: BM25_HITS });
-      if (source === undefined || items.size === 0) return { bm25, vector: [] };
+      const bm25Hits = () => items.bm25(query, { limit: BM25_HITS });
+      if (source === undefined || items.size === 0) return { bm25: bm25Hits(), vector: [] };
       const [queryVector, indexed] = await Promise.all([
         queryVectorOf(source, request, progress.vectors),
         indexReached(progress.openSearch, request),
         indexReached(progress.vectors, request),
       ]);
-      if (queryVector === null) return { bm25, vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
+      if (queryVector === null) return { bm25: bm25Hits(), vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const vectorFloor = source.cosineFloor ?? 0;
-      const found = indexed ? await index.knn(items.memoryId, Array.from(queryVector), items.cut, options.vectorHits).catch(unlessAway) : null;
+      // BM25 runs here while OpenSearch answers the k-NN.
+      const knn = indexed ? index.knn(items.memoryId, Array.from(queryVector), items.cut, options.vectorHits).catch(unlessAway) : null;
+      const bm25 = bm25Hits();
+      const found = await knn;
       if (found === null) {
         const { hits, unembedded } = await nearestInProcess(items, source, queryVector, options);
         return { bm25, vector: hits, vectorFloor, unembedded };
