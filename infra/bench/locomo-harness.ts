@@ -54,13 +54,19 @@ export async function startLocomoService(): Promise<LocomoService> {
   };
 }
 
-/** Waits until both projectors (read models, search index) have passed the log head (responses carry per-memory positions). */
+/**
+ * Waits until every projector (read models, search index, OpenSearch when OPENSEARCH_URL is set) has passed the
+ * log head (responses carry per-memory positions).
+ */
 export async function caughtUp(db: Client): Promise<void> {
   const { rows: head } = await db.query<{ position: string | null }>('SELECT max(position) AS position FROM mt_events');
   const position = Number(head[0]?.position ?? 0);
+  const projections = 1 + (process.env['EMBEDDINGS'] === 'off' ? 0 : 1) + (process.env['OPENSEARCH_URL'] ? 1 : 0);
   for (;;) {
-    const { rows } = await db.query<{ position: string }>(`SELECT position FROM rm_checkpoints WHERE projection IN ('read-models', 'search-index')`);
-    if (rows.length >= (process.env['EMBEDDINGS'] === 'off' ? 1 : 2) && rows.every((r) => Number(r.position) >= position)) return;
+    const { rows } = await db.query<{ position: string }>(
+      `SELECT position FROM rm_checkpoints WHERE projection IN ('read-models', 'search-index') OR projection LIKE 'search-opensearch%'`,
+    );
+    if (rows.length >= projections && rows.every((r) => Number(r.position) >= position)) return;
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -76,13 +82,15 @@ export async function askQuestions(
   memoryId: string,
   latencies: number[],
   cites?: ReadonlyMap<string, readonly string[]>,
+  minPosition?: number,
 ): Promise<QuestionScore[]> {
   const at = new Date(Date.parse(conversation.sessions[conversation.sessions.length - 1]!.at) + DAY).toISOString();
   const path = `/v1/memories/${memoryId}/search`;
   const scores: QuestionScore[] = [];
+  const cut = { recordedAt: at, validAt: at, ...(minPosition === undefined ? {} : { minPosition }) };
   for (const q of conversation.questions) {
-    const top = await timed(latencies, () => post<{ items?: SearchHit[] }>(path, { query: q.question, recordedAt: at, validAt: at, k: 25 }));
-    const packed = await post<{ items?: SearchHit[] }>(path, { query: q.question, recordedAt: at, validAt: at, k: 100, tokenBudget: 600 });
+    const top = await timed(latencies, () => post<{ items?: SearchHit[] }>(path, { query: q.question, ...cut, k: 25 }));
+    const packed = await post<{ items?: SearchHit[] }>(path, { query: q.question, ...cut, k: 100, tokenBudget: 600 });
     const ranked = retrievedTurns(top.items ?? [], cites);
     scores.push({
       category: q.category,
