@@ -104,7 +104,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
         backgroundErrors(logger, 'search index projection failed (search falls back to BM25)'),
       )
     : undefined;
-  // OpenSearch (OPENSEARCH_URL): a projector of its own feeds the index; search recall asks it, the cut stays the read models'.
+  // OpenSearch (OPENSEARCH_URL): a projector of its own feeds the index; search asks it for k-NN candidates and ranks them.
   const openSearch = config.openSearchUrl
     ? new OpenSearchItemIndex({ url: config.openSearchUrl, index: options.openSearchIndex ?? itemIndexFor(embeddings?.model, USE_LITE_MODEL) })
     : undefined;

@@ -11,7 +11,7 @@ import { SearchCorpora, embeddedRecall, openSearchRecall, projectedVectors, warm
 export const PROJECTION_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.projectionProgress');
 /** Optional: the embeddings provider (composition root); without it search is BM25 only. */
 export const EMBEDDING_PROVIDER: ServiceIdentifier<EmbeddingProvider> = Symbol.for('memotrace.embeddingProvider');
-/** Optional: the OpenSearch index (OPENSEARCH_URL); with it, search recall (BM25, k-NN) is answered by OpenSearch. */
+/** Optional: the OpenSearch index (OPENSEARCH_URL); with it, OpenSearch supplies the k-NN candidates that search ranks. */
 export const OPENSEARCH_INDEX: ServiceIdentifier<OpenSearchItemIndex> = Symbol.for('memotrace.openSearchIndex');
 /** Optional: how far the search projection's vectors have got (its projector); a search with minPosition waits for them, bounded. */
 export const SEARCH_INDEX_PROGRESS: ServiceIdentifier<ProjectionProgress> = Symbol.for('memotrace.searchIndexProgress');

@@ -47,7 +47,11 @@ export function embeddedRecall(
       const { query, items } = request;
       const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };
-      const [queryVector] = await Promise.all([queryVectorOf(source, request, vectorIndex), indexReached(vectorIndex, request)]);
+      // Only a read-your-writes search waits for the vectors of what it wrote; the others rank with what there is.
+      const [queryVector] = await Promise.all([
+        queryVectorOf(source, request, vectorIndex),
+        request.readYourWrites && indexReached(vectorIndex, request),
+      ]);
       if (queryVector === null) return { bm25, vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const { hits, unembedded } = await nearestInProcess(items, source, queryVector, options);
       return { bm25, vector: hits, vectorFloor: source.cosineFloor ?? 0, unembedded };
