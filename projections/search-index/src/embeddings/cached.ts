@@ -13,8 +13,7 @@ export interface EmbeddingCacheOptions {
 /**
  * Memoizes a provider by (model, text hash): a text is embedded once per process (and
  * once ever with `dir`), and one call embeds only the texts neither seen nor being embedded
- * by another call. `forget`
- * drops erased texts' vectors from memory and from the file.
+ * by another call. `forget` drops erased texts' vectors from memory and from the file.
  */
 export function cachedEmbeddings(provider: EmbeddingProvider, options: EmbeddingCacheOptions = {}): EmbeddingProvider {
   const max = options.maxEntries ?? 200_000;

@@ -47,11 +47,7 @@ export function embeddedRecall(
       const { query, items } = request;
       const bm25 = items.bm25(query, { limit: BM25_HITS });
       if (source === undefined) return { bm25, vector: [] };
-      // Only a read-your-writes search waits for the vectors of what it wrote; the others rank with what there is.
-      const [queryVector] = await Promise.all([
-        queryVectorOf(source, request, vectorIndex),
-        request.readYourWrites && indexReached(vectorIndex, request),
-      ]);
+      const queryVector = await queryVectorAfterWrites(source, request, vectorIndex);
       if (queryVector === null) return { bm25, vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const { hits, unembedded } = await nearestInProcess(items, source, queryVector, options);
       return { bm25, vector: hits, vectorFloor: source.cosineFloor ?? 0, unembedded };
@@ -60,15 +56,17 @@ export function embeddedRecall(
 }
 
 /**
- * The query's vector. A read-your-writes search waits (bounded, as for the vectors of what it wrote:
- * the backends run both waits at once) for a model still loading; any other search goes on without.
+ * The query's vector. A read-your-writes search also waits, bounded and at the same time, for the
+ * vectors of what it wrote and for a model still loading; any other search ranks with what there is.
  */
-export function queryVectorOf(
+export async function queryVectorAfterWrites(
   source: Pick<VectorSource, 'queryVector'>,
   request: RecallRequest,
   vectorIndex: IndexProgress | undefined,
 ): Promise<Float32Array | null> {
-  return source.queryVector(request.query, request.readYourWrites ? (vectorIndex?.waitMs ?? 0) : 0);
+  if (!request.readYourWrites) return source.queryVector(request.query);
+  const [queryVector] = await Promise.all([source.queryVector(request.query, vectorIndex?.waitMs ?? 0), indexReached(vectorIndex, request)]);
+  return queryVector;
 }
 
 /** The cut's k-NN scored in process, over every visible item's vector (the cut's own scan when it has one). */

@@ -7,7 +7,7 @@ import {
   embedAhead,
   nearestInProcess,
   nearestOfTexts,
-  queryVectorOf,
+  queryVectorAfterWrites,
 } from './embedded-recall';
 import { type IndexProgress, type RecallBackend, indexReached, itemKey } from './recall-backend';
 
@@ -43,9 +43,8 @@ export function openSearchRecall(
       const bm25Hits = () => items.bm25(query, { limit: BM25_HITS });
       if (source === undefined || items.size === 0) return { bm25: bm25Hits(), vector: [] };
       const [queryVector, indexed] = await Promise.all([
-        queryVectorOf(source, request, progress.vectors),
+        queryVectorAfterWrites(source, request, progress.vectors),
         indexReached(progress.openSearch, request),
-        indexReached(progress.vectors, request),
       ]);
       if (queryVector === null) return { bm25: bm25Hits(), vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const vectorFloor = source.cosineFloor ?? 0;
