@@ -46,8 +46,13 @@ export interface MentionItemRow extends Pick<MentionView, 'mentionId' | 'docId' 
   recordedFrom: EpochMs;
 }
 
-/** Names and merges keep their instants: they are few, and a cut reads them as they are. */
-export type EntityNameRow = Pick<EntityRecord, 'entityId' | 'name' | 'recordedFrom'>;
+/**
+ * Names and merges keep their instants: they are few, and a cut reads them as they are. An
+ * entity named again after an erasure shows its name from `namedFrom` (absent: its recording).
+ */
+export interface EntityNameRow extends Pick<EntityRecord, 'entityId' | 'name' | 'recordedFrom'> {
+  namedFrom?: Instant;
+}
 
 export interface SearchDelta {
   facts: FactVersionRow[];

@@ -156,15 +156,28 @@ const TABLES = {
  * An entity's name now: its first one, or once erased (null) the one a registration gave it again
  * after the erasure (a `name` label), if any.
  */
-const ENTITY_NAME = `CASE WHEN rm_entities.erased THEN (SELECT l.value FROM rm_entity_labels l
+const ENTITY_NAME = `CASE WHEN rm_entities.erased THEN ${namedAgain('value')} ELSE rm_entities.name END`;
+/** When the entity got the name ENTITY_NAME reads: the registration's that named it again, else its recording. */
+const ENTITY_NAMED_FROM = `CASE WHEN rm_entities.erased THEN coalesce(${namedAgain('recorded_from')}, rm_entities.recorded_from)
+    ELSE rm_entities.recorded_from END`;
+
+/** A column of the latest `name` label of the entity (the name a registration gave it after its erasure). */
+function namedAgain(column: 'value' | 'recorded_from'): string {
+  return `(SELECT l.${column} FROM rm_entity_labels l
     WHERE l.memory_id = rm_entities.memory_id AND l.entity_id = rm_entities.entity_id AND l.kind = 'name'
-    ORDER BY l.position DESC LIMIT 1) ELSE rm_entities.name END`;
+    ORDER BY l.position DESC LIMIT 1)`;
+}
 
 const ENTITIES = {
-  columns: ['entity_id', ENTITY_NAME, epochMs('recorded_from')],
+  columns: ['entity_id', ENTITY_NAME, epochMs('recorded_from'), epochMs(ENTITY_NAMED_FROM)],
   rows: (columns) => {
-    const [ids, names, recordedFrom] = columns as [string[], (string | null)[], number[]];
-    return ids.map((entityId, i) => ({ entityId, name: names[i] ?? null, recordedFrom: instantOfEpochMs(recordedFrom[i]!) }));
+    const [ids, names, recordedFrom, namedFrom] = columns as [string[], (string | null)[], number[], number[]];
+    return ids.map((entityId, i) => ({
+      entityId,
+      name: names[i] ?? null,
+      recordedFrom: instantOfEpochMs(recordedFrom[i]!),
+      namedFrom: instantOfEpochMs(namedFrom[i]!),
+    }));
   },
 } satisfies Pick<Table<EntityNameRow>, 'columns' | 'rows'>;
 

@@ -1,5 +1,5 @@
 import { type Command, type Cut, type MemoryQueries, type ValidAt, decideBatch, initialState } from '@memotrace/domain';
-import { RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import { RECORD_TIMES, type Step, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresLogStore } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { createPool } from '@memotrace/postgres';
@@ -20,6 +20,18 @@ import { type ProjectedLog, startProjectedLog } from '../testing/projected-log';
 const minusMs = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
 const RECORD_CUTS = RECORD_TIMES.flatMap((t) => [minusMs(t), t]);
 const VALID_CUTS: ValidAt[] = ['*', ...VALID_TIMES];
+const EDGE_E1_WORKS_AT_E0: Step = {
+  k: 'edge',
+  factId: null,
+  src: 1,
+  rel: 0,
+  dst: { e: 0 },
+  validFrom: null,
+  validTo: 'omit',
+  confidence: null,
+  evidence: null,
+  source: 'omit',
+};
 const QUERIES = ['Name 1', 'Name 3 works at Name 0', 'hi', 'bye event', 'hi before Name 2', 'knows one 1 true'];
 
 describe('the search corpus fed by the read models', () => {
@@ -66,7 +78,27 @@ describe('the search corpus fed by the read models', () => {
         const fresh = new SearchCorpora(new PostgresSearchFeed(log.db.pool, 3));
         for (const recordedAt of RECORD_CUTS) await same(fresh, { validAt: next(VALID_CUTS), recordedAt }, next(QUERIES));
       }),
-      { numRuns: 12 },
+      {
+        numRuns: 12,
+        examples: [
+          // An entity erased, named in a fact, then named again: before its new name, a cut shows its id.
+          [
+            [
+              {
+                advance: 1,
+                lag: 0,
+                steps: [
+                  { step: { k: 'erase', subject: 'entity', ref: 1 }, mode: 'explicit', resend: false },
+                  { step: { k: 'move', src: 0, dst: 0, validFrom: 0 }, mode: 'explicit', resend: false },
+                ],
+              },
+              { advance: 1, lag: 0, steps: [{ step: EDGE_E1_WORKS_AT_E0, mode: 'explicit', resend: false }] },
+              { advance: 1, lag: 0, steps: [{ step: { k: 'entity', e: 1, alias: null, type: null }, mode: 'server', resend: false }] },
+            ],
+            0,
+          ],
+        ],
+      },
     );
   }, 600_000);
 

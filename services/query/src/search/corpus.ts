@@ -206,9 +206,7 @@ function sameFact(part: FactPart, row: FactVersionRow): boolean {
  * entity again (new content), shown from then on; otherwise its recording.
  */
 export function nameShownFrom(row: EntityNameRow): Instant {
-  if (!('namedFrom' in row)) return row.recordedFrom;
-  const at = row.namedFrom;
-  return typeof at === 'string' ? at : typeof at === 'number' ? instantFromMillis(at) : row.recordedFrom;
+  return row.namedFrom ?? row.recordedFrom;
 }
 
 /**
