@@ -22,7 +22,7 @@ export interface RuntimeConfig {
   openSearchUrl: string | undefined;
   /** Most item versions the search corpora keep in memory over all memories (SEARCH_CACHE_VERSIONS). */
   searchCacheVersions: number;
-  /** How long a search with `minPosition` waits for the search indexes (vectors, OpenSearch) to reach it (SEARCH_INDEX_WAIT_MS). */
+  /** How long a search with `minPosition` waits for the search projection's vectors to reach it (SEARCH_INDEX_WAIT_MS). */
   searchIndexWaitMs: number;
   /** Most log records the write side keeps folded over all memories (STATE_CACHE_RECORDS). */
   stateCacheRecords: number;

@@ -47,7 +47,7 @@ export const queryModule = new ContainerModule(({ bind }) => {
       };
       const recall = openSearch
         ? openSearchRecall(openSearch, vectors, undefined, {
-            openSearch: indexProgress(OPENSEARCH_PROGRESS),
+            openSearch: ctx.get<ProjectionProgress>(OPENSEARCH_PROGRESS, { optional: true }),
             vectors: indexProgress(SEARCH_INDEX_PROGRESS),
           })
         : vectors

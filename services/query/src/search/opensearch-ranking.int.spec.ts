@@ -90,7 +90,7 @@ describeWithOpenSearch('search through OpenSearch ranks as the embedded engine',
         let pick = seed;
         const next = <T>(list: readonly T[]) => list[(pick = (pick * 1103515245 + 12345) % 2147483648) % list.length]!;
         let position = 0;
-        const indexed = { progress: { waitFor: (at: number) => openSearch.waitForPosition(at, 0) }, waitMs: 0 };
+        const indexed = { waitFor: (at: number) => openSearch.waitForPosition(at, 0) };
         const viaOpenSearch = openSearchRecall({ knn }, source, undefined, { openSearch: indexed });
         const embedded = embeddedRecall(source);
         const same = async (cut: Cut, query: string) => {

@@ -9,11 +9,16 @@ import {
   nearestOfTexts,
   queryVectorAfterWrites,
 } from './embedded-recall';
-import { type IndexProgress, type RecallBackend, indexReached, itemKey } from './recall-backend';
+import type { ProjectionProgress } from '../consistency';
+import { type IndexProgress, type RecallBackend, itemKey } from './recall-backend';
 
-/** The indexes an OpenSearch search may wait for: OpenSearch's own projector, and the search projection's vectors. */
+/**
+ * How far OpenSearch's own projector has got (only looked at: until it has a read's position the
+ * k-NN is answered in process, the same ranking without waiting for OpenSearch's indexing), and the
+ * search projection's vectors (a read-your-writes search waits for them, bounded).
+ */
 export interface OpenSearchProgress {
-  openSearch?: IndexProgress;
+  openSearch?: ProjectionProgress;
   vectors?: IndexProgress;
 }
 
@@ -26,8 +31,8 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'knn'>;
  * answers the k-NN with the cut as its filter, and each candidate is scored again by its text's
  * vector, as the embedded backend scores it, so the same items rank the same. Until OpenSearch has
  * every record up to the read's position, and while its node is away, the k-NN is the embedded one:
- * an item its projector has not reached yet is still found, and search answers whenever the
- * database does. Documents are versions (`fact:<id>#<position>`); candidates are
+ * an item its projector has not reached yet is still found, a search right after a write does not
+ * wait for OpenSearch's indexing, and search answers whenever the database does. Documents are versions (`fact:<id>#<position>`); candidates are
  * items (`itemKey(kind, id)`) of the cut.
  */
 export function openSearchRecall(
@@ -44,7 +49,7 @@ export function openSearchRecall(
       if (source === undefined || items.size === 0) return { bm25: bm25Hits(), vector: [] };
       const [queryVector, indexed] = await Promise.all([
         queryVectorAfterWrites(source, request, progress.vectors),
-        indexReached(progress.openSearch, request),
+        progress.openSearch === undefined || request.position === undefined || progress.openSearch.waitFor(request.position, 0),
       ]);
       if (queryVector === null) return { bm25: bm25Hits(), vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const vectorFloor = source.cosineFloor ?? 0;
@@ -53,8 +58,10 @@ export function openSearchRecall(
       const bm25 = bm25Hits();
       const found = await knn;
       if (found === null) {
+        // OpenSearch's answers cannot count the items without a vector: an in-process k-NN tells
+        // only of those it met, so that a search answers in one shape whichever way its k-NN went.
         const { hits, unembedded } = await nearestInProcess(items, source, queryVector, options);
-        return { bm25, vector: hits, vectorFloor, unembedded };
+        return { bm25, vector: hits, vectorFloor, ...(unembedded > 0 ? { unembedded } : {}) };
       }
       const candidates = new Map<string, string>();
       for (const { kind, itemId } of found) {

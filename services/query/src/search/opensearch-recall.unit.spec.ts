@@ -66,7 +66,7 @@ describe('openSearchRecall', () => {
         const log: readonly MemoryRecord[] = run.log;
         const corpora = new SearchCorpora(new LogSearchFeed(() => log));
         const index = knnOf(seed);
-        const viaOpenSearch = openSearchRecall(index, vectorSource, OPTIONS, { openSearch: { progress: progress(true), waitMs: 1000 } });
+        const viaOpenSearch = openSearchRecall(index, vectorSource, OPTIONS, { openSearch: progress(true) });
         const embedded = embeddedRecall(vectorSource, OPTIONS);
         let pick = seed;
         const next = <T>(list: readonly T[]) => list[(pick = (pick * 1103515245 + 12345) % 2147483648) % list.length]!;
@@ -87,7 +87,7 @@ describe('openSearchRecall', () => {
     expect(knnCalls).toBeGreaterThan(40);
   });
 
-  it('scores k-NN in process while OpenSearch has not reached the read, and a read-your-writes search waits for it, bounded', async () => {
+  it('scores k-NN in process while OpenSearch has not reached the read, without waiting for it', async () => {
     const run = runHistory([], { memoryId: M });
     const corpora = new SearchCorpora(new LogSearchFeed(() => run.log));
     const items = await corpora.cut(M, { validAt: '*', recordedAt: '2100-01-01T00:00:00.000Z' });
@@ -96,17 +96,21 @@ describe('openSearchRecall', () => {
     const behind = progress(false);
     const vectors = progress(true);
     const recall = openSearchRecall(index, vectorSource, OPTIONS, {
-      openSearch: { progress: behind, waitMs: 1500 },
+      openSearch: behind,
       vectors: { progress: vectors, waitMs: 1500 },
     });
     const embedded = await embeddedRecall(vectorSource, OPTIONS).recall({ query: 'hi', items });
     const fallback = await recall.recall({ query: 'hi', items, position: 42, readYourWrites: true });
     expect(index.calls).toBe(0);
-    expect(fallback).toEqual(embedded);
-    expect(behind.calls).toEqual([[42, 1500]]);
+    // The same hits; `unembedded` only when some item had no vector (none here).
+    expect(embedded.unembedded).toBe(0);
+    expect(fallback).toEqual({ ...embedded, unembedded: undefined });
+    // A read-your-writes search waits for the vectors it ranks by, and only looks at OpenSearch.
+    expect(behind.calls).toEqual([[42, 0]]);
     expect(vectors.calls).toEqual([[42, 1500]]);
-    // Without minPosition nothing waits: whether OpenSearch has the read is only looked at.
+    // Without minPosition nothing waits for the vectors either.
     await recall.recall({ query: 'hi', items, position: 42 });
+    expect(vectors.calls).toHaveLength(1);
     expect(behind.calls.at(-1)).toEqual([42, 0]);
   });
 });
