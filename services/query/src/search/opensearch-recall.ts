@@ -10,7 +10,7 @@ import {
   queryVectorAfterWrites,
 } from './embedded-recall';
 import type { ProjectionProgress } from '../consistency';
-import { type IndexProgress, type RecallBackend, itemKey } from './recall-backend';
+import { type IndexProgress, type RecallBackend, itemKey, progressReached } from './recall-backend';
 
 /**
  * How far OpenSearch's own projector has got (only looked at: until it has a read's position the
@@ -32,8 +32,8 @@ type ItemIndex = Pick<OpenSearchItemIndex, 'knn'>;
  * vector, as the embedded backend scores it, so the same items rank the same. Until OpenSearch has
  * every record up to the read's position, and while its node is away, the k-NN is the embedded one:
  * an item its projector has not reached yet is still found, a search right after a write does not
- * wait for OpenSearch's indexing, and search answers whenever the database does. Documents are versions (`fact:<id>#<position>`); candidates are
- * items (`itemKey(kind, id)`) of the cut.
+ * wait for OpenSearch's indexing, and search answers whenever the database does. Documents are
+ * versions (`fact:<id>#<position>`); candidates are items (`itemKey(kind, id)`) of the cut.
  */
 export function openSearchRecall(
   index: ItemIndex,
@@ -49,7 +49,7 @@ export function openSearchRecall(
       if (source === undefined || items.size === 0) return { bm25: bm25Hits(), vector: [] };
       const [queryVector, indexed] = await Promise.all([
         queryVectorAfterWrites(source, request, progress.vectors),
-        progress.openSearch === undefined || request.position === undefined || progress.openSearch.waitFor(request.position, 0),
+        progressReached(progress.openSearch, request.position),
       ]);
       if (queryVector === null) return { bm25: bm25Hits(), vector: [], unembedded: items.size }; // the model is not there yet: BM25 ranks all
       const vectorFloor = source.cosineFloor ?? 0;

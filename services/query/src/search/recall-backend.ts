@@ -32,8 +32,12 @@ export function indexReached(
   index: IndexProgress | undefined,
   { position, readYourWrites }: Pick<RecallRequest, 'position' | 'readYourWrites'>,
 ): Promise<boolean> {
-  if (index === undefined || position === undefined) return Promise.resolve(true);
-  return index.progress.waitFor(position, readYourWrites ? index.waitMs : 0);
+  return progressReached(index?.progress, position, readYourWrites ? (index?.waitMs ?? 0) : 0);
+}
+
+/** Whether a projector holds every record up to `position`, waiting up to `waitMs` (0: only looks). True without a position or a progress. */
+export function progressReached(progress: ProjectionProgress | undefined, position: number | undefined, waitMs = 0): Promise<boolean> {
+  return progress === undefined || position === undefined ? Promise.resolve(true) : progress.waitFor(position, waitMs);
 }
 
 export interface RecallResult {
