@@ -8,5 +8,6 @@ export * from './responses';
 export * from './transfer';
 export * from './admin';
 export * from './turns';
+export * from './check';
 export { buildOpenApiDocument } from './openapi/document';
 export { buildComponentSchemas } from './openapi/components';

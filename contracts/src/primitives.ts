@@ -130,7 +130,7 @@ export function parseInstant(input: string): InstantResult {
  * transform: those allocate per value (a closure, a pipe), and every field of every
  * command goes through here (a 1,000-command batch: ~7,000 strings).
  */
-function stringCheck(check: (s: string, problem: (message: string) => void) => void) {
+export function stringCheck(check: (s: string, problem: (message: string) => void) => void) {
   return (payload: z.core.ParsePayload<string>) =>
     check(payload.value, (message) => payload.issues.push({ code: 'custom', message, input: payload.value }));
 }

@@ -4,7 +4,7 @@ import { type MemoryRecord, type MemoryState, decideBatch, fold } from '@memotra
 import { extractorFromEnv } from '@memotrace/extraction';
 import { type EmbeddingProvider, embeddingsFromEnv, textHash } from '@memotrace/search-index';
 import type { Batch, CommandHandler } from '../../services/command/src/command-handler';
-import { nameSimilarity } from '../../services/command/src/name-similarity';
+import { nameSimilarity } from '@memotrace/runtime';
 import { TurnIntake } from '../../services/command/src/turn-intake';
 import { turnExtraction } from '../../services/command/src/turn-extraction';
 import { ReplayMemoryQueries } from '../../services/query/src/replay-queries';

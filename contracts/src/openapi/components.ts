@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as admin from '../admin';
+import * as check from '../check';
 import * as cmd from '../commands';
 import { errorResponse } from '../errors';
 import { literalTarget } from '../literals';
@@ -42,6 +43,7 @@ export const requestSchemas: Record<string, z.ZodType> = {
   TurnsRequest: turns.turnsRequest,
   ReextractRequest: turns.reextractRequest,
   SearchRequest: searchRequest,
+  CheckRequest: check.checkRequest,
   RebuildRequest: admin.rebuildRequest,
   McpRequest: mcp.jsonRpcRequest,
 };
@@ -75,6 +77,7 @@ export const responseSchemas: Record<string, z.ZodType> = {
   MentionsResponse: res.mentionsResponse,
   SearchItem: res.searchItem,
   SearchResponse: res.searchResponse,
+  CheckResponse: check.checkResponse,
   HealthResponse: res.healthResponse,
   MemorySummary: res.memorySummary,
   MemoriesResponse: res.memoriesResponse,

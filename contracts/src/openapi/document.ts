@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
 import { verifyQuery } from '../admin';
+import { checkQuery } from '../check';
 import * as q from '../queries';
 import { memoryId } from '../primitives';
 import { JSONL_CONTENT_TYPE } from '../transfer';
@@ -183,6 +184,14 @@ function buildPaths(): Obj {
         parameters: memory(),
         requestBody: jsonBody('SearchRequest'),
         responses: responses('SearchResponse', [400, 404, 413]),
+      },
+    },
+    [`${m}/check`]: {
+      post: {
+        operationId: 'check',
+        parameters: [...memory(), ...parameters(checkQuery, 'query')],
+        requestBody: jsonBody('CheckRequest'),
+        responses: responses('CheckResponse', [400, 404, 413]),
       },
     },
     [`${m}/export`]: {

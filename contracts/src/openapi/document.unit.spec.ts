@@ -14,6 +14,7 @@ const SPEC_PATHS: [string, string][] = [
   ['get', '/v1/memories/{memoryId}/events'],
   ['get', '/v1/memories/{memoryId}/changes'],
   ['post', '/v1/memories/{memoryId}/search'],
+  ['post', '/v1/memories/{memoryId}/check'], // SPEC 5.3
   ['get', '/v1/memories/{memoryId}/export'],
   ['post', '/v1/memories/{memoryId}/import'],
   ['delete', '/v1/memories/{memoryId}'], // SPEC §5.2

@@ -72,6 +72,27 @@ export const factsResponse = {
   next: null,
 };
 
+export const checkRequest = {
+  claims: [
+    { src: 'alice', rel: 'works_at', dst: 'acme' },
+    { src: 'alice', rel: 'works_at', dst: 'acme', validAt: '2024-04-15T00:00:00Z' },
+  ],
+  validAt: '2024-05-03T00:00:00Z',
+};
+
+export const checkResponse = {
+  cut: { validAt: '2024-05-03T00:00:00.000Z', recordedAt: NOW },
+  source: 'projection',
+  verdicts: [
+    { claim: { src: 'alice', rel: 'works_at', dst: 'acme' }, verdict: 'supported', facts: [correctedVersion] },
+    {
+      claim: { src: 'alice', rel: 'works_at', dst: 'acme', validAt: '2024-04-15T00:00:00.000Z' },
+      verdict: 'not_yet_valid',
+      facts: [correctedVersion],
+    },
+  ],
+};
+
 export const historyResponse = { factId: FACT.factId, versions: [firstVersion, correctedVersion] };
 
 export const auditResponse = {

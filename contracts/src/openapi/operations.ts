@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as admin from '../admin';
+import * as check from '../check';
 import * as cmd from '../commands';
 import * as mcp from '../mcp';
 import { searchRequest } from '../queries';
@@ -260,6 +261,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tags: ['search'],
     request: { schema: searchRequest, example: ex.searchRequest },
     response: { schema: res.searchResponse, example: ex.searchResponse },
+  },
+  check: {
+    summary: 'Check claims an agent is about to make against a cut',
+    description:
+      'One verdict per claim `(src, rel, dst)` at the cut, the first of these that applies: `supported` (a version of the fact is ' +
+      'in the cut), `contradicted` (the relation is declared `one` and another value is in the cut), `outdated` (a believed ' +
+      'version ended by `validAt`), `not_yet_valid` (a believed version starts after `validAt`), `retracted` (a version was ' +
+      'believed before `recordedAt` and none is now), `unknown`; with the fact versions it rests on. Ids resolve through the ' +
+      "merges known at `recordedAt`. Instead of `claims`, `text` (an agent's draft answer) is read by the memory's extractor, " +
+      'as a turn said by `speaker` at `validAt`; the answer then lists the claims it read. `consistency=replay` answers by replay.',
+    tags: ['reads'],
+    request: { schema: check.checkRequest, example: ex.checkRequest },
+    response: { schema: check.checkResponse, example: ex.checkResponse },
   },
   exportMemory: {
     summary: "Export a memory's log as JSONL",

@@ -103,6 +103,22 @@ describe('memoryTools, called by a model through generateText', () => {
     ]);
   });
 
+  it('checks a draft answer against the memory before it is given', async () => {
+    const tools = memoryTools(client, { memoryId: 'ai-check', actor: 'assistant' });
+    const model = scriptedModel([
+      () => ({ tool: 'remember', input: { subject: 'Bea', relation: 'lives in', object: 'Porto', validFrom: '2024-01-01T00:00:00Z' } }),
+      () => ({ tool: 'checkClaims', input: { text: 'Bea lives in Porto.', validAt: '2024-03-01T00:00:00Z' } }),
+      () => ({ tool: 'checkClaims', input: { text: 'I live in Porto.', speaker: 'Bea', validAt: '2023-12-01T00:00:00Z' } }),
+    ]);
+    const result = await generateText({ model, tools, prompt: 'Bea lives in Porto since January.', stopWhen: stepCountIs(5) });
+    const checks = result.steps.flatMap((s) => s.toolResults.filter((r) => r.toolName === 'checkClaims').map((r) => r.output as any));
+    expect(checks.map((c) => c.verdicts.map((v: any) => [v.claim.rel, v.verdict]))).toEqual([
+      [['lives_in', 'supported']],
+      [['lives_in', 'not_yet_valid']],
+    ]);
+    expect(checks[0].verdicts[0].facts[0]).toMatchObject({ rel: 'lives_in', validFrom: '2024-01-01T00:00:00.000Z', validTo: null });
+  });
+
   it('stores values as literals, ends the previous object of a one-object relation, retracts, and hands errors to the model', async () => {
     await client.memory('ai-tools-2').commands([{ op: 'DEFINE_RELATION', rel: 'lives_in', cardinality: 'one' }]);
     const tools = memoryTools(client, { memoryId: 'ai-tools-2' });

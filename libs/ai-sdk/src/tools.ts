@@ -24,11 +24,11 @@ export function relationId(relation: string): string {
 }
 
 /**
- * AI SDK tools over one MemoTrace memory: `remember` a fact, `searchMemory` with a time cut, `correctFact`
- * (its validity, or retract it), and `factHistory`. They write through MemoTrace's DSL, so every change is
- * a new version with an audit record; nothing is overwritten. Their reads wait for their own writes, so a
- * model finds what it has just remembered. A MemoTrace error (an unknown fact, an invalid instant) is
- * thrown, and the SDK hands it to the model as the tool's error.
+ * AI SDK tools over one MemoTrace memory: `remember` a fact, `searchMemory` with a time cut, `checkClaims` (a draft
+ * answer's claims against the memory), `correctFact` (its validity, or retract it), and `factHistory`. They write
+ * through MemoTrace's DSL, so every change is a new version with an audit record; nothing is overwritten. Their reads
+ * wait for their own writes, so a model finds what it has just remembered. A MemoTrace error (an unknown fact, an
+ * invalid instant) is thrown, and the SDK hands it to the model as the tool's error.
  */
 export function memoryTools(client: MemoTraceClient, options: MemoryToolsOptions) {
   const memory = client.memory(options.memoryId);
@@ -104,6 +104,47 @@ export function memoryTools(client: MemoTraceClient, options: MemoryToolsOptions
         return {
           cut: answer.cut,
           items: answer.items.map(({ kind, id, text, validFrom, validTo, recordedFrom }) => ({ kind, id, text, validFrom, validTo, recordedFrom })),
+        };
+      },
+    }),
+
+    checkClaims: tool({
+      description:
+        'Before you answer, check what you are about to say against long-term memory: give your draft answer as text (e.g. ' +
+        '"Alice works at Acme since Monday"). The memory reads the claims in it and gives each one verdict: supported (it holds ' +
+        'then), contradicted (a relation with one value at a time holds another value), outdated (it held, but ended by then), ' +
+        'not_yet_valid (it starts later), retracted (the memory believed it once and no longer does) or unknown; with the facts ' +
+        'it rests on. Say what is supported; correct what is contradicted, outdated or not yet valid.',
+      inputSchema: z.object({
+        text: z.string().min(1).max(8192).describe('your draft answer, e.g. "Alice moved to Porto in May and works at Acme"'),
+        speaker: z.string().min(1).optional().describe('who "I" is in the text, by name, e.g. "Alice"'),
+        validAt: instant.optional().describe('the world time the answer is about; default: now'),
+        recordedAt: instant.optional().describe('check against what the memory believed at this instant; default: now'),
+      }),
+      execute: async ({ text, speaker, validAt, recordedAt }) => {
+        const answer = await memory.check({
+          text,
+          ...(speaker === undefined ? {} : { speaker }),
+          ...(validAt === undefined ? {} : { validAt }),
+          ...(recordedAt === undefined ? {} : { recordedAt }),
+          ...afterWrites(),
+        });
+        return {
+          cut: answer.cut,
+          verdicts: answer.verdicts.map(({ claim, verdict, facts }) => ({
+            claim,
+            verdict,
+            facts: facts.map(({ factId, src, rel, dst, validFrom, validTo, recordedFrom, recordedTo }) => ({
+              factId,
+              src,
+              rel,
+              dst,
+              validFrom,
+              validTo,
+              recordedFrom,
+              recordedTo,
+            })),
+          })),
         };
       },
     }),

@@ -74,6 +74,15 @@ describe('MemoTraceClient', () => {
     });
     const search = await m().search({ query: 'Alice Acme' });
     expect(search.items.length).toBeGreaterThan(0);
+    // The answer check (a read: the write key may ask it), by claims and by text.
+    const checked = await m().check({ claims: [{ src: 'alice', rel: 'works_at', dst: 'acme' }], validAt: '2024-05-07T00:00:00Z' });
+    expect(checked.verdicts.map((v) => [v.verdict, v.facts.map((f) => f.factId)])).toEqual([['supported', ['alice-acme']]]);
+    const read = await m().check({ text: 'Alice works at Acme.', validAt: '2024-05-01T00:00:00Z', consistency: 'replay' });
+    expect([read.source, read.claims, read.verdicts.map((v) => v.verdict)]).toEqual([
+      'replay',
+      [{ src: 'alice', rel: 'works_at', dst: 'acme' }],
+      ['not_yet_valid'],
+    ]);
   });
 
   it('records dialog turns (a retry is a duplicate) and lists what was derived from one', async () => {

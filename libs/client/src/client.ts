@@ -16,6 +16,8 @@ import type {
   MentionView,
   MentionsResponse,
   SearchRequestInput,
+  CheckRequestInput,
+  CheckResponse,
   SearchResponse,
   TurnsRequestInput,
   TurnsResponse,
@@ -426,6 +428,14 @@ export class MemoryClient {
 
   search(request: SearchRequestInput): Promise<SearchResponse> {
     return this.client.request('POST', `${this.path}/search`, { body: JSON.stringify(request) });
+  }
+
+  /**
+   * SPEC 5.3: a verdict on each claim at the cut (supported, contradicted, outdated, not_yet_valid, retracted,
+   * unknown) with the fact versions it rests on; `text` instead of `claims` has the memory's extractor read them.
+   */
+  check(request: CheckRequestInput): Promise<CheckResponse> {
+    return this.client.request('POST', `${this.path}/check`, { body: JSON.stringify(request) });
   }
 
   /** The memory's log as JSONL text. */

@@ -5,6 +5,8 @@ export type {
   AuditEvent,
   AuditResponse,
   ChangesResponse,
+  CheckRequestInput,
+  CheckResponse,
   CommandResult,
   CommandsResponse,
   EntityResponse,

@@ -12,6 +12,7 @@ export { changesOf, commandBodyOf, erasureOf, factIdsOf, idsOf, type CommandBody
 export { decide, type DecideContext, type Decision } from './decide';
 export { decideBatch, type BatchDecision, type CommandResult, type CommandStatus } from './decide-batch';
 export * from './cut';
+export { checkClaim, claimGroundsAt, saysTarget, type CheckedClaim, type Claim, type ClaimGround } from './check';
 export * from './visibility';
 export { commandsOfLog } from './export';
 export type { Checkpointed, MemoryQueries, ProjectedMemoryQueries } from './read-port';

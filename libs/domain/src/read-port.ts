@@ -1,3 +1,4 @@
+import type { Claim, ClaimGround } from './check';
 import type { Instant } from './time';
 import type {
   ChangeCount,
@@ -43,6 +44,8 @@ export interface MemoryQueries {
   changes(memoryId: string, from: Instant, to: Instant): Promise<ChangeView[]>;
   /** The first `max` record instants in `[from, to)` at which versions opened or closed, ascending, with how many (`changeCountsOf`). */
   changeCounts(memoryId: string, from: Instant, to: Instant, max: number): Promise<ChangeCount[]>;
+  /** What each claim is checked against at `recordedAt` (SPEC 5.3, `checkClaim`), in the claims' order. */
+  claimGrounds(memoryId: string, recordedAt: Instant, claims: readonly Claim[]): Promise<ClaimGround[]>;
 }
 
 /** An answer of the read models and the checkpoint of the snapshot it was read in: it holds every log record up to `checkpoint`. */

@@ -201,7 +201,7 @@ export function mayReadMemory(request: FastifyRequest, memoryId: string): boolea
 const KEY_ROUTES: ReadonlySet<string> = new Set(['/v1/memories', '/v1/access']);
 
 /** Routes that read even though they are POSTs. */
-const READ_POSTS = /\/search$/;
+const READ_POSTS = /\/(search|check)$/;
 
 /** The access a `/v1/...` request needs before its body is read: reads read, DELETE (of a whole memory) is admin, the rest writes. */
 function routeAccess(method: string, path: string): Access {

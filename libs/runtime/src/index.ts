@@ -7,3 +7,4 @@ export * from './lifecycle';
 export * from './memory-deletions';
 export * from './extraction-jobs';
 export * from './fault-reports';
+export * from './name-similarity';

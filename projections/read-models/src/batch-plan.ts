@@ -213,7 +213,13 @@ function applyChange(plan: BatchPlan, memoryId: string, position: number, at: In
       return;
     }
     case 'relation':
-      plan.relations.set(headKey(memoryId, change.rel), { memoryId, rel: change.rel, cardinality: change.cardinality, recordedFrom: at });
+      // A later declaration at the same record time replaces an earlier one, as the fold does.
+      plan.relations.set(`${headKey(memoryId, change.rel)}\u0000${at}`, {
+        memoryId,
+        rel: change.rel,
+        cardinality: change.cardinality,
+        recordedFrom: at,
+      });
       return;
     case 'opened':
       switch (change.kind) {

@@ -1,7 +1,10 @@
 import {
+  type Cardinality,
   type ChangeCount,
   type ChangeView,
   type Checkpointed,
+  type Claim,
+  type ClaimGround,
   type Cut,
   type EntityFilter,
   type EntityView,
@@ -15,7 +18,10 @@ import {
   type MentionView,
   type Page,
   type ProjectedMemoryQueries,
+  canonicalTarget,
   compareChanges,
+  saysTarget,
+  targetKey,
   compareDocumentOrder,
   compareIds,
   contains,
@@ -108,6 +114,84 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         const closedAt = instantOrNullOfEpochMs(row.recorded_to);
         return factViewOfRow(row, forest, closedAt !== null && (recordedAt === undefined || closedAt <= recordedAt) ? closedAt : null);
       });
+    });
+  }
+
+  /**
+   * Each claim's ground in one snapshot (SPEC 5.3, `checkClaim`): the relations' declarations at r; the versions of each
+   * claim's own facts, one join of the claims (a row per member of its src and dst classes) with the fact versions by
+   * src, rel and dst; and, for the claims of a `one` relation, the versions in each claim's cut of its src's facts with
+   * that rel, one statement per valid time asked.
+   */
+  claimGrounds(memoryId: string, recordedAt: Instant, claims: readonly Claim[]): Promise<ClaimGround[]> {
+    return this.snapshot(async (q) => {
+      const forest = await loadForest(q, memoryId, { through: recordedAt });
+      const at = pgInstant(recordedAt);
+      const { rows: relations } = await q.query<{ rel: string; cardinality: Cardinality }>(
+        `SELECT DISTINCT ON (rel) rel, cardinality FROM rm_relations
+          WHERE memory_id = $1 AND rel = ANY($2::text[]) AND recorded_from <= $3::timestamptz
+          ORDER BY rel, recorded_from DESC`,
+        [memoryId, [...new Set(claims.map((c) => c.rel))], at],
+      );
+      const cardinality = new Map(relations.map((row) => [row.rel, row.cardinality]));
+      const wanted = claims.map((c) => targetKey(canonicalTarget(forest, c.dst)));
+      const grounds: ClaimGround[] = claims.map((c) => ({ versions: [], others: [], cardinality: cardinality.get(c.rel) ?? 'many' }));
+      // The history of a version as r sees it: a close after r is not known yet.
+      const viewOf = (row: FactRow) => {
+        const closedAt = instantOrNullOfEpochMs(row.recorded_to);
+        return factViewOfRow(row, forest, closedAt !== null && closedAt <= recordedAt ? closedAt : null);
+      };
+
+      const asked: [number[], string[], string[], (string | null)[], (string | null)[]] = [[], [], [], [], []];
+      claims.forEach((c, i) => {
+        const dsts = typeof c.dst === 'string' ? forest.classOf(c.dst).map((id) => [id, null] as const) : [[null, String(c.dst.literal)] as const];
+        for (const src of forest.classOf(c.src))
+          for (const [entity, text] of dsts) {
+            asked[0].push(i);
+            asked[1].push(src);
+            asked[2].push(c.rel);
+            asked[3].push(entity);
+            asked[4].push(text);
+          }
+      });
+      const { rows: own } = await q.query<FactRow & { claim: number }>(
+        `SELECT c.claim, ${FACT_COLUMNS}
+           FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS c(claim, c_src, c_rel, c_entity, c_text)
+           JOIN rm_fact_versions ON memory_id = $1 AND src = c.c_src AND rel = c.c_rel
+                                AND (dst_entity = c.c_entity OR dst_text = c.c_text) AND recorded_from <= $7::timestamptz
+          ORDER BY c.claim, fact_id, version_no`,
+        [memoryId, ...asked, at],
+      );
+      for (const row of own) {
+        const view = viewOf(row);
+        // dst_text is the literal's text: the datatype decides too.
+        if (saysTarget(view, wanted[row.claim]!)) grounds[row.claim]!.versions.push(view);
+      }
+
+      const byValidAt = new Map<string, number[]>();
+      claims.forEach((c, i) => {
+        if (grounds[i]!.cardinality === 'one') byValidAt.set(c.validAt, [...(byValidAt.get(c.validAt) ?? []), i]);
+      });
+      for (const [validAt, indexes] of byValidAt) {
+        const params: unknown[] = [memoryId, at];
+        const cut = cutPredicate('fact', '', {
+          memoryId: '$1',
+          recordedAt: '$2',
+          validAt: validAt === '*' ? null : `$${params.push(pgInstant(validAt))}`,
+        });
+        const srcs = `$${params.push([...new Set(indexes.flatMap((i) => forest.classOf(claims[i]!.src)))])}::text[]`;
+        const rels = `$${params.push([...new Set(indexes.map((i) => claims[i]!.rel))])}::text[]`;
+        const { rows } = await q.query<FactRow>(
+          `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${cut} AND src = ANY(${srcs}) AND rel = ANY(${rels})`,
+          params,
+        );
+        const inCut = factViews(rows, forest);
+        for (const i of indexes) {
+          const src = forest.canonical(claims[i]!.src);
+          grounds[i]!.others = inCut.filter((v) => v.src === src && v.rel === claims[i]!.rel && !saysTarget(v, wanted[i]!));
+        }
+      }
+      return grounds;
     });
   }
 

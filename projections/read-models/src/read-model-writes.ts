@@ -186,7 +186,7 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
     `INSERT INTO rm_relations (memory_id, rel, cardinality, recorded_from)
      SELECT memory_id, rel, cardinality, recorded_from
        FROM json_to_recordset($1::json) AS r(memory_id text, rel text, cardinality text, recorded_from timestamptz)
-     ON CONFLICT (memory_id, rel) DO UPDATE SET cardinality = excluded.cardinality, recorded_from = excluded.recorded_from`,
+     ON CONFLICT (memory_id, rel, recorded_from) DO UPDATE SET cardinality = excluded.cardinality`,
     [...plan.relations.values()].map((r) => ({
       memory_id: r.memoryId,
       rel: r.rel,

@@ -8,6 +8,7 @@ import {
   ReadModelsMentionsByDoc1795910000000,
   ReadModelsNoFactCutIndex1795800000000,
   ReadModelsNoOpenIndex1795700000000,
+  ReadModelsRelationDeclarations1796400000000,
   ReadModelsVersionChain1795600000000,
   readModelMigrations,
 } from './schema';
@@ -26,6 +27,7 @@ beforeAll(async () => {
     'ReadModelsEntityNameKeys1796000000000',
     'ReadModelsErasure1796200000000',
     'ReadModelsFactsByDst1796300000000',
+    'ReadModelsRelationDeclarations1796400000000',
   ]);
 });
 
@@ -138,6 +140,29 @@ describe('read-model schema', () => {
     await migration.up(runner);
     await migration.up(runner);
     expect(await dstIndexes()).toEqual(expected);
+  });
+
+  it('keeps every declaration of a relation; the migration keys a database made before by declaration, and back', async () => {
+    const key = async () =>
+      (await db.pool.query<{ def: string }>("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'rm_relations_pkey'")).rows[0]
+        ?.def;
+    const declare = (rel: string, cardinality: string, at: string) =>
+      db.pool.query("INSERT INTO rm_relations (memory_id, rel, cardinality, recorded_from) VALUES ('m-rel', $1, $2, $3)", [rel, cardinality, at]);
+    expect(await key()).toBe('PRIMARY KEY (memory_id, rel, recorded_from)');
+    await declare('works_at', 'many', T(1));
+    await declare('works_at', 'one', T(2));
+    const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
+    const migration = new ReadModelsRelationDeclarations1796400000000();
+    // Back: the latest declaration of each relation, keyed by relation.
+    await migration.down(runner);
+    expect(await key()).toBe('PRIMARY KEY (memory_id, rel)');
+    const held = await db.pool.query("SELECT cardinality FROM rm_relations WHERE memory_id = 'm-rel'");
+    expect(held.rows).toEqual([{ cardinality: 'one' }]);
+    await migration.up(runner);
+    expect(await key()).toBe('PRIMARY KEY (memory_id, rel, recorded_from)');
+    await declare('works_at', 'many', T(3));
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM rm_relations WHERE memory_id = 'm-rel'")).rows).toEqual([{ n: 2 }]);
+    await db.pool.query("DELETE FROM rm_relations WHERE memory_id = 'm-rel'");
   });
 
   it('migrating again runs nothing', async () => {

@@ -37,6 +37,8 @@ const versionChain = (table: string, id: string) => [
      REFERENCES ${table} (memory_id, ${id}, version_no, recorded_to)`,
 ];
 
+const RELATIONS_KEY = 'memory_id, rel, recorded_from';
+
 const VERSIONED_TABLES = [
   ['rm_fact_versions', 'fact_id'],
   ['rm_event_versions', 'event_id'],
@@ -196,7 +198,8 @@ export const readModelStatements: string[] = [
      cardinality text NOT NULL CHECK (cardinality IN ('one', 'many')),
      recorded_from timestamptz NOT NULL
    )`,
-  ...primaryKey('rm_relations', 'memory_id, rel'),
+  // Every declaration, not only the latest: a cut at an earlier record time reads the cardinality declared by then.
+  ...primaryKey('rm_relations', RELATIONS_KEY),
 
   `CREATE TABLE rm_event_versions (
      memory_id ${ID} NOT NULL,
@@ -481,6 +484,31 @@ export class ReadModelsFactsByDst1796300000000 implements MigrationInterface {
   }
 }
 
+/**
+ * Keys the relations by declaration (RELATIONS_KEY) on databases made when they held only each relation's
+ * latest one; tables made after are keyed so already. The declarations replaced before stay lost until a
+ * rebuild (`npm run rebuild`) reads them from the log again: until then a check at an earlier record time
+ * takes a relation's latest cardinality from when it was declared.
+ */
+export class ReadModelsRelationDeclarations1796400000000 implements MigrationInterface {
+  readonly name = 'ReadModelsRelationDeclarations1796400000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE rm_relations DROP CONSTRAINT IF EXISTS rm_relations_pkey');
+    await queryRunner.query('DROP INDEX IF EXISTS rm_relations_pkey');
+    for (const sql of primaryKey('rm_relations', RELATIONS_KEY)) await queryRunner.query(sql);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      `DELETE FROM rm_relations r USING rm_relations later
+        WHERE later.memory_id = r.memory_id AND later.rel = r.rel AND later.recorded_from > r.recorded_from`,
+    );
+    await queryRunner.query('ALTER TABLE rm_relations DROP CONSTRAINT IF EXISTS rm_relations_pkey');
+    for (const sql of primaryKey('rm_relations', 'memory_id, rel')) await queryRunner.query(sql);
+  }
+}
+
 const ERASABLE: [string, string[]][] = [
   ['rm_entities', ['name', 'name_key']],
   ['rm_fact_versions', []],
@@ -497,4 +525,5 @@ export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsEntityNameKeys1796000000000(),
   new ReadModelsErasure1796200000000(),
   new ReadModelsFactsByDst1796300000000(),
+  new ReadModelsRelationDeclarations1796400000000(),
 ];

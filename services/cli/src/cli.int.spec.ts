@@ -101,11 +101,21 @@ describe('memotrace CLI', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ source: 'replay', facts: [{ factId: 'alice-acme' }] });
   }, 120000);
 
-  it('shows history, audit and search, exports and imports', async () => {
+  it('shows history, audit, search and checks, exports and imports', async () => {
     expect((await cli(['--memory', 'cli', 'history', 'alice-acme'])).stdout).toMatch(/2024-05-06T00:00:00.000Z/);
     const audit = await cli(['--memory', 'cli', 'audit', 'alice-acme', '--json']);
     expect(JSON.parse(audit.stdout).events[0]).toMatchObject({ commandId: 'c3', actor: 'cli-user' });
     expect((await cli(['--memory', 'cli', 'search', 'Alice', '--json'])).code).toBe(0);
+    // An answer checked before it is given: first person, with who "I" is, as a table and as JSON.
+    const checked = await cli(['--memory', 'cli', 'check', 'I work at Acme.', '--speaker', 'Alice', '--valid-at', '2024-05-07T00:00:00Z']);
+    expect(checked.stdout).toMatch(/^verdict\s+claim\s+facts\n/);
+    expect(checked.stdout).toMatch(/supported\s+alice works_at acme\s+alice-acme/);
+    const before = await cli(['--memory', 'cli', 'check', 'Alice works at Acme.', '--valid-at', '2024-05-05T00:00:00Z', '--json', '--replay']);
+    expect(JSON.parse(before.stdout)).toMatchObject({
+      source: 'replay',
+      verdicts: [{ verdict: 'not_yet_valid', facts: [{ factId: 'alice-acme' }] }],
+    });
+    expect((await cli(['--memory', 'cli', 'check', 'Hello there!'])).stdout).toBe('no claim in the text\n');
     const exported = await cli(['--memory', 'cli', 'export']);
     expect(exported.stdout.trim().split('\n')).toHaveLength(3);
     const imported = await cli(['--memory', 'cli-copy', 'import'], { stdin: exported.stdout });

@@ -56,7 +56,8 @@ export function commandLineEnds(jsonl: string): number[] {
 export function buildProgram(): Command {
   const program = new Command('memotrace')
     .description(
-      'MemoTrace command line: write, turns, reextract, gate, read, search, history, audit, export, import, erase, delete-memory, rebuild, mcp',
+      'MemoTrace command line: write, turns, reextract, gate, read, search, check, history, audit, export, import, erase, ' +
+        'delete-memory, rebuild, mcp',
     )
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
@@ -202,6 +203,33 @@ export function buildProgram(): Command {
       const response = await memory().search({ query, validAt: o.validAt, recordedAt: o.recordedAt, k: o.k, tokenBudget: o.tokenBudget });
       if (o.json) return out(JSON.stringify(response));
       out(table(response.items as unknown as Record<string, unknown>[], ['kind', 'id', 'score', 'text']));
+    });
+
+  program
+    .command('check')
+    .description("the verdict on each claim of a text (e.g. an agent's draft answer) at a cut, with the facts it rests on")
+    .argument('<text>', 'e.g. "Alice works at Acme since Monday"')
+    .option('--speaker <entity>', 'who "I" is in the text: an entity id or a name')
+    .option('--valid-at <instant>', 'valid time the text is about (default: now)')
+    .option('--recorded-at <instant>', 'record time: check against what the memory believed then (default: now)')
+    .option('--replay', 'answer by exact replay of the log')
+    .option('--json', 'print the response as JSON')
+    .action(async (text: string, o: { speaker?: string; validAt?: string; recordedAt?: string; replay?: boolean; json?: boolean }) => {
+      const response = await memory().check({
+        text,
+        speaker: o.speaker,
+        validAt: o.validAt,
+        recordedAt: o.recordedAt,
+        consistency: o.replay ? 'replay' : undefined,
+      });
+      if (o.json) return out(JSON.stringify(response));
+      const shown = (dst: unknown) => (typeof dst === 'object' && dst !== null ? JSON.stringify(dst) : String(dst));
+      const rows = response.verdicts.map(({ claim, verdict, facts }) => ({
+        verdict,
+        claim: `${claim.src} ${claim.rel} ${shown(claim.dst)}${claim.validAt === undefined ? '' : ` @${claim.validAt}`}`,
+        facts: facts.map((f) => f.factId).join(' '),
+      }));
+      out(rows.length === 0 ? 'no claim in the text' : table(rows, ['verdict', 'claim', 'facts']));
     });
 
   program

@@ -7,4 +7,3 @@ export * from './retention-sweeps';
 export * from './turn-intake';
 export * from './extraction-processor';
 export * from './turn-extraction';
-export * from './name-similarity';

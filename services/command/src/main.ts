@@ -13,6 +13,7 @@ import {
   watchMemoryDeletions,
   backgroundErrors,
   serviceFault,
+  nameSimilarity,
 } from '@memotrace/runtime';
 import { extractorFromEnv } from '@memotrace/extraction';
 import { USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
@@ -21,7 +22,6 @@ import { Container } from 'inversify';
 import pino from 'pino';
 import { registerCommandRoutes, registerMemoryDeletionRoute, registerTurnRoutes } from './http-routes';
 import { turnIntake } from './turn-intake';
-import { nameSimilarity } from './name-similarity';
 import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
 import { startRetentionSweeps } from './retention-sweeps';

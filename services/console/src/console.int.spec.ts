@@ -259,6 +259,22 @@ if (why && ci) {
     expect(new URL(page.url()).pathname).toBe(`/console/memories/${M}/mentions/m-mon`);
   });
 
+  it("checks a pasted text at a cut: each claim's verdict, its facts one click from their diagrams", async () => {
+    const text = encodeURIComponent('Alice works at Acme.');
+    await open(`/console/memories/${M}/check?text=${text}&validAt=${THU}`);
+    const summary = page.getByTestId('check-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).toMatch(/^1 claims, cut valid/);
+    expect(await page.locator('[data-verdict]').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')))).toEqual(['contradicted']);
+    // What the memory believed on Wednesday about Wednesday supports it.
+    await open(`/console/memories/${M}/check?text=${text}&validAt=${WED_NOON}&recordedAt=${WED_NOON}`);
+    await summary.waitFor();
+    expect(await page.locator('[data-verdict]').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')))).toEqual(['supported']);
+    await page.locator('[data-verdict="supported"]').getByRole('link', { name: /alice-acme/ }).click();
+    await page.getByTestId('bitemporal-diagram').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/memories/${M}/facts/alice-acme`);
+  });
+
   it("draws an entity's neighbourhood at the cut with the graph library", async () => {
     await open(`/console/memories/${M}/entities/alice?validAt=${THU}`);
     const graph = page.getByTestId('graph');

@@ -98,6 +98,7 @@ describe('MCP server over stdio (the real process)', () => {
         'remember_turns',
         'retract_fact',
         'search_memory',
+        'check_claims',
       ].sort(),
     );
     const fact = tools.find((t) => t.name === 'remember_fact')!;
@@ -234,7 +235,7 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
   it("serves the tools with the caller's key and its scope", async () => {
     const client = await httpClient(TOKENS.b, '?memory=mem-b');
     try {
-      expect((await client.listTools()).tools.length).toBe(13);
+      expect((await client.listTools()).tools.length).toBe(14);
       await ok(client, 'remember_entity', { entityId: 'bcorp', name: 'B Corp' });
       await ok(client, 'remember_fact', { factId: 'bob-bcorp', src: 'bob', rel: 'works_at', dst: 'bcorp' });
       const facts = await ok(client, 'read_facts', { src: 'bob' });
@@ -443,6 +444,24 @@ describe('MCP tools an LLM can use: names, not ids', () => {
     expect(found.entities).toEqual([expect.objectContaining({ name: 'Alice', types: [] })]);
     const events = await ok(client, 'search_memory', { query: 'Alice moved to Beta', validAt: '*' });
     expect(events.items.map((i: any) => i.text).join(' ')).toMatch(/Alice moved from Acme to Beta/);
+
+    // Checking an answer before giving it: claims by name, and a draft in words.
+    const byName = await ok(client, 'check_claims', { claims: [{ src: 'Alice', rel: 'works_at', dst: 'Acme' }], validAt: '2024-05-09T12:00:00Z' });
+    expect(byName.verdicts.map((v: any) => [v.verdict, v.facts.length])).toEqual([['contradicted', 1]]);
+    expect(byName.resolved.map((r: any) => [r.field, r.by])).toEqual([
+      ['claims[0].src', 'name'],
+      ['claims[0].dst', 'name'],
+    ]);
+    const draft = await ok(client, 'check_claims', {
+      text: 'I work at Acme.',
+      speaker: 'Alice',
+      validAt: '2024-05-08T12:00:00Z',
+      recordedAt: '2024-05-08T12:00:00Z',
+    });
+    expect(draft.verdicts.map((v: any) => v.verdict)).toEqual(['supported']);
+    // A name the memory does not know: the claim is unknown, not an error.
+    const unknown = await ok(client, 'check_claims', { claims: [{ src: 'Zed', rel: 'works_at', dst: 'Acme' }] });
+    expect(unknown.verdicts.map((v: any) => v.verdict)).toEqual(['unknown']);
   });
 
   it('creates a missing entity only when the call says createMissing, once however often the call is repeated', async () => {

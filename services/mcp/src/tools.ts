@@ -1,6 +1,9 @@
 import type { ErasureSubject, MemoryClient } from '@memotrace/client';
 import {
   EXTRACTION_MODES,
+  MAX_CLAIMS,
+  type CheckRequestInput,
+  checkRequest,
   PAGE,
   MAX_BATCH,
   archiveEdge,
@@ -389,6 +392,61 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
     }),
     readOnly: true,
     run: (memory, { memoryId: _m, ...request }) => memory.search(request as Parameters<MemoryClient['search']>[0]),
+  },
+  {
+    name: 'check_claims',
+    title: 'Check claims before answering',
+    description:
+      'Checks what you are about to say against the memory at a cut, before you say it: give your draft answer as `text` (e.g. ' +
+      '{text: "Alice works at Acme since Monday"}, or with speaker for "I") or `claims` (e.g. {claims: [{src: "Alice", rel: ' +
+      '"works_at", dst: "Acme"}]}). Each claim gets one verdict: "supported" (the memory holds it then), "contradicted" (a ' +
+      'relation with one value at a time holds another), "outdated" (it held, but ended by then), "not_yet_valid" (it starts ' +
+      'later), "retracted" (the memory believed it once and no longer does), "unknown"; with the fact versions it rests on. Say ' +
+      'what is supported; correct what is contradicted, outdated or not yet valid; do not state what is retracted or unknown as fact.',
+    inputSchema: z.strictObject({
+      ...memoryField,
+      text: checkRequest.shape.text.describe('Your draft answer, e.g. "Alice moved to Porto in May and works at Acme".'),
+      speaker: checkRequest.shape.speaker.describe('Who "I" is in text: an entity by name or id, e.g. "Alice".'),
+      claims: z
+        .array(
+          z.strictObject({
+            src: entityRef.describe(`Who or what the claim is about, e.g. "Alice". ${RESOLUTION_RULE}`),
+            rel: id.describe('The relation, e.g. "works_at".'),
+            dst: factDst.describe('The value: an entity by name or id (e.g. "Acme"), a number, a boolean, or {"literal": ...}.'),
+            validAt: instant.optional().describe('When this claim is about, e.g. "2024-05-07T12:00:00Z"; default the call\'s validAt.'),
+          }),
+        )
+        .min(1)
+        .max(MAX_CLAIMS)
+        .optional()
+        .describe(`The claims (1 to ${MAX_CLAIMS}), instead of text, e.g. [{"src": "Alice", "rel": "works_at", "dst": "Acme"}].`),
+      ...cut,
+      consistency: z.enum(['projection', 'replay']).optional().describe(READ.consistency),
+    }),
+    readOnly: true,
+    run: async (memory, { memoryId: _m, claims, ...rest }) => {
+      if (claims === undefined) return memory.check(rest as CheckRequestInput);
+      // Names resolve as the other tools resolve them; a src naming no entity stays as given (its claims are unknown), a dst is then a value.
+      const resolver = new EntityResolver(memory);
+      const recordedAt = rest['recordedAt'] as string | undefined;
+      const entity = async (field: string, value: string, orLiteral: boolean) => {
+        try {
+          const found = await resolver.resolve({ field, value, recordedAt, orLiteral });
+          return 'entityId' in found ? found.entityId : { literal: found.literal };
+        } catch (error) {
+          if (error instanceof ToolError) return value;
+          throw error;
+        }
+      };
+      const resolved = [];
+      for (const [i, c] of (claims as { src: string; rel: string; dst: unknown; validAt?: string }[]).entries()) {
+        const src = await entity(`claims[${i}].src`, c.src, false);
+        const dst =
+          typeof c.dst === 'string' ? await entity(`claims[${i}].dst`, c.dst, true) : typeof c.dst === 'object' ? c.dst : { literal: c.dst };
+        resolved.push({ ...c, src, dst });
+      }
+      return { ...(await memory.check({ ...(rest as object), claims: resolved } as CheckRequestInput)), resolved: resolver.resolved };
+    },
   },
   {
     name: 'fact_history',

@@ -6,7 +6,6 @@ import {
   type RetentionSweeps,
   SEALER,
   commandModule,
-  nameSimilarity,
   registerCommandRoutes,
   registerMemoryDeletionRoute,
   registerTurnRoutes,
@@ -38,6 +37,7 @@ import {
   QUERY_ROUTE_DEPS,
   SEARCH_INDEX_PROGRESS,
   queryModule,
+  claimReader,
   registerQueryRoutes,
 } from '@memotrace/query-service';
 import { type EmbeddingProvider, USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
@@ -50,6 +50,7 @@ import {
   databaseReadiness,
   infraModule,
   openDatabase,
+  nameSimilarity,
   registerDeletionFence,
   watchMemoryDeletions,
 } from '@memotrace/runtime';
@@ -141,7 +142,8 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
   if (searchIndex) container.bind(SEARCH_INDEX_PROGRESS).toConstantValue(progressOf(searchIndex));
   if (openSearchProjector) container.bind(OPENSEARCH_PROGRESS).toConstantValue(progressOf(openSearchProjector));
   const queries = container.get(QUERY_ROUTE_DEPS);
-  registerQueryRoutes(app, queries);
+  // A check's text is read by the turns' extractor (SPEC 5.3).
+  registerQueryRoutes(app, { ...queries, readClaims: claimReader(extractor) });
   // DELETE /v1/memories/{id}: the memory goes from the database, OpenSearch and this process's caches;
   // other processes (a command or query service beside this one) hear of it through the deletion watcher.
   const handler = container.get(COMMAND_HANDLER);

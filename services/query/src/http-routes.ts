@@ -25,6 +25,7 @@ import type { LogStore } from '@memotrace/log-store';
 import { HttpError, mayReadMemory, parseInput } from '@memotrace/http-kit';
 import { MEMORY_STREAM_PREFIX, factTag, memoryIdOfStream, memoryStreamId, readMemoryLog } from '@memotrace/memory-log';
 import type { FastifyInstance } from 'fastify';
+import { type ClaimReader, registerCheckRoute } from './check-route';
 import { type ConsistencyGate, unknownMemory } from './consistency';
 import { type RecallBackend, type SearchCorpora, registerSearchRoute } from './search';
 import { documentPage } from './document-page';
@@ -40,6 +41,8 @@ export interface QueryRouteDeps {
   forgetMemory?: (memoryId: string, vectorHashes?: readonly string[]) => void;
   /** How the latest async extraction job naming a mention stands; without it, `none`. */
   extractionOf?: (memoryId: string, mentionId: string) => Promise<MentionExtractionStatus>;
+  /** Reads the claims of a check's text; without it, a check takes claims only. */
+  readClaims?: ClaimReader | undefined;
 }
 
 /**
@@ -47,8 +50,9 @@ export interface QueryRouteDeps {
  * the memory listing of §5.0. Every read of a memory without records is 404 UNKNOWN_MEMORY: the routes
  * that ask the gate get it from there, the others (audit, export) check only when they found nothing.
  */
-export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall, extractionOf }: QueryRouteDeps): void {
+export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall, extractionOf, readClaims }: QueryRouteDeps): void {
   registerSearchRoute(app, { gate, now, corpora, recall });
+  registerCheckRoute(app, { gate, now, readClaims });
 
   // One row per memory from the log's stream index (its last record), not a scan of the log.
   app.get('/v1/memories', async (request) => {

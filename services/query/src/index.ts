@@ -1,3 +1,5 @@
+export * from './check-route';
+export { claimReader } from './claim-reader';
 export * from './consistency';
 export * from './http-routes';
 export * from './module';

@@ -14,9 +14,12 @@ import {
   watchMemoryDeletions,
   backgroundErrors,
   serviceFault,
+  nameSimilarity,
 } from '@memotrace/runtime';
 import { Container } from 'inversify';
 import pino from 'pino';
+import { extractorFromEnv } from '@memotrace/extraction';
+import { claimReader } from './claim-reader';
 import { registerQueryRoutes } from './http-routes';
 import { SEARCH_INDEX_PROJECTION, USE_LITE_MODEL, embeddingsFromEnv } from '@memotrace/search-index';
 import { OpenSearchItemIndex, itemIndexFor, openSearchProjectionName } from '@memotrace/search-opensearch';
@@ -62,7 +65,9 @@ async function main(): Promise<void> {
     readiness: [databaseReadiness(database.readPool)],
   });
   const queries = container.get(QUERY_ROUTE_DEPS);
-  registerQueryRoutes(app, queries);
+  // A check's text is read as the command service reads turns: the same extractor, from the same environment.
+  const extractor = extractorFromEnv(process.env, embeddings ? nameSimilarity(embeddings) : {});
+  registerQueryRoutes(app, { ...queries, readClaims: claimReader(extractor) });
   await registerConsole(app); // the web console at /console: its reads work against this process alone
   // A memory deleted (by the command side): this process must not answer from what it holds of it.
   const deletions = await watchMemoryDeletions(database, {

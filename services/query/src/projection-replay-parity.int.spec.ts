@@ -1,5 +1,6 @@
-import type { Cut, EventFilter, FactFilter, MemoryQueries } from '@memotrace/domain';
-import { ENTITY_IDS, RECORD_TIMES, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
+import { type Claim, type Cut, type EventFilter, type FactFilter, type MemoryQueries, checkClaim } from '@memotrace/domain';
+import { VERDICTS } from '@memotrace/contracts';
+import { ENTITY_IDS, RECORD_TIMES, RELATIONS, VALID_TIMES, historyArb, runHistory } from '@memotrace/domain/testing/histories';
 import type { PostgresLogStore } from '@memotrace/log-store';
 import { memoryStreamId, toNewRecords } from '@memotrace/memory-log';
 import { PostgresMemoryQueries } from '@memotrace/read-models';
@@ -15,7 +16,8 @@ import { type ProjectedLog, startProjectedLog } from './testing/projected-log';
  * both ways: facts under src/rel/dst filters (merged classes) at every record time of the
  * history, one millisecond before each, and at every valid time (with several src, and a page at a time);
  * events about each entity and a page at a time; episodes a page at a time; entities by id; history;
- * changes and their counts per record instant.
+ * changes and their counts per record instant; and the answer check (SPEC 5.3) of every claim the
+ * history's entities, relations and literals can make, at every record and valid time.
  * What a cut shows (facts, events, episodes, entities, mentions), projection and replay
  * alike, is checked against the domain's reference cut by cut-conformance.int.spec.ts.
  */
@@ -97,5 +99,38 @@ describe('projection and replay answer identically over random histories', () =>
       }),
       { numRuns: 25 },
     );
+  }, 600_000);
+
+  // Every src (a ghost too) x relation x dst (every entity, a ghost, the histories' literals and one they never use) x valid time.
+  const DSTS: Claim['dst'][] = [
+    ...ENTITY_IDS,
+    'ghost',
+    { literal: 1, datatype: 'number' },
+    { literal: 'one', datatype: 'string' },
+    { literal: true, datatype: 'boolean' },
+    { literal: 'two', datatype: 'string' },
+  ];
+  const CLAIMS: Claim[] = [...ENTITY_IDS, 'ghost'].flatMap((src) =>
+    RELATIONS.flatMap((rel) => DSTS.flatMap((dst) => VALID_CUTS.map((validAt) => ({ src, rel, dst, validAt })))),
+  );
+
+  it('for the answer check: the grounds of every claim at every record and valid time, where every verdict occurs', async () => {
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(historyArb, async (batches) => {
+        const memoryId = `check-parity-${++memories}`;
+        const run = runHistory(batches, { memoryId });
+        const appended = await store.append(memoryStreamId(memoryId), toNewRecords(memoryId, run.log), { expectedRevision: 'no_stream' });
+        expect(await projector.waitForPosition(appended.position, 30_000)).toBe(true);
+        for (const recordedAt of RECORD_CUTS) {
+          await compare(`claim grounds @${recordedAt}`, (q) => q.claimGrounds(memoryId, recordedAt, CLAIMS));
+          // Equal grounds give equal verdicts (one rule): those seen show the histories reach each of them.
+          const grounds = await replay.claimGrounds(memoryId, recordedAt, CLAIMS);
+          grounds.forEach((ground, i) => seen.add(checkClaim(ground, CLAIMS[i]!.validAt, recordedAt).verdict));
+        }
+      }),
+      { numRuns: 25 },
+    );
+    expect([...seen].sort()).toEqual([...VERDICTS].sort());
   }, 600_000);
 });

@@ -1,4 +1,5 @@
 import {
+  type Claim,
   type Cut,
   type EntityFilter,
   type EventFilter,
@@ -11,6 +12,7 @@ import {
   type MentionFilter,
   changeCountsOf,
   changesBetween,
+  claimGroundsAt,
   documentMentionsAt,
   entityAt,
   entitiesAt,
@@ -101,6 +103,10 @@ export class ReplayMemoryQueries implements MemoryQueries {
 
   async changeCounts(memoryId: string, from: Instant, to: Instant, max: number) {
     return changeCountsOf(await this.changes(memoryId, from, to), max);
+  }
+
+  async claimGrounds(memoryId: string, recordedAt: Instant, claims: readonly Claim[]) {
+    return claimGroundsAt(await this.foldUntil(memoryId, recordedAt), claims);
   }
 
   private async foldUntil(memoryId: string, recordedAt?: Instant): Promise<MemoryState> {

@@ -266,6 +266,7 @@ export function MemoryPage({ memoryId, search, cut }: { memoryId: string; search
       </h1>
       <nav class="subnav" aria-label="This memory">
         <Link href={consolePath(memoryId, `/search${cutQuery(cut)}`)}>Search at this cut</Link>
+        <Link href={consolePath(memoryId, `/check${cutQuery(cut)}`)}>Check a text at this cut</Link>
         <Link href={`/console/operations${cutQuery({ validAt: undefined, recordedAt: undefined }, { memory: memoryId })}`}>Operations</Link>
       </nav>
       <CutControls cut={cut} extra={extra} />
