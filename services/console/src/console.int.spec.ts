@@ -270,7 +270,10 @@ if (why && ci) {
     await open(`/console/memories/${M}/check?text=${text}&validAt=${WED_NOON}&recordedAt=${WED_NOON}`);
     await summary.waitFor();
     expect(await page.locator('[data-verdict]').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')))).toEqual(['supported']);
-    await page.locator('[data-verdict="supported"]').getByRole('link', { name: /alice-acme/ }).click();
+    await page
+      .locator('[data-verdict="supported"]')
+      .getByRole('link', { name: /alice-acme/ })
+      .click();
     await page.getByTestId('bitemporal-diagram').waitFor();
     expect(new URL(page.url()).pathname).toBe(`/console/memories/${M}/facts/alice-acme`);
   });
