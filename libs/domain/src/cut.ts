@@ -11,6 +11,7 @@ import {
   type MergeRecord,
   canonicalTarget,
   lastOf,
+  subjectKey,
 } from './state';
 import { normaliseName } from './ids';
 import { type Instant, contains } from './time';
@@ -163,7 +164,7 @@ export function validityBounds(state: MemoryState): Instant[] {
 export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter = {}): FactView[] {
   const views: FactView[] = [];
   const cut = new StateCut(state, validAt);
-  for (const fact of state.facts.values()) {
+  for (const fact of subjectFacts(state, filter) ?? state.facts.values()) {
     const version = lastOf(fact.versions);
     if (!version || !cut.shows('fact', version) || !matches(state, fact, version, filter)) continue;
     views.push(factView(state.classes, fact, version));
@@ -173,6 +174,20 @@ export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter
     (f) => f.factId,
     filter,
   );
+}
+
+/**
+ * A filter naming both src and rel reads only the facts of those subjects (the state's subject index, by every member of
+ * each src's class): the filter still decides, this only spares the facts it would refuse.
+ */
+function subjectFacts(state: MemoryState, filter: FactFilter): FactRecord[] | undefined {
+  const src = srcIds(filter);
+  if (src === undefined || filter.rel === undefined) return undefined;
+  const ids = new Set<string>();
+  for (const id of src)
+    for (const member of state.classes.classOf(state.classes.canonical(id)))
+      for (const factId of state.factsBySubject.get(subjectKey(filter.rel, member)) ?? []) ids.add(factId);
+  return [...ids].map((factId) => state.facts.get(factId)!);
 }
 
 export function factHistory(state: MemoryState, factId: string): FactView[] | null {

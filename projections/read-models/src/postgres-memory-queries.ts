@@ -121,7 +121,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
    * Each claim's ground in one snapshot (SPEC 5.3, `checkClaim`): the relations' declarations at r; the versions of each
    * claim's own facts, one join of the claims (a row per member of its src and dst classes) with the fact versions by
    * src, rel and dst; and, for the claims of a `one` relation, the versions in each claim's cut of its src's facts with
-   * that rel, one statement per valid time asked.
+   * that rel, one join likewise.
    */
   claimGrounds(memoryId: string, recordedAt: Instant, claims: readonly Claim[]): Promise<ClaimGround[]> {
     return this.snapshot(async (q) => {
@@ -168,27 +168,30 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         if (saysTarget(view, wanted[row.claim]!)) grounds[row.claim]!.versions.push(view);
       }
 
-      const byValidAt = new Map<string, number[]>();
+      // The versions in each one-claim's cut of its src's facts with its rel, for every claim at once ('*': no validity).
+      const ones: [number[], string[], string[], (string | null)[]] = [[], [], [], []];
       claims.forEach((c, i) => {
-        if (grounds[i]!.cardinality === 'one') byValidAt.set(c.validAt, [...(byValidAt.get(c.validAt) ?? []), i]);
+        if (grounds[i]!.cardinality !== 'one') return;
+        for (const src of forest.classOf(c.src)) {
+          ones[0].push(i);
+          ones[1].push(src);
+          ones[2].push(c.rel);
+          ones[3].push(c.validAt === '*' ? null : pgInstant(c.validAt));
+        }
       });
-      for (const [validAt, indexes] of byValidAt) {
-        const params: unknown[] = [memoryId, at];
-        const cut = cutPredicate('fact', '', {
-          memoryId: '$1',
-          recordedAt: '$2',
-          validAt: validAt === '*' ? null : `$${params.push(pgInstant(validAt))}`,
-        });
-        const srcs = `$${params.push([...new Set(indexes.flatMap((i) => forest.classOf(claims[i]!.src)))])}::text[]`;
-        const rels = `$${params.push([...new Set(indexes.map((i) => claims[i]!.rel))])}::text[]`;
-        const { rows } = await q.query<FactRow>(
-          `SELECT ${FACT_COLUMNS} FROM rm_fact_versions WHERE ${cut} AND src = ANY(${srcs}) AND rel = ANY(${rels})`,
-          params,
+      if (ones[0].length > 0) {
+        const cut = (validAt: string | null) => cutPredicate('fact', '', { memoryId: '$1', recordedAt: '$6', validAt });
+        const { rows } = await q.query<FactRow & { claim: number }>(
+          `SELECT c.claim, ${FACT_COLUMNS}
+             FROM unnest($2::int[], $3::text[], $4::text[], $5::timestamptz[]) AS c(claim, c_src, c_rel, c_valid)
+             JOIN rm_fact_versions ON src = c.c_src AND rel = c.c_rel AND ${cut(null)} AND (c.c_valid IS NULL OR ${cut('c.c_valid')})
+            ORDER BY c.claim, fact_id`,
+          [memoryId, ...ones, at],
         );
-        const inCut = factViews(rows, forest);
-        for (const i of indexes) {
-          const src = forest.canonical(claims[i]!.src);
-          grounds[i]!.others = inCut.filter((v) => v.src === src && v.rel === claims[i]!.rel && !saysTarget(v, wanted[i]!));
+        // In the cut a version is open as far as r knows (factViews).
+        for (const row of rows) {
+          const view = factViewOfRow(row, forest, null);
+          if (!saysTarget(view, wanted[row.claim]!)) grounds[row.claim]!.others.push(view);
         }
       }
       return grounds;
