@@ -179,7 +179,7 @@ describe('the npm packages', () => {
       n: 1,
       error: 'function',
       factId: true,
-      tools: ['correctFact', 'factHistory', 'remember', 'searchMemory'],
+      tools: ['checkClaims', 'correctFact', 'factHistory', 'remember', 'searchMemory'],
       rel: 'works_at',
     });
 
