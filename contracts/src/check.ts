@@ -51,7 +51,7 @@ export const checkRequest = z
   });
 
 export const checkQuery = z.strictObject({
-  consistency: z.enum(['projection', 'replay']).optional(),
+  consistency: consistency.optional(),
   minPosition: positionString.optional(),
 });
 

@@ -1,8 +1,8 @@
 import type { Verdict } from '@memotrace/contracts';
 import type { Cardinality, EdgeTarget } from './commands';
-import { factHistory, factsAt } from './cut';
+import { factHistory, factsAt, subjectFacts } from './cut';
 import { targetKey } from './ids';
-import { type MemoryState, canonicalTarget, subjectKey } from './state';
+import { type MemoryState, canonicalTarget } from './state';
 import type { Instant } from './time';
 import { inRecordTime, inValidTime } from './visibility';
 import { type FactView, type ValidAt, compareIds } from './views';
@@ -80,14 +80,11 @@ export function saysTarget(version: FactView, wanted: string): boolean {
 export function claimGroundsAt(state: MemoryState, claims: readonly Claim[]): ClaimGround[] {
   return claims.map((claim) => {
     const wanted = targetKey(canonicalTarget(state.classes, claim.dst));
-    const ids = new Set<string>();
-    for (const member of state.classes.classOf(state.classes.canonical(claim.src)))
-      for (const factId of state.factsBySubject.get(subjectKey(claim.rel, member)) ?? []) ids.add(factId);
     const cardinality = state.relations.get(claim.rel) ?? 'many';
     return {
-      versions: [...ids]
-        .sort(compareIds)
-        .flatMap((factId) => factHistory(state, factId) ?? [])
+      versions: subjectFacts(state, [claim.src], claim.rel)
+        .sort((a, b) => compareIds(a.factId, b.factId))
+        .flatMap((fact) => factHistory(state, fact.factId)!)
         .filter((v) => saysTarget(v, wanted)),
       others: cardinality === 'one' ? factsAt(state, claim.validAt, { src: claim.src, rel: claim.rel }).filter((v) => !saysTarget(v, wanted)) : [],
       cardinality,

@@ -164,7 +164,9 @@ export function validityBounds(state: MemoryState): Instant[] {
 export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter = {}): FactView[] {
   const views: FactView[] = [];
   const cut = new StateCut(state, validAt);
-  for (const fact of subjectFacts(state, filter) ?? state.facts.values()) {
+  const src = srcIds(filter);
+  const candidates = src !== undefined && filter.rel !== undefined ? subjectFacts(state, src, filter.rel) : state.facts.values();
+  for (const fact of candidates) {
     const version = lastOf(fact.versions);
     if (!version || !cut.shows('fact', version) || !matches(state, fact, version, filter)) continue;
     views.push(factView(state.classes, fact, version));
@@ -177,16 +179,14 @@ export function factsAt(state: MemoryState, validAt: ValidAt, filter: FactFilter
 }
 
 /**
- * A filter naming both src and rel reads only the facts of those subjects (the state's subject index, by every member of
- * each src's class): the filter still decides, this only spares the facts it would refuse.
+ * The facts of the subjects `(rel, src)` for each src and every member of its class at the state's record time (the
+ * state's subject index): what a filter naming both src and rel can select, without reading the other facts.
  */
-function subjectFacts(state: MemoryState, filter: FactFilter): FactRecord[] | undefined {
-  const src = srcIds(filter);
-  if (src === undefined || filter.rel === undefined) return undefined;
+export function subjectFacts(state: MemoryState, src: readonly string[], rel: string): FactRecord[] {
   const ids = new Set<string>();
   for (const id of src)
     for (const member of state.classes.classOf(state.classes.canonical(id)))
-      for (const factId of state.factsBySubject.get(subjectKey(filter.rel, member)) ?? []) ids.add(factId);
+      for (const factId of state.factsBySubject.get(subjectKey(rel, member)) ?? []) ids.add(factId);
   return [...ids].map((factId) => state.facts.get(factId)!);
 }
 

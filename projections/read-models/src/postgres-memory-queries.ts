@@ -110,10 +110,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         params,
       );
       if (rows.length === 0) return null;
-      return rows.map((row) => {
-        const closedAt = instantOrNullOfEpochMs(row.recorded_to);
-        return factViewOfRow(row, forest, closedAt !== null && (recordedAt === undefined || closedAt <= recordedAt) ? closedAt : null);
-      });
+      return rows.map((row) => historyView(row, forest, recordedAt));
     });
   }
 
@@ -136,11 +133,6 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       const cardinality = new Map(relations.map((row) => [row.rel, row.cardinality]));
       const wanted = claims.map((c) => targetKey(canonicalTarget(forest, c.dst)));
       const grounds: ClaimGround[] = claims.map((c) => ({ versions: [], others: [], cardinality: cardinality.get(c.rel) ?? 'many' }));
-      // The history of a version as r sees it: a close after r is not known yet.
-      const viewOf = (row: FactRow) => {
-        const closedAt = instantOrNullOfEpochMs(row.recorded_to);
-        return factViewOfRow(row, forest, closedAt !== null && closedAt <= recordedAt ? closedAt : null);
-      };
 
       const asked: [number[], string[], string[], (string | null)[], (string | null)[]] = [[], [], [], [], []];
       claims.forEach((c, i) => {
@@ -163,7 +155,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         [memoryId, ...asked, at],
       );
       for (const row of own) {
-        const view = viewOf(row);
+        const view = historyView(row, forest, recordedAt);
         // dst_text is the literal's text: the datatype decides too.
         if (saysTarget(view, wanted[row.claim]!)) grounds[row.claim]!.versions.push(view);
       }
@@ -496,6 +488,12 @@ function eventAboutSql(ids: string): string {
     OR EXISTS (SELECT 1 FROM rm_fact_versions fv
                 WHERE fv.memory_id = ev.memory_id AND fv.fact_id = ANY(ev.includes_facts) AND fv.version_no = 1
                   AND (fv.src = ANY(${ids}::text[]) OR fv.dst_entity = ANY(${ids}::text[]))))`;
+}
+
+/** A version as `history` answers it at r (all of it without r): a close after r is not known yet. */
+function historyView(row: FactRow, forest: MergeForest, recordedAt: Instant | undefined): FactView {
+  const closedAt = instantOrNullOfEpochMs(row.recorded_to);
+  return factViewOfRow(row, forest, closedAt !== null && (recordedAt === undefined || closedAt <= recordedAt) ? closedAt : null);
 }
 
 /** In the cut a version is open as far as r knows: a later close is invisible (cut isolation). */
