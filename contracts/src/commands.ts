@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { literalTarget } from './literals';
-import { id, idList, instant, list, MAX_LIST_ITEMS, nonBlankText, nonEmptyText, retention, text } from './primitives';
+import { duration, id, idList, instant, list, MAX_LIST_ITEMS, nonBlankText, nonEmptyText, retention, text } from './primitives';
 
 /**
  * The DSL at the edge (SPEC §3): one strict object per `op` (unknown fields are
@@ -109,6 +109,18 @@ export const upsertEpisode = command('UPSERT_EPISODE', {
   events: idList,
 });
 
+/**
+ * Durative memory (SPEC §5.4): what went on over a period. `members` are mention, event and fact ids;
+ * like an episode it is never evidence.
+ */
+export const upsertTopic = command('UPSERT_TOPIC', {
+  topicId: id.optional(),
+  title: nonEmptyText,
+  summary: text,
+  window: interval,
+  members: idList.min(1),
+});
+
 export const recordMention = command('RECORD_MENTION', {
   mentionId: id.optional(),
   docId: id,
@@ -122,6 +134,15 @@ export const recordMention = command('RECORD_MENTION', {
  * `null` returns the memory to the process's default (`EXTRACTION_GATE`).
  */
 export const setExtractionGate = command('SET_EXTRACTION_GATE', { gate: z.number().min(0).max(1).nullable() });
+
+/**
+ * When the memory's items cool (SPEC §5.4): not returned by a search nor asserted again for
+ * `coldAfter`, and a salience below `salienceFloor`. Null turns that condition off; both null: nothing cools.
+ */
+export const setTierPolicy = command('SET_TIER_POLICY', {
+  coldAfter: duration.nullable(),
+  salienceFloor: z.number().min(0).max(1).nullable(),
+});
 
 /** What an ERASE names (SPEC §5.2): exactly one of an entity, a fact, a mention or a document (its mentions). */
 export const erasureSubject = z.union(
@@ -142,8 +163,10 @@ export const wireCommand = z.discriminatedUnion('op', [
   upsertEvent,
   link,
   upsertEpisode,
+  upsertTopic,
   recordMention,
   setExtractionGate,
+  setTierPolicy,
   erase,
 ]);
 

@@ -18,6 +18,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   RECORD_MENTION: { op: 'RECORD_MENTION', docId: 'conv-26:s1', text: 'I joined Acme today', speaker: 'Alice' },
   ERASE: { op: 'ERASE', subject: { entityId: 'person-1' }, reason: 'the user asked to be forgotten' },
   SET_EXTRACTION_GATE: { op: 'SET_EXTRACTION_GATE', gate: 0.7 },
+  SET_TIER_POLICY: { op: 'SET_TIER_POLICY', coldAfter: 'P30D', salienceFloor: 0.3 },
+  UPSERT_TOPIC: { op: 'UPSERT_TOPIC', title: 'Adoption', summary: 'Caroline applied to adopt.', window: { from: T0, to: T1 }, members: ['m1', 'e1'] },
 };
 
 /** The required string field of each op that holds an id, for id-validation cases. */
@@ -31,6 +33,7 @@ const ID_FIELD: Record<string, string> = {
   UPSERT_EVENT: 'eventId',
   LINK: 'from',
   UPSERT_EPISODE: 'episodeId',
+  UPSERT_TOPIC: 'topicId',
   RECORD_MENTION: 'docId',
 };
 
@@ -39,6 +42,7 @@ const TEXT_FIELD: Record<string, string> = {
   UPSERT_ENTITY: 'name',
   UPSERT_EVENT: 'summary',
   UPSERT_EPISODE: 'title',
+  UPSERT_TOPIC: 'summary',
   RECORD_MENTION: 'text',
   ERASE: 'reason',
   LINK: 'qualifier',

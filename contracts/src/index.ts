@@ -9,5 +9,6 @@ export * from './transfer';
 export * from './admin';
 export * from './turns';
 export * from './check';
+export * from './consolidate';
 export { buildOpenApiDocument } from './openapi/document';
 export { buildComponentSchemas } from './openapi/components';

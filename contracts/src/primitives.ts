@@ -185,6 +185,23 @@ export const retention = z
     examples: ['P30D', 'P1W', 'PT12H', 'P1DT6H'],
   });
 
+/** An ISO-8601 duration of years, months, weeks, days, hours, minutes and whole seconds; zero allowed (`PT0S`). */
+export const DURATION_PATTERN =
+  '^P(?!$)(?:\\d{1,7}Y)?(?:\\d{1,7}M)?(?:\\d{1,7}W)?(?:\\d{1,7}D)?(?:T(?=\\d)(?:\\d{1,7}H)?(?:\\d{1,7}M)?(?:\\d{1,7}S)?)?$';
+const DURATION = new RegExp(DURATION_PATTERN);
+
+/**
+ * How long something waits (a tier policy's `coldAfter`): unlike a retention it may be zero, and
+ * years and months are allowed, counted as 365 and 30 days (cooling is a cost decision, never an erasure).
+ */
+export const duration = z
+  .string()
+  .check((payload) => {
+    if (!DURATION.test(payload.value))
+      payload.issues.push({ code: 'custom', message: 'must be an ISO-8601 duration such as P30D, PT12H or P1M', input: payload.value });
+  })
+  .meta({ description: 'ISO-8601 duration', pattern: DURATION_PATTERN, examples: ['P30D', 'PT12H', 'P1M'] });
+
 // ---------------------------------------------------------------- strings
 
 // eslint-disable-next-line no-control-regex -- identifiers must not contain control characters: this finds them

@@ -129,6 +129,19 @@ export const episodesQuery = z.strictObject({
 });
 
 /**
+ * The topics in a cut (SPEC §5.4: visible iff one of their members is; each lists only its visible
+ * members). `validAt` defaults to "*": only a validAt the reader gives keeps the topics whose window holds it.
+ */
+export const topicsQuery = z.strictObject({
+  validAt: instantOrStar.optional().meta({ description: 'keeps the topics whose window holds it; default "*": every window' }),
+  recordedAt: instant.optional(),
+  limit: pageLimit('topics'),
+  after: after('topicId'),
+  consistency: consistency.default('projection'),
+  minPosition,
+});
+
+/**
  * A document's mentions (SPEC §3 `RECORD_MENTION`; §5.1: a conversation's turns, `docId` = its sessionId), in
  * document order. Mentions have no valid time (SPEC §3.2), so `validAt` filters none of them: it is taken, and
  * echoed in the answer's cut, so one cut can be passed to every read.
@@ -226,6 +239,12 @@ export const searchRequest = z.strictObject({
   k: z.number().int().min(0).max(1000).default(10),
   tokenBudget: z.number().int().min(0).optional(),
   minPosition: z.number().int().min(0).optional().meta(MIN_POSITION), // int(): a safe integer
+  tiers: z
+    .array(z.enum(['hot', 'cold']))
+    .min(1)
+    .max(2)
+    .default(['hot'])
+    .meta({ description: 'the tiers searched (SPEC 5.4); default ["hot"]: cold items are left out unless asked for' }),
 });
 
 export const exportQuery = noParameters;
@@ -244,6 +263,7 @@ export type HistoryQuery = z.output<typeof historyQuery>;
 export type EntityQuery = z.output<typeof entityQuery>;
 export type EventsQuery = z.output<typeof eventsQuery>;
 export type EpisodesQuery = z.output<typeof episodesQuery>;
+export type TopicsQuery = z.output<typeof topicsQuery>;
 export type EntitiesQuery = z.output<typeof entitiesQuery>;
 export type MentionsQuery = z.output<typeof mentionsQuery>;
 export type MentionQuery = z.output<typeof mentionQuery>;

@@ -152,13 +152,14 @@ describe('changes query', () => {
 
 describe('search request', () => {
   it('defaults k to 10 and canonicalises the cut', () => {
-    expect(searchRequest.parse({ query: 'where does Alice work?' })).toStrictEqual({ query: 'where does Alice work?', k: 10 });
+    expect(searchRequest.parse({ query: 'where does Alice work?' })).toStrictEqual({ query: 'where does Alice work?', k: 10, tiers: ['hot'] });
     expect(searchRequest.parse({ query: 'q', validAt: '*', recordedAt: T, k: 100, tokenBudget: 600 })).toStrictEqual({
       query: 'q',
       validAt: '*',
       recordedAt: TC,
       k: 100,
       tokenBudget: 600,
+      tiers: ['hot'],
     });
   });
   it.each([

@@ -32,6 +32,9 @@ export const literalOut = z.strictObject({
   datatype: literalDatatype,
 });
 
+/** Where an item lives (SPEC 5.4): hot items are searched, cold ones only when a search asks for them. */
+export const tier = z.enum(['hot', 'cold']);
+
 export const factVersion = z.strictObject({
   factId: z.string(),
   src: z.string(),
@@ -44,6 +47,9 @@ export const factVersion = z.strictObject({
   confidence: z.number().min(0).max(1).nullable(),
   evidence: z.array(z.string()),
   source: z.string().nullable(),
+  tier: tier.optional().meta({
+    description: 'facts, history and check answers: "cold" when the fact has cooled (SPEC 5.4); every other field is as for a hot one',
+  }),
 });
 
 export const cut = z.strictObject({
@@ -158,6 +164,24 @@ export const episodesResponse = z.strictObject({
   next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last"),
 });
 
+/** A durative topic in a cut (SPEC §5.4): `members` lists only its members visible at the cut's record time, in its own order. */
+export const topicView = z.strictObject({
+  topicId: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  window: z.strictObject({ from: instantOut, to: instantOut.nullable() }),
+  members: z.array(z.string()),
+  recordedFrom: instantOut,
+});
+
+/** `GET /v1/memories/{memoryId}/topics`: the topics visible in the cut, sorted by topicId. */
+export const topicsResponse = z.strictObject({
+  cut,
+  source: z.enum(['projection', 'replay']),
+  topics: z.array(topicView),
+  next: next("pass as `after` (with this answer's cut.recordedAt) for the next page; null when this page is the last"),
+});
+
 export const mentionsResponse = z.strictObject({
   cut,
   source: z.enum(['projection', 'replay']),
@@ -199,6 +223,12 @@ export const searchItem = z.strictObject({
   validTo: instantOut.nullable().optional(),
   occurredAt: instantOut.optional(),
   evidence: z.array(z.strictObject({ kind: itemKind, id: z.string() })),
+  salience: z
+    .number()
+    .min(0)
+    .max(1)
+    .meta({ description: 'how much the item matters to the memory now (SPEC 5.4; docs/evolution.md gives the formula)' }),
+  tier: tier.optional().meta({ description: 'present on facts, events and mentions: "cold" only when `tiers` asked for cold items' }),
 });
 
 export const searchResponse = z.strictObject({
@@ -255,6 +285,8 @@ export type EventView = z.output<typeof eventView>;
 export type EventsResponse = z.output<typeof eventsResponse>;
 export type EpisodeView = z.output<typeof episodeView>;
 export type EpisodesResponse = z.output<typeof episodesResponse>;
+export type TopicView = z.output<typeof topicView>;
+export type TopicsResponse = z.output<typeof topicsResponse>;
 export type AccessResponse = z.output<typeof accessResponse>;
 export type MentionView = z.output<typeof mentionView>;
 export type MentionsResponse = z.output<typeof mentionsResponse>;

@@ -123,6 +123,7 @@ describe('response schemas', () => {
             recordedFrom: '2024-05-01T09:30:00.000Z',
             occurredAt: '2024-05-01T09:30:00.000Z',
             evidence: [],
+            salience: 0.4,
           },
           {
             kind: 'fact',
@@ -134,6 +135,8 @@ describe('response schemas', () => {
             validFrom: '2024-05-01T09:30:00.000Z',
             validTo: null,
             evidence: [{ kind: 'mention', id: 'D1:3' }],
+            salience: 0.5,
+            tier: 'cold',
           },
         ],
         tokens: 12,

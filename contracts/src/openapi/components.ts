@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as admin from '../admin';
 import * as check from '../check';
+import * as consolidate from '../consolidate';
 import * as cmd from '../commands';
 import { errorResponse } from '../errors';
 import { literalTarget } from '../literals';
@@ -36,14 +37,17 @@ export const requestSchemas: Record<string, z.ZodType> = {
   UpsertEventCommand: cmd.upsertEvent,
   LinkCommand: cmd.link,
   UpsertEpisodeCommand: cmd.upsertEpisode,
+  UpsertTopicCommand: cmd.upsertTopic,
   RecordMentionCommand: cmd.recordMention,
   SetExtractionGateCommand: cmd.setExtractionGate,
+  SetTierPolicyCommand: cmd.setTierPolicy,
   Command: cmd.wireCommand,
   CommandsRequest: cmd.commandsRequest,
   TurnsRequest: turns.turnsRequest,
   ReextractRequest: turns.reextractRequest,
   SearchRequest: searchRequest,
   CheckRequest: check.checkRequest,
+  ConsolidateRequest: consolidate.consolidateRequest,
   RebuildRequest: admin.rebuildRequest,
   McpRequest: mcp.jsonRpcRequest,
 };
@@ -70,6 +74,8 @@ export const responseSchemas: Record<string, z.ZodType> = {
   EventsResponse: res.eventsResponse,
   Episode: res.episodeView,
   EpisodesResponse: res.episodesResponse,
+  Topic: res.topicView,
+  TopicsResponse: res.topicsResponse,
   AccessResponse: res.accessResponse,
   FactChange: res.factChange,
   ChangesResponse: res.changesResponse,
@@ -78,6 +84,7 @@ export const responseSchemas: Record<string, z.ZodType> = {
   SearchItem: res.searchItem,
   SearchResponse: res.searchResponse,
   CheckResponse: check.checkResponse,
+  ConsolidateResponse: consolidate.consolidateResponse,
   HealthResponse: res.healthResponse,
   MemorySummary: res.memorySummary,
   MemoriesResponse: res.memoriesResponse,

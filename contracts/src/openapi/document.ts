@@ -150,6 +150,13 @@ function buildPaths(): Obj {
         responses: responses('EpisodesResponse', [400, 404, 408]),
       },
     },
+    [`${m}/topics`]: {
+      get: {
+        operationId: 'listTopics',
+        parameters: [...memory(), ...parameters(q.topicsQuery, 'query')],
+        responses: responses('TopicsResponse', [400, 404, 408]),
+      },
+    },
     [`${m}/mentions`]: {
       get: {
         operationId: 'listMentions',
@@ -192,6 +199,14 @@ function buildPaths(): Obj {
         parameters: [...memory(), ...parameters(checkQuery, 'query')],
         requestBody: jsonBody('CheckRequest'),
         responses: responses('CheckResponse', [400, 404, 413]),
+      },
+    },
+    [`${m}/consolidate`]: {
+      post: {
+        operationId: 'consolidate',
+        parameters: memory(),
+        requestBody: jsonBody('ConsolidateRequest'),
+        responses: responses('ConsolidateResponse', [400, 404]),
       },
     },
     [`${m}/export`]: {

@@ -39,6 +39,8 @@ const OPERATIONS_PATHS: [string, string][] = [
   ['post', '/mcp'], // MCP over streamable HTTP
   ['get', '/v1/memories/{memoryId}/episodes'], // SPEC §3.2's episodes at a cut
   ['get', '/v1/access'], // what the key of the request may do
+  ['post', '/v1/memories/{memoryId}/consolidate'], // SPEC §5.4
+  ['get', '/v1/memories/{memoryId}/topics'], // SPEC §5.4
 ];
 
 /** Every `$ref` string anywhere in `value`. */
@@ -135,7 +137,7 @@ describe('OpenAPI document', () => {
 
   it('generates component schemas from zod: strict commands, one per op, every $ref resolvable', () => {
     const schemas = doc.components.schemas as Obj;
-    expect(schemas.Command.oneOf).toHaveLength(12);
+    expect(schemas.Command.oneOf).toHaveLength(14);
     const edge = schemas.UpsertEdgeCommand;
     expect(edge.additionalProperties).toBe(false);
     expect([...edge.required].sort()).toEqual(['dst', 'op', 'rel', 'src']);

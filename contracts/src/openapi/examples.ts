@@ -93,6 +93,24 @@ export const checkResponse = {
   ],
 };
 
+export const consolidateResponse = {
+  cooled: 12,
+  warmed: 1,
+  appended: [
+    { commandId: 'consolidate-5d1c0c2e9a4b7f3e8c6a1d2b4e6f8a0c', op: 'UPSERT_TOPIC', status: 'applied' },
+    { commandId: 'consolidate-9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b', op: 'UPSERT_EPISODE', status: 'duplicate' },
+  ],
+  mergeSuggestions: [
+    {
+      srcId: 'acme-inc',
+      dstId: 'acme-corporation',
+      score: 0.9,
+      why: '"Acme Inc." and "Acme Corporation" name the same organisation once suffixes are dropped',
+      evidence: [],
+    },
+  ],
+};
+
 export const historyResponse = { factId: FACT.factId, versions: [firstVersion, correctedVersion] };
 
 export const auditResponse = {
@@ -150,6 +168,22 @@ export const eventsResponse = {
       ],
       includesFacts: [FACT.factId],
       recordedFrom: MON,
+    },
+  ],
+  next: null,
+};
+
+export const topicsResponse = {
+  cut: { validAt: '*', recordedAt: NOW },
+  source: 'projection',
+  topics: [
+    {
+      topicId: 'alice-onboarding',
+      title: 'Alice: onboarding, Acme, team',
+      summary: 'Alice joins Acme as an engineer. Alice meets her team.',
+      window: { from: '2024-05-06T00:00:00.000Z', to: '2024-05-11T00:00:00.000Z' },
+      members: ['alice-joins-acme'],
+      recordedFrom: TUE,
     },
   ],
   next: null,
@@ -216,6 +250,8 @@ export const searchResponse = {
       validFrom: '2024-05-01T00:00:00.000Z',
       validTo: null,
       evidence: [{ kind: 'mention', id: TURN.mentionId }],
+      salience: 0.62,
+      tier: 'hot',
     },
     {
       kind: 'mention',
@@ -226,6 +262,8 @@ export const searchResponse = {
       recordedFrom: MON,
       occurredAt: TURN.occurredAt,
       evidence: [],
+      salience: 0.41,
+      tier: 'hot',
     },
     {
       kind: 'event',
@@ -237,6 +275,8 @@ export const searchResponse = {
       validFrom: '2024-05-06T00:00:00.000Z',
       validTo: null,
       evidence: [{ kind: 'fact', id: FACT.factId }],
+      salience: 0.55,
+      tier: 'hot',
     },
   ],
   tokens: 26,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as admin from '../admin';
 import * as check from '../check';
+import * as consolidate from '../consolidate';
 import * as cmd from '../commands';
 import * as mcp from '../mcp';
 import { searchRequest } from '../queries';
@@ -224,6 +225,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tags: ['reads'],
     response: { schema: res.episodesResponse, example: ex.episodesResponse },
   },
+  listTopics: {
+    summary: 'Durative topics visible in a cut',
+    description:
+      'What went on over a period (SPEC 5.4): the topics recorded by `recordedAt` with at least one member (a mention, event or ' +
+      'fact) visible then (at any valid time), each listing only those members, in its own order. `validAt` defaults to `*`; a ' +
+      'given one keeps the topics whose window holds it. Consolidation (`POST .../consolidate`) derives topics; `UPSERT_TOPIC` ' +
+      "writes one. Sorted by topicId, a page of `limit` at a time: for the next one pass `next` as `after`, with this answer's `cut`. " +
+      '`consistency=replay` answers by exact replay of the log: the same answer.',
+    tags: ['reads'],
+    response: { schema: res.topicsResponse, example: ex.topicsResponse },
+  },
   listMentions: {
     summary: "A document's mentions in document order",
     description:
@@ -274,6 +286,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tags: ['reads'],
     request: { schema: check.checkRequest, example: ex.checkRequest },
     response: { schema: check.checkResponse, example: ex.checkResponse },
+  },
+  consolidate: {
+    summary: "Run the memory's evolution now",
+    description:
+      "SPEC 5.4 (it also runs in the background, every `CONSOLIDATE_INTERVAL_MS`): cooling and warming by the memory's " +
+      '`SET_TIER_POLICY`, episodes of low-salience events of one participant set and month, durative topics, and merge ' +
+      'suggestions for near-duplicate entities (never a merge: `MERGE_ENTITY` accepts one). What it derives is appended as ' +
+      'ordinary commands of actor `consolidator:<name>@<version>` whose ids are digests of their content: a second run over the ' +
+      'same memory appends nothing (every command `duplicate`). The body is `{}`. 404 UNKNOWN_MEMORY for a memory without records.',
+    tags: ['commands'],
+    request: { schema: consolidate.consolidateRequest, example: {} },
+    response: { schema: consolidate.consolidateResponse, example: ex.consolidateResponse },
   },
   exportMemory: {
     summary: "Export a memory's log as JSONL",

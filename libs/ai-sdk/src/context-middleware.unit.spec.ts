@@ -33,8 +33,9 @@ describe('the memory context', () => {
           validFrom: '2024-05-06T00:00:00.000Z',
           validTo: null,
           evidence: [],
+          salience: 0.5,
         },
-        { kind: 'mention', id: 'm1', text: 'Alice: hi', score: 0.5, tokens: 3, recordedFrom: 'r', evidence: [] },
+        { kind: 'mention', id: 'm1', text: 'Alice: hi', score: 0.5, tokens: 3, recordedFrom: 'r', evidence: [], salience: 0.2 },
       ],
       '2024-06-01T00:00:00.000Z',
     );

@@ -83,6 +83,11 @@ describe('MemoTraceClient', () => {
       [{ src: 'alice', rel: 'works_at', dst: 'acme' }],
       ['not_yet_valid'],
     ]);
+    // SPEC 5.4: the memory's evolution (no policy: nothing cools; too little for an episode or a topic), salience on items.
+    expect(await m().consolidate()).toEqual({ cooled: 0, warmed: 0, appended: [], mergeSuggestions: [] });
+    expect(await m().topics()).toMatchObject({ cut: { validAt: '*' }, topics: [], next: null });
+    expect(search.items.every((i) => i.salience >= 0 && i.salience <= 1)).toBe(true);
+    expect((await m().facts({ src: 'alice' })).facts.map((f) => f.tier)).toEqual(['hot']);
   });
 
   it('records dialog turns (a retry is a duplicate) and lists what was derived from one', async () => {

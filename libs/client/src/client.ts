@@ -18,7 +18,9 @@ import type {
   SearchRequestInput,
   CheckRequestInput,
   CheckResponse,
+  ConsolidateResponse,
   SearchResponse,
+  TopicsResponse,
   TurnsRequestInput,
   TurnsResponse,
   DerivedResponse,
@@ -388,6 +390,22 @@ export class MemoryClient {
   /** A page of the episodes visible in the cut (each listing only its visible events); `limit` defaults to 100. */
   episodes(options: Cut & Paging & { consistency?: 'projection' | 'replay'; minPosition?: number } = {}): Promise<EpisodesResponse> {
     return this.client.request('GET', `${this.path}/episodes${query(options)}`);
+  }
+
+  /**
+   * A page of the durative topics visible in the cut (SPEC 5.4; each listing only its visible members); `validAt`
+   * defaults to `*` here: a given one keeps the topics whose window holds it.
+   */
+  topics(options: Cut & Paging & { consistency?: 'projection' | 'replay'; minPosition?: number } = {}): Promise<TopicsResponse> {
+    return this.client.request('GET', `${this.path}/topics${query(options)}`);
+  }
+
+  /**
+   * SPEC 5.4: runs the memory's evolution now (cooling and warming, episodes, topics) and lists merge
+   * suggestions; what it appends has command ids derived from its inputs, so a retry appends nothing twice.
+   */
+  consolidate(): Promise<ConsolidateResponse> {
+    return this.client.request('POST', `${this.path}/consolidate`, { body: '{}' });
   }
 
   /**

@@ -39,10 +39,24 @@ export interface EpisodeContent {
   events: string[];
 }
 
+/** A member of a topic: a mention, an event or a fact, its kind known from when the topic was recorded. */
+export interface TopicMember {
+  kind: 'mention' | 'event' | 'fact';
+  id: string;
+}
+
+export interface TopicContent {
+  title: string;
+  summary: string;
+  window: { from: Instant; to: Instant | null };
+  members: TopicMember[];
+}
+
 export interface VersionedContent {
   fact: FactContent;
   event: EventContent;
   episode: EpisodeContent;
+  topic: TopicContent;
 }
 
 export type VersionedKind = keyof VersionedContent;
@@ -111,6 +125,17 @@ export interface GateSet {
   gate: number | null;
 }
 
+/** When items cool (SPEC §5.4): `coldAfter` an ISO-8601 duration, `salienceFloor` in [0, 1]; null turns a condition off. */
+export interface TierPolicy {
+  coldAfter: string | null;
+  salienceFloor: number | null;
+}
+
+/** The memory's tier policy; the latest wins. */
+export interface TierPolicyChanged extends TierPolicy {
+  change: 'tiers';
+}
+
 /** The latest link between two events of a kind wins. */
 export interface LinkRecorded {
   change: 'link';
@@ -149,6 +174,7 @@ export type Change =
   | MergeRecorded
   | RelationDeclared
   | GateSet
+  | TierPolicyChanged
   | LinkRecorded
   | MentionAdded
   | ContentErased;
@@ -164,6 +190,7 @@ export const CHANGE_TYPES: readonly ChangeType[] = [
   'merge',
   'relation',
   'gate',
+  'tiers',
   'link',
   'mention',
   'erased',

@@ -26,9 +26,11 @@ export type RetroCorrect = CommandOf<'RETRO_CORRECT'>;
 export type UpsertEvent = CommandOf<'UPSERT_EVENT'>;
 export type Link = CommandOf<'LINK'>;
 export type UpsertEpisode = CommandOf<'UPSERT_EPISODE'>;
+export type UpsertTopic = CommandOf<'UPSERT_TOPIC'>;
 export type RecordMention = CommandOf<'RECORD_MENTION'>;
 export type Erase = CommandOf<'ERASE'>;
 export type SetExtractionGate = CommandOf<'SET_EXTRACTION_GATE'>;
+export type SetTierPolicy = CommandOf<'SET_TIER_POLICY'>;
 
 /** The fields every command has: `commandId`, and optional `recordedAt`, `actor`, `reason`. */
 export type CommandEnvelope = Pick<Command, 'commandId' | 'recordedAt' | 'actor' | 'reason'>;

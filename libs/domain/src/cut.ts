@@ -28,6 +28,7 @@ import type {
   FactView,
   MentionFilter,
   MentionView,
+  TopicView,
   Page,
   ValidAt,
 } from './views';
@@ -37,8 +38,10 @@ import {
   type CutKind,
   type CutPredicate,
   type Translations,
+  TOPIC_VISIBILITY,
   VISIBILITY,
   compileCut,
+  inRecordTime,
   inValidTime,
   listedMembers,
 } from './visibility';
@@ -390,6 +393,33 @@ export function episodesAt(state: MemoryState, validAt: ValidAt, page: Page = {}
   return pageOf(
     views.sort((a, b) => compareIds(a.episodeId, b.episodeId)),
     (e) => e.episodeId,
+    page,
+  );
+}
+
+/** TOPIC_VISIBILITY: visible iff one of its members is; lists only its visible members. A page of them by topicId. */
+export function topicsAt(state: MemoryState, validAt: ValidAt, page: Page = {}): TopicView[] {
+  const views: TopicView[] = [];
+  const cut = new StateCut(state, validAt);
+  const recordedAt = foldedAt(state);
+  for (const versions of state.topics.values()) {
+    const current = lastOf(versions);
+    if (!current || !inRecordTime(TOPIC_VISIBILITY.record, current.recordedFrom, current.recordedTo, recordedAt)) continue;
+    if (!inValidTime(current.window.from, current.window.to, validAt)) continue;
+    const members = current.members.filter((m) => cut.counts(m.kind, m.id)).map((m) => m.id);
+    if (members.length === 0) continue;
+    views.push({
+      topicId: current.topicId,
+      title: current.title,
+      summary: current.summary,
+      window: { from: current.window.from, to: current.window.to },
+      members,
+      recordedFrom: current.recordedFrom,
+    });
+  }
+  return pageOf(
+    views.sort((a, b) => compareIds(a.topicId, b.topicId)),
+    (t) => t.topicId,
     page,
   );
 }

@@ -8,6 +8,7 @@ import {
   type MemoryState,
   type EventVersion,
   type EpisodeVersion,
+  type TopicVersion,
   initialState,
   linkKey,
   openVersion,
@@ -127,6 +128,10 @@ export function applyChange(state: MemoryState, change: Change, at: Instant): vo
       return;
     case 'gate':
       state.extractionGate = change.gate;
+      return;
+    case 'tiers':
+      state.tierPolicy =
+        change.coldAfter === null && change.salienceFloor === null ? null : { coldAfter: change.coldAfter, salienceFloor: change.salienceFloor };
       return;
     case 'opened':
       openItemVersion(state, change, at);
@@ -256,6 +261,11 @@ function openItemVersion(state: MemoryState, opened: VersionOpened, at: Instant)
       pushVersion(state.episodes, opened.id, version, at);
       return;
     }
+    case 'topic': {
+      const version: TopicVersion = { topicId: opened.id, ...opened.content, recordedFrom: at, recordedTo: null };
+      pushVersion(state.topics, opened.id, version, at);
+      return;
+    }
     default:
       return opened satisfies never;
   }
@@ -269,6 +279,8 @@ function versionsOf(state: MemoryState, kind: VersionedKind, id: string): { reco
       return state.events.get(id) ?? [];
     case 'episode':
       return state.episodes.get(id) ?? [];
+    case 'topic':
+      return state.topics.get(id) ?? [];
     default:
       return kind satisfies never;
   }

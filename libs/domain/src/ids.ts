@@ -34,6 +34,10 @@ export function deriveEpisodeId(memoryId: string, title: string, from: string): 
   return digest('epi_', [memoryId, title, from]);
 }
 
+export function deriveTopicId(memoryId: string, title: string, from: string): string {
+  return digest('top_', [memoryId, title, from]);
+}
+
 /**
  * The speaker counts (when there is one): "ok" said by each side of a dialog is two mentions, not
  * one mention recorded twice with different speakers (a conflict). A speakerless id leaves the

@@ -19,6 +19,7 @@ export type { Checkpointed, MemoryQueries, ProjectedMemoryQueries } from './read
 export type * from './search-feed';
 export * from './search-text';
 export * from './search-items';
+export * from './salience';
 export { memoize } from './memoize';
 export { erasedItemsOf, erasureKey, erasureSubjectOf, subjectField, type ErasedItems, type ErasureSubject, type ErasureSubjectKind } from './erasure';
 export { RETENTION_ACTOR, declaresRetention, durationMillis, retentionErasures } from './retention';

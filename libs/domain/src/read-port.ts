@@ -14,6 +14,7 @@ import type {
   FactView,
   MentionView,
   Page,
+  TopicView,
   ValidAt,
 } from './views';
 
@@ -34,6 +35,8 @@ export interface MemoryQueries {
   events(memoryId: string, cut: Cut, filter?: EventFilter): Promise<EventView[]>;
   /** The episodes in the cut, sorted by episodeId (a page of them when asked). */
   episodes(memoryId: string, cut: Cut, page?: Page): Promise<EpisodeView[]>;
+  /** The topics in the cut (SPEC 5.4, `topicsAt`), sorted by topicId (a page of them when asked). */
+  topics(memoryId: string, cut: Cut, page?: Page): Promise<TopicView[]>;
   /** The mentions visible at `recordedAt` (only those `ids` names, when given), sorted by mentionId. */
   mentions(memoryId: string, recordedAt: Instant, filter?: MentionFilter): Promise<MentionView[]>;
   /** The mentions of document `docId` visible at `recordedAt`, in document order (`compareDocumentOrder`). */

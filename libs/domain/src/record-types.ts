@@ -62,6 +62,11 @@ const RECORD_TYPES: RecordTypes = {
     ids: () => ({}),
     command: ({ gate }) => ({ op: 'SET_EXTRACTION_GATE', gate }),
   },
+  TierPolicySet: {
+    change: ({ coldAfter, salienceFloor }) => ({ change: 'tiers', coldAfter, salienceFloor }),
+    ids: () => ({}),
+    command: ({ coldAfter, salienceFloor }) => ({ op: 'SET_TIER_POLICY', coldAfter, salienceFloor }),
+  },
   FactAsserted: {
     // The record's data is the version's content (and its id): shared, never copied, since folds run per record.
     change: (data) => ({ change: 'opened', kind: 'fact', id: data.factId, content: data }),
@@ -114,6 +119,23 @@ const RECORD_TYPES: RecordTypes = {
     change: ({ kind, from, to, qualifier }) => ({ change: 'link', kind, from, to, qualifier }),
     ids: ({ from, to }) => ({ from, to }),
     command: ({ kind, from, to, qualifier }) => ({ op: 'LINK', kind, from, to, ...(qualifier !== null ? { qualifier } : {}) }),
+  },
+  TopicRecorded: {
+    change: ({ topicId, title, summary, window, members }) => ({
+      change: 'opened',
+      kind: 'topic',
+      id: topicId,
+      content: { title, summary, window, members },
+    }),
+    ids: ({ topicId }) => ({ topicId }),
+    command: ({ topicId, title, summary, window, members }) => ({
+      op: 'UPSERT_TOPIC',
+      topicId,
+      title,
+      summary,
+      window,
+      members: members.map((m) => m.id),
+    }),
   },
   EpisodeRecorded: {
     change: (data) => ({ change: 'opened', kind: 'episode', id: data.episodeId, content: data }),

@@ -1,3 +1,4 @@
+import type { TierPolicy, TopicContent } from './changes';
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
 import type { ErasedItems, ErasureSubject } from './erasure-subject';
 import type { Instant } from './time';
@@ -34,6 +35,12 @@ export interface RelationDefined {
 export interface ExtractionGateSet {
   type: 'ExtractionGateSet';
   data: { gate: number | null };
+}
+
+/** When the memory's items cool from now on (SPEC §5.4); both null: they never do. */
+export interface TierPolicySet {
+  type: 'TierPolicySet';
+  data: TierPolicy;
 }
 
 export interface FactVersionFields {
@@ -91,6 +98,12 @@ export interface EpisodeRecorded {
   data: { episodeId: string; title: string; window: { from: Instant; to: Instant | null }; events: string[] };
 }
 
+/** Durative memory: what went on over `window`; `members` keep their kinds, resolved when it was recorded. */
+export interface TopicRecorded {
+  type: 'TopicRecorded';
+  data: { topicId: string } & TopicContent;
+}
+
 /**
  * The subject's content is gone at every record time (SPEC §5.2): the record lists the items
  * whose content it removes (ids only), so every view applies it without deciding again.
@@ -125,6 +138,7 @@ export type LogRecord =
   | EntitiesMerged
   | RelationDefined
   | ExtractionGateSet
+  | TierPolicySet
   | FactAsserted
   | FactArchived
   | FactRetroCorrected
@@ -132,6 +146,7 @@ export type LogRecord =
   | EventRecorded
   | EventsLinked
   | EpisodeRecorded
+  | TopicRecorded
   | MentionRecorded
   | SubjectErased
   | CommandUnchanged;

@@ -1,3 +1,4 @@
+import type { TierPolicy, TopicContent } from './changes';
 import type { Cardinality, EdgeTarget, LinkKind, Participant } from './commands';
 import type { FactVersionFields } from './records';
 import { MergeClasses } from './merge-classes';
@@ -72,6 +73,12 @@ export interface EpisodeVersion {
   recordedTo: Instant | null;
 }
 
+export interface TopicVersion extends TopicContent {
+  topicId: string;
+  recordedFrom: Instant;
+  recordedTo: Instant | null;
+}
+
 export interface LinkRecord {
   kind: LinkKind;
   from: string;
@@ -115,6 +122,9 @@ export interface MemoryState {
   events: Map<string, EventVersion[]>;
   links: Map<string, LinkRecord>;
   episodes: Map<string, EpisodeVersion[]>;
+  topics: Map<string, TopicVersion[]>;
+  /** When the memory's items cool; null: never (no SET_TIER_POLICY yet). */
+  tierPolicy: TierPolicy | null;
   mentions: Map<string, MentionRecord>;
   /** Erasures accepted per subject (`erasureKey`): content written after the n-th is sealed under the subject's key generation n. */
   erasures: Map<string, number>;
@@ -140,6 +150,8 @@ export function initialState(): MemoryState {
     events: new Map(),
     links: new Map(),
     episodes: new Map(),
+    topics: new Map(),
+    tierPolicy: null,
     mentions: new Map(),
     erasures: new Map(),
     strings: new InternedStrings(),

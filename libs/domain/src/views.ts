@@ -111,6 +111,16 @@ export interface EpisodeView {
   recordedFrom: Instant;
 }
 
+export interface TopicView {
+  topicId: string;
+  title: string;
+  summary: string;
+  window: { from: Instant; to: Instant | null };
+  /** Its members visible at the cut's record time, in the topic's order. */
+  members: string[];
+  recordedFrom: Instant;
+}
+
 export interface MentionView {
   mentionId: string;
   docId: string;

@@ -120,6 +120,20 @@ export const VISIBILITY = {
 
 export type RuleOf<K extends CutKind> = (typeof VISIBILITY)[K];
 
+/**
+ * A topic's rule: an episode's, over members of three kinds (each member keeps the kind it had when
+ * the topic was recorded). Topics are no search items, so no search backend translates it: the
+ * domain's cut and the read models' SQL do.
+ */
+export const TOPIC_VISIBILITY = {
+  spec:
+    'SPEC 5.4: "Like episodes, topics are never evidence, are visible in a cut iff a member is visible, and list only visible members; ' +
+    'with a validAt, a topic is listed only if its window contains it." A member counts by its own kind\'s rule at validAt "*".',
+  record: 'interval',
+  validity: 'window',
+  requires: { quantifier: 'some', lists: 'counting', kinds: ['mention', 'event', 'fact'] },
+} as const;
+
 /** The rule of a kind, as the general type (for code that reads any rule). */
 export function ruleOf(kind: CutKind): VisibilityRule {
   return VISIBILITY[kind];

@@ -28,6 +28,8 @@ export interface RuntimeConfig {
   stateCacheRecords: number;
   /** Milliseconds between retention sweeps of a writing process (RETENTION_SWEEP_MS); 0 turns them off. */
   retentionSweepMs: number;
+  /** Milliseconds between background consolidation sweeps of a writing process (CONSOLIDATE_INTERVAL_MS); 0 turns them off. */
+  consolidateIntervalMs: number;
   /** Derived commands below this confidence are not appended (EXTRACTION_GATE, in [0, 1]). */
   extractionGate: number;
   /** An extraction that takes longer fails (EXTRACTION_TIMEOUT_MS). */
@@ -76,6 +78,7 @@ export const DEFAULT_SEARCH_INDEX_WAIT_MS = 2_000;
 
 /** A minute: a relation's retention is kept to within a minute, and a sweep of memories without due facts reads little. */
 export const DEFAULT_RETENTION_SWEEP_MS = 60_000;
+export const DEFAULT_CONSOLIDATE_INTERVAL_MS = 600_000;
 
 /** Half sure or better: what the default extractor means by a statement it recognised. */
 export const DEFAULT_EXTRACTION_GATE = 0.5;
@@ -104,6 +107,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
     searchIndexWaitMs: nonNegativeInteger('SEARCH_INDEX_WAIT_MS', env['SEARCH_INDEX_WAIT_MS'], DEFAULT_SEARCH_INDEX_WAIT_MS),
     stateCacheRecords: positiveInteger('STATE_CACHE_RECORDS', env['STATE_CACHE_RECORDS'], bounds.stateCacheRecords),
     retentionSweepMs: nonNegativeInteger('RETENTION_SWEEP_MS', env['RETENTION_SWEEP_MS'], DEFAULT_RETENTION_SWEEP_MS),
+    consolidateIntervalMs: nonNegativeInteger('CONSOLIDATE_INTERVAL_MS', env['CONSOLIDATE_INTERVAL_MS'], DEFAULT_CONSOLIDATE_INTERVAL_MS),
     extractionGate: unitInterval('EXTRACTION_GATE', env['EXTRACTION_GATE'], DEFAULT_EXTRACTION_GATE),
     extractionTimeoutMs: positiveInteger('EXTRACTION_TIMEOUT_MS', env['EXTRACTION_TIMEOUT_MS'], DEFAULT_EXTRACTION_TIMEOUT_MS),
     extractionPollMs: nonNegativeInteger('EXTRACTION_POLL_MS', env['EXTRACTION_POLL_MS'], DEFAULT_EXTRACTION_POLL_MS),

@@ -141,6 +141,8 @@ class MemoryBatch {
       for (const change of changes) {
         switch (change.change) {
           case 'opened':
+            // Topics are no OpenSearch documents (yet): their versions touch none.
+            if (change.kind === 'topic') break;
             ids[change.kind].add(change.id);
             if (change.kind === 'fact') {
               keys.add(`entity:${change.content.src}`);
@@ -150,7 +152,7 @@ class MemoryBatch {
             break;
           case 'closed':
           case 'corrected':
-            ids[change.kind].add(change.id);
+            if (change.kind !== 'topic') ids[change.kind].add(change.id);
             break;
           case 'mention':
             keys.add(`mention:${change.mentionId}`);
@@ -168,6 +170,7 @@ class MemoryBatch {
           case 'merge':
           case 'relation':
           case 'gate':
+          case 'tiers':
           case 'link':
             break;
           default:
@@ -215,6 +218,7 @@ class MemoryBatch {
         return;
       }
       case 'opened': {
+        if (change.kind === 'topic') return;
         if (this.skip(change.kind, change.id, position)) return;
         this.closeOpen(change.kind, change.id, at, position);
         const base = this.base(change.kind, change.id, `${change.kind}:${change.id}#${position}`, at, position);
@@ -250,6 +254,7 @@ class MemoryBatch {
         }
       }
       case 'closed':
+        if (change.kind === 'topic') return;
         if (this.skip(change.kind, change.id, position)) return;
         this.closeOpen(change.kind, change.id, at, position);
         return;
@@ -278,6 +283,7 @@ class MemoryBatch {
       case 'merge':
       case 'relation':
       case 'gate':
+      case 'tiers':
       case 'link':
         return;
       default:

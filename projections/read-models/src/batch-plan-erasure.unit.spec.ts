@@ -62,7 +62,13 @@ class Tables {
       const namedAgain = this.labels.some((l) => l.memoryId === memoryId && l.entityId === id && l.kind === 'name');
       if (entity) entities.set(headKey(memoryId, id), { named: entity.name !== null || namedAgain });
     }
-    return { facts: pick(this.facts, keys.fact, true), events: pick(this.events, keys.event, false), episodes: new Map(), entities };
+    return {
+      facts: pick(this.facts, keys.fact, true),
+      events: pick(this.events, keys.event, false),
+      episodes: new Map(),
+      topics: new Map(),
+      entities,
+    };
   }
 
   /** As the SQL statements do it, written here again: the test must not borrow the code it checks. */
@@ -245,7 +251,7 @@ describe('planBatch with erasures', () => {
     ]);
     const plan = planBatch(
       log!.map((r, i) => toProjectedRecord('m', i + 1, r)),
-      { facts: new Map(), events: new Map(), episodes: new Map(), entities: new Map() },
+      { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map(), entities: new Map() },
     );
     expect(plan.facts.rows.map((r) => [r.versionNo, r.content.dst, r.content.source, r.content.erased])).toEqual([
       [1, null, null, true],
@@ -288,6 +294,7 @@ describe('planBatch with erasures', () => {
       facts: new Map([[headKey('m', 'f'), { versionNo: 2, recordedTo: null, content: stored }]]),
       events: new Map(),
       episodes: new Map(),
+      topics: new Map(),
       entities: new Map(),
     });
     expect(plan.facts.closes).toEqual([{ memoryId: 'm', id: 'f', versionNo: 2, recordedTo: T(6) }]);
@@ -315,7 +322,7 @@ describe('planBatch with erasures', () => {
     const log = [...first!, ...second!];
     const plan = planBatch(
       log.map((r, i) => toProjectedRecord('m', i + 1, r)),
-      { facts: new Map(), events: new Map(), episodes: new Map(), entities: new Map() },
+      { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map(), entities: new Map() },
     );
     // One row per entity, its first registration's: the erased name never reaches the table.
     expect(plan.entities.map((e) => [e.entityId, e.name, e.erased])).toEqual([
@@ -337,7 +344,7 @@ describe('planBatch with erasures', () => {
   });
 
   it('names a stored erased entity again with a name label, unless the batch erases it again', () => {
-    const stored = { facts: new Map(), events: new Map(), episodes: new Map() };
+    const stored = { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map() };
     const register = (position: number, name: string | null): ProjectedRecord => ({
       memoryId: 'm',
       position,
@@ -394,7 +401,7 @@ describe('planBatch with erasures', () => {
     const [before] = [read.slice(0, batches[0]!.length)];
     const plan = planBatch(
       before.map((r, i) => toProjectedRecord('m', i + 1, r)),
-      { facts: new Map(), events: new Map(), episodes: new Map(), entities: new Map() },
+      { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map(), entities: new Map() },
     );
     expect(plan.entities.map((e) => [e.name, e.erased])).toEqual([[null, undefined]]);
     expect(labelRows(plan)).toEqual([]);

@@ -3,6 +3,7 @@ import type {
   Change,
   ContentErased,
   EpisodeContent,
+  TopicContent,
   ErasedItems,
   ErasureSubject,
   EventContent,
@@ -27,7 +28,7 @@ import { type StoredHead, VersionLedger, headKey } from './version-ledger';
  * stored ones by the writer's updates (`erasures`), which run before the batch's inserts. Rows
  * planned after it are new content.
  */
-export type { EpisodeContent, EventContent, FactContent };
+export type { EpisodeContent, EventContent, FactContent, TopicContent };
 
 /** A version's content as stored: `erased` once an erasure removed it (a retro-correction copies the flag, as in evolve). */
 export type Erasable<C> = C & { erased?: true };
@@ -105,6 +106,7 @@ export interface StoredHeads {
   facts: ReadonlyMap<string, StoredHead<Erasable<FactContent>>>;
   events: ReadonlyMap<string, StoredHead<EventContent>>;
   episodes: ReadonlyMap<string, StoredHead<EpisodeContent>>;
+  topics: ReadonlyMap<string, StoredHead<TopicContent>>;
   entities: ReadonlyMap<string, StoredEntity>;
 }
 
@@ -120,6 +122,7 @@ export interface BatchPlan {
   facts: VersionLedger<Erasable<FactContent>>;
   events: VersionLedger<Erasable<EventContent>>;
   episodes: VersionLedger<EpisodeContent>;
+  topics: VersionLedger<TopicContent>;
   /** One row per entity the batch registers first, with its first name (null once erased). */
   entities: EntityRow[];
   /** As logged: `labelRows` leaves out those an erasure removed. */
@@ -150,14 +153,26 @@ export type HeadKeys = Record<VersionedKind | 'entity', VersionedKey[]>;
 
 /** The versioned items a batch touches and the entities it registers: their stored heads must be loaded before planning. */
 export function versionedKeys(records: readonly ProjectedRecord[]): HeadKeys {
-  const keys: Record<keyof HeadKeys, Map<string, VersionedKey>> = { fact: new Map(), event: new Map(), episode: new Map(), entity: new Map() };
+  const keys: Record<keyof HeadKeys, Map<string, VersionedKey>> = {
+    fact: new Map(),
+    event: new Map(),
+    episode: new Map(),
+    topic: new Map(),
+    entity: new Map(),
+  };
   for (const { memoryId, changes } of records) {
     for (const change of changes) {
       const item = change.change === 'entity' ? { kind: 'entity' as const, id: change.entityId } : versionedItemOf(change);
       if (item) keys[item.kind].set(headKey(memoryId, item.id), { memoryId, id: item.id });
     }
   }
-  return { fact: [...keys.fact.values()], event: [...keys.event.values()], episode: [...keys.episode.values()], entity: [...keys.entity.values()] };
+  return {
+    fact: [...keys.fact.values()],
+    event: [...keys.event.values()],
+    episode: [...keys.episode.values()],
+    topic: [...keys.topic.values()],
+    entity: [...keys.entity.values()],
+  };
 }
 
 export function planBatch(batch: readonly ProjectedRecord[], heads: StoredHeads): BatchPlan {
@@ -167,11 +182,14 @@ export function planBatch(batch: readonly ProjectedRecord[], heads: StoredHeads)
 }
 
 /** A plan to feed event by event (`applyToPlan`): the rebuild folds the whole log into one. */
-export function emptyPlan(heads: StoredHeads = { facts: new Map(), events: new Map(), episodes: new Map(), entities: new Map() }): BatchPlan {
+export function emptyPlan(
+  heads: StoredHeads = { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map(), entities: new Map() },
+): BatchPlan {
   return {
     facts: new VersionLedger(heads.facts),
     events: new VersionLedger(heads.events),
     episodes: new VersionLedger(heads.episodes),
+    topics: new VersionLedger(heads.topics),
     entities: [],
     labels: [],
     merges: [],
@@ -239,6 +257,9 @@ function applyChange(plan: BatchPlan, memoryId: string, position: number, at: In
         case 'episode':
           plan.episodes.push(memoryId, change.id, change.content, at);
           return;
+        case 'topic':
+          plan.topics.push(memoryId, change.id, change.content, at);
+          return;
         default:
           return change satisfies never;
       }
@@ -264,7 +285,8 @@ function applyChange(plan: BatchPlan, memoryId: string, position: number, at: In
       eraseInPlan(plan, memoryId, position, at, change);
       return;
     case 'gate':
-      // A setting of the memory's writers: no read model answers it.
+    case 'tiers':
+      // Settings of the memory's writers and its evolution: no read model answers them.
       return;
     default:
       return change satisfies never;
@@ -359,6 +381,8 @@ function ledgerOf(plan: BatchPlan, kind: VersionedKind): VersionLedger<unknown> 
       return plan.events;
     case 'episode':
       return plan.episodes;
+    case 'topic':
+      return plan.topics;
     default:
       return kind satisfies never;
   }

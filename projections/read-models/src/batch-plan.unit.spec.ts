@@ -73,6 +73,7 @@ function project(events: ProjectedRecord[], batchSizes: number[]) {
       facts: pick(facts.heads(true), keys.fact),
       events: pick(occurrences.heads(false), keys.event),
       episodes: pick(episodes.heads(false), keys.episode),
+      topics: new Map(),
       entities: new Map(),
     };
     const plan = planBatch(batch, heads);
@@ -146,7 +147,7 @@ describe('planBatch', () => {
       asserted(r2, 'c3', 0.2),
       { type: 'FactRetroCorrected', data: { factId: 'f', validFrom: r1, validTo: r2 }, meta: meta(r2, 'c4') },
     ];
-    const plan = planBatch(logged('m', events), { facts: new Map(), events: new Map(), episodes: new Map(), entities: new Map() });
+    const plan = planBatch(logged('m', events), { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map(), entities: new Map() });
     expect(plan.facts.closes).toEqual([]);
     expect(plan.facts.rows.map((r) => [r.versionNo, r.recordedFrom, r.recordedTo, r.content.confidence, r.content.validTo])).toEqual([
       [1, r1, r1, 0.1, null],

@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type BatchPlan, labelRows, mentionRows } from './batch-plan';
 import { pgInstant, pgInstantOrNull } from './instants';
-import { EPISODES, EVENTS, FACTS, type VersionTable, erasureColumns, nameKey } from './read-model-writes';
+import { EPISODES, EVENTS, FACTS, TOPICS, type VersionTable, erasureColumns, nameKey } from './read-model-writes';
 import type { VersionLedger } from './version-ledger';
 
 /**
@@ -133,6 +133,7 @@ export async function bulkLoadPlan(client: PoolClient, plan: BatchPlan): Promise
   written.set(FACTS.table, await copyVersions(client, plan.facts, FACTS));
   written.set(EVENTS.table, await copyVersions(client, plan.events, EVENTS));
   written.set(EPISODES.table, await copyVersions(client, plan.episodes, EPISODES));
+  written.set(TOPICS.table, await copyVersions(client, plan.topics, TOPICS));
   const copy = async (table: string, columns: readonly Column[], rows: Iterable<readonly unknown[]>) =>
     void written.set(table, await copyRows(client, table, columns, rows));
   const at = pgInstant;

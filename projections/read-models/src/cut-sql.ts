@@ -1,4 +1,4 @@
-import { type CutKind, type RecordRule, type Requirement, type Translations, type Uniform, ruleOf } from '@memotrace/domain';
+import { type CutKind, type RecordRule, type Requirement, TOPIC_VISIBILITY, type Translations, type Uniform, ruleOf } from '@memotrace/domain';
 
 /**
  * The read models' translation of the cut (libs/domain/src/visibility.ts): WHERE predicates
@@ -104,7 +104,7 @@ export function listedMembers(kind: CutKind, alias: string, cut: SqlCut): string
   const requires = requirementOf(kind);
   const members = column(alias, tableOf(kind).members!);
   if (requires.lists === 'all') return members;
-  const counts = memberCounts(requires, 'x1.id', cut, 1);
+  const counts = memberCounts(requires.kind, 'x1.id', cut, 1);
   return `ARRAY(SELECT x1.id FROM unnest(${members}) WITH ORDINALITY AS x1(id, ord) WHERE ${counts} ORDER BY x1.ord)`;
 }
 
@@ -131,24 +131,40 @@ function ruleTerms(kind: CutKind, alias: string, cut: SqlCut, depth: number, lis
     }
     terms.push(
       rule.requires.quantifier === 'every'
-        ? `NOT EXISTS (SELECT 1 FROM unnest(${members}) AS ${x}(id) WHERE NOT ${memberCounts(rule.requires, `${x}.id`, cut, depth)})`
-        : `EXISTS (SELECT 1 FROM unnest(${members}) AS ${x}(id) WHERE ${memberCounts(rule.requires, `${x}.id`, cut, depth)})`,
+        ? `NOT EXISTS (SELECT 1 FROM unnest(${members}) AS ${x}(id) WHERE NOT ${memberCounts(rule.requires.kind, `${x}.id`, cut, depth)})`
+        : `EXISTS (SELECT 1 FROM unnest(${members}) AS ${x}(id) WHERE ${memberCounts(rule.requires.kind, `${x}.id`, cut, depth)})`,
     );
   }
   return terms;
 }
 
 /** A member counts: a row of its kind with its id is in the cut at validAt '*' (looked up by key). */
-function memberCounts(requires: Requirement, id: string, cut: SqlCut, depth: number): string {
-  const member = tableOf(requires.kind);
-  if (member.id === null) throw new Error(`members of kind ${requires.kind} have no id column`);
+function memberCounts(kind: CutKind, id: string, cut: SqlCut, depth: number): string {
+  const member = tableOf(kind);
+  if (member.id === null) throw new Error(`members of kind ${kind} have no id column`);
   const m = `m${depth}`;
-  const terms = [
-    `${m}.memory_id = ${cut.memoryId}`,
-    `${m}.${member.id} = ${id}`,
-    ...ruleTerms(requires.kind, m, { ...cut, validAt: null }, depth + 1),
-  ];
+  const terms = [`${m}.memory_id = ${cut.memoryId}`, `${m}.${member.id} = ${id}`, ...ruleTerms(kind, m, { ...cut, validAt: null }, depth + 1)];
   return `EXISTS (SELECT 1 FROM ${member.table} ${m} WHERE ${terms.join(' AND ')})`;
+}
+
+/**
+ * TOPIC_VISIBILITY over `rm_topic_versions` (alias `alias`): `members`, the array of its members that
+ * count at the cut's record time (each by its own kind's rule, in the topic's order), and `where`, the
+ * rule, which reads `listed` (that array, computed once per row by the query).
+ */
+export function topicCut(alias: string, cut: SqlCut, listed: string): { members: string; where: string } {
+  const x = 'x1';
+  const counts = TOPIC_VISIBILITY.requires.kinds.map((kind) => `(${x}.kind = '${kind}' AND ${memberCounts(kind, `${x}.id`, cut, 1)})`).join(' OR ');
+  const members =
+    `ARRAY(SELECT ${x}.id FROM unnest(${alias}.members, ${alias}.member_kinds) WITH ORDINALITY AS ${x}(id, kind, ord) ` +
+    `WHERE ${counts} ORDER BY ${x}.ord)`;
+  const terms = [
+    `${alias}.memory_id = ${cut.memoryId}`,
+    intervalTerm(`${alias}.recorded_from`, `${alias}.recorded_to`, 'range', cut.recordedAt),
+    ...(cut.validAt === null ? [] : [intervalTerm(`${alias}.window_from`, `${alias}.window_to`, 'bounds', cut.validAt)]),
+    `cardinality(${listed}) > 0`,
+  ];
+  return { members, where: terms.join(' AND ') };
 }
 
 function recordTerm(record: RecordRule, alias: string, table: AnySqlTable, at: string): string {

@@ -5,3 +5,4 @@ export { PostgresSearchFeed, type FeedErasure } from './postgres-search-feed';
 export { MergeForest } from './merge-forest';
 export { rebuildReadModels, snapshotSearchPath, dropSchema, type RebuildOptions, type RebuildProgress, type RebuildResult } from './rebuild';
 export { dropMemoryReadModels } from './drop-memory';
+export { ItemTiers, type ItemKey, type ItemStats, deleteMemoryItemTiersIn } from './item-tiers';

@@ -9,6 +9,7 @@ import {
   type EntityFilter,
   type EntityView,
   type EpisodeView,
+  type TopicView,
   type EventFilter,
   type EventView,
   type FactFilter,
@@ -31,7 +32,7 @@ import {
 import { inTransaction } from '@memotrace/postgres';
 import { projectedPosition, projectedPositionSql } from '@memotrace/projection';
 import type { Pool, PoolClient } from 'pg';
-import { cutPredicate, listedMembers, recordPredicate } from './cut-sql';
+import { cutPredicate, listedMembers, recordPredicate, topicCut } from './cut-sql';
 import { epochMs, instantOfEpochMs, instantOrNullOfEpochMs, pgInstant } from './instants';
 import { MergeForest, type MergeRow } from './merge-forest';
 import { namedStatement } from './named-statement';
@@ -287,6 +288,39 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         recordedFrom: instantOfEpochMs(row.recorded_from),
       }))
       .sort((a, b) => compareIds(a.episodeId, b.episodeId));
+  }
+
+  async topics(memoryId: string, cut: Cut, page: Page = {}): Promise<TopicView[]> {
+    const params: unknown[] = [memoryId, pgInstant(cut.recordedAt)];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const at = { memoryId: '$1', recordedAt: '$2', validAt: cut.validAt === '*' ? null : param(pgInstant(cut.validAt)) };
+    // As episodes: one statement, each topic's visible members asked once (OFFSET 0), the rule reading them.
+    const { members, where } = topicCut('t', at, 'listed.members');
+    const { rows } = await this.pool.query<{
+      topic_id: string;
+      title: string;
+      summary: string;
+      window_from: string;
+      window_to: string | null;
+      members: string[];
+      recorded_from: string;
+    }>(
+      `SELECT t.topic_id, t.title, t.summary, ${epochMs('t.window_from')} AS window_from, ${epochMs('t.window_to')} AS window_to,
+              ${epochMs('t.recorded_from')} AS recorded_from, listed.members
+         FROM rm_topic_versions t CROSS JOIN LATERAL (SELECT ${members} AS members OFFSET 0) listed
+        WHERE ${where}${pageSql(page, 't.topic_id', param)}`,
+      params,
+    );
+    return rows
+      .map((row) => ({
+        topicId: row.topic_id,
+        title: row.title,
+        summary: row.summary,
+        window: { from: instantOfEpochMs(row.window_from), to: instantOrNullOfEpochMs(row.window_to) },
+        members: row.members,
+        recordedFrom: instantOfEpochMs(row.recorded_from),
+      }))
+      .sort((a, b) => compareIds(a.topicId, b.topicId));
   }
 
   async mentions(memoryId: string, recordedAt: Instant, filter: MentionFilter = {}): Promise<MentionView[]> {

@@ -40,7 +40,7 @@ function spy(options: { failFirst?: number } = {}): Projection & { handled: numb
 
 async function appendRandom(memoryId: string, seed: number, commands: number): Promise<number> {
   let last = 0;
-  for (const batch of randomLog(memoryId, seed, commands).batches) last = await harness.append(memoryId, batch);
+  for (const batch of randomLog(memoryId, seed, commands, { topics: true }).batches) last = await harness.append(memoryId, batch);
   return last;
 }
 

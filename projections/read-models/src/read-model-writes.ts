@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import {
   type BatchPlan,
   type EpisodeContent,
+  type TopicContent,
   type Erasable,
   type ErasureRow,
   type EventContent,
@@ -38,7 +39,8 @@ interface HeadRow {
 
 export async function loadHeads(tx: Queryable, keys: HeadKeys): Promise<StoredHeads> {
   const entities = await loadEntities(tx, keys.entity);
-  if (keys.fact.length + keys.event.length + keys.episode.length === 0) return { facts: new Map(), events: new Map(), episodes: new Map(), entities };
+  if (keys.fact.length + keys.event.length + keys.episode.length + keys.topic.length === 0)
+    return { facts: new Map(), events: new Map(), episodes: new Map(), topics: new Map(), entities };
   // The latest version is a cheap backward walk of the primary key. Left alone, the planner (stale
   // statistics during catch-up) probes a GiST index by memory_id and sorts, far slower per key.
   const { rows: setting } = await tx.query<{ previous: string }>(
@@ -103,6 +105,7 @@ async function loadHeadsByPrimaryKey(tx: Queryable, keys: Record<VersionedKind, 
     facts,
     events: await loadBareHeads(tx, 'rm_event_versions', 'event_id', keys.event),
     episodes: await loadBareHeads(tx, 'rm_episode_versions', 'episode_id', keys.episode),
+    topics: await loadBareHeads(tx, 'rm_topic_versions', 'topic_id', keys.topic),
   };
 }
 
@@ -131,6 +134,7 @@ export async function writePlan(tx: Queryable, plan: BatchPlan): Promise<void> {
   await writeVersions(tx, plan.facts, FACTS);
   await writeVersions(tx, plan.events, EVENTS);
   await writeVersions(tx, plan.episodes, EPISODES);
+  await writeVersions(tx, plan.topics, TOPICS);
   await insertJson(
     tx,
     `INSERT INTO rm_entities (memory_id, entity_id, name, recorded_from, position, name_key, erased)
@@ -376,6 +380,27 @@ export const EPISODES: VersionTable<EpisodeContent> = {
     ['events', 'text[]'],
   ],
   encode: (c) => ({ title: c.title, window_from: pgInstant(c.window.from), window_to: pgInstantOrNull(c.window.to), events: c.events }),
+};
+
+export const TOPICS: VersionTable<TopicContent> = {
+  table: 'rm_topic_versions',
+  idColumn: 'topic_id',
+  columns: [
+    ['title', 'text'],
+    ['summary', 'text'],
+    ['window_from', 'timestamptz'],
+    ['window_to', 'timestamptz'],
+    ['members', 'text[]'],
+    ['member_kinds', 'text[]'],
+  ],
+  encode: (c) => ({
+    title: c.title,
+    summary: c.summary,
+    window_from: pgInstant(c.window.from),
+    window_to: pgInstantOrNull(c.window.to),
+    members: c.members.map((m) => m.id),
+    member_kinds: c.members.map((m) => m.kind),
+  }),
 };
 
 /** Closes first, so the inserted versions never meet an open stored one (open index) and find their predecessor ended (version chain). */

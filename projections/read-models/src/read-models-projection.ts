@@ -38,6 +38,6 @@ export const readModelsProjection: Projection = {
     const heads = await loadHeads(tx, versionedKeys(records));
     const plan = planBatch(records, heads);
     await writePlan(tx, plan);
-    await statistics.afterWriting(plan.facts.rows.length + plan.events.rows.length + plan.episodes.rows.length, tx);
+    await statistics.afterWriting(plan.facts.rows.length + plan.events.rows.length + plan.episodes.rows.length + plan.topics.rows.length, tx);
   },
 };

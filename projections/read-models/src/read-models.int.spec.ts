@@ -316,7 +316,7 @@ describe('read models answer exactly what replay answers', () => {
   it('random logs of two interleaved memories, cut at every record time and validity bound', async () => {
     for (const seed of [11, 12, 13]) {
       const memories = [`rand-${seed}-a`, `rand-${seed}-b`];
-      const logs = memories.map((memoryId, i) => randomLog(memoryId, seed * 10 + i, 70));
+      const logs = memories.map((memoryId, i) => randomLog(memoryId, seed * 10 + i, 70, { topics: true }));
       let last = 0;
       for (let i = 0; i < Math.max(...logs.map((l) => l.batches.length)); i++) {
         for (const [j, log] of logs.entries()) {
@@ -511,7 +511,7 @@ describe('erasure', () => {
 
   it('random logs with erasures and their shredded reads, cut at every record time', async () => {
     for (const seed of [21, 22]) {
-      const { batches, records, recordedAts } = randomLog(`erase-rand-${seed}`, seed, 200, { erase: true });
+      const { batches, records, recordedAts } = randomLog(`erase-rand-${seed}`, seed, 200, { erase: true, topics: true });
       expect(records.filter((r) => r.type === 'SubjectErased').length).toBeGreaterThan(3);
       const read = readAfterErasures(batches);
       let from = 0;

@@ -159,6 +159,7 @@ describe('bulk-loaded rebuild vs the live projector', () => {
         'rm_fact_versions',
         'rm_event_versions',
         'rm_episode_versions',
+        'rm_topic_versions',
         'rm_entities',
         'rm_entity_labels',
         'rm_entity_merges',

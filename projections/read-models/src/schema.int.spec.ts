@@ -9,6 +9,7 @@ import {
   ReadModelsNoFactCutIndex1795800000000,
   ReadModelsNoOpenIndex1795700000000,
   ReadModelsRelationDeclarations1796400000000,
+  ReadModelsTopics1796600000000,
   ReadModelsVersionChain1795600000000,
   readModelMigrations,
 } from './schema';
@@ -28,6 +29,8 @@ beforeAll(async () => {
     'ReadModelsErasure1796200000000',
     'ReadModelsFactsByDst1796300000000',
     'ReadModelsRelationDeclarations1796400000000',
+    'ReadModelsTopics1796600000000',
+    'ItemTiersSchema1796700000000',
   ]);
 });
 
@@ -163,6 +166,30 @@ describe('read-model schema', () => {
     await declare('works_at', 'many', T(3));
     expect((await db.pool.query("SELECT count(*)::int AS n FROM rm_relations WHERE memory_id = 'm-rel'")).rows).toEqual([{ n: 2 }]);
     await db.pool.query("DELETE FROM rm_relations WHERE memory_id = 'm-rel'");
+  });
+
+  it('adds the topics table to read models made before it, and is a no-op where it is', async () => {
+    const runner = { query: async (sql: string, params?: unknown[]) => (await db.pool.query(sql, params)).rows } as unknown as QueryRunner;
+    const migration = new ReadModelsTopics1796600000000();
+    const present = async () => (await db.pool.query(`SELECT to_regclass('rm_topic_versions') IS NOT NULL AS p`)).rows[0].p;
+    expect(await present()).toBe(true);
+    await migration.up(runner); // made by the first migration already: nothing to do
+    await migration.down(runner);
+    expect(await present()).toBe(false);
+    await migration.up(runner);
+    expect(await present()).toBe(true);
+    // The same version chain as episodes: version 2 needs version 1 ended where it starts.
+    const insert = (version: number, from: string, to: string | null, prev: string | null) =>
+      db.pool.query(
+        `INSERT INTO rm_topic_versions (memory_id, topic_id, version_no, title, summary, window_from, members, member_kinds,
+                                        recorded_from, recorded_to, prev_recorded_to)
+         VALUES ('m-top', 't', $1, 'x', '', $2, '{m}', '{mention}', $2, $3, $4)`,
+        [version, from, to, prev],
+      );
+    await insert(1, T(1), T(2), null);
+    expect(await pgError(insert(2, T(1), null, T(1)))).toMatchObject({ code: '23503' });
+    await insert(2, T(2), null, T(2));
+    await db.pool.query("DELETE FROM rm_topic_versions WHERE memory_id = 'm-top'");
   });
 
   it('migrating again runs nothing', async () => {

@@ -1,5 +1,6 @@
 import { normaliseName } from '@memotrace/domain';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { ItemTiersSchema1796700000000 } from './item-tiers';
 
 /**
  * Read-model schema. Every table is keyed by memory_id first (no query crosses
@@ -107,6 +108,27 @@ const ERASURES_TABLE = `CREATE TABLE rm_erasures (
      events text[] NOT NULL,
      mentions text[] NOT NULL
    )`;
+
+/** Durative topics (SPEC §5.4), versioned like episodes; `member_kinds[i]` is the kind of `members[i]`. */
+const TOPIC_STATEMENTS = [
+  `CREATE TABLE rm_topic_versions (
+     memory_id ${ID} NOT NULL,
+     topic_id ${ID} NOT NULL,
+     version_no integer NOT NULL,
+     title text NOT NULL,
+     summary text NOT NULL,
+     window_from timestamptz NOT NULL,
+     window_to timestamptz NULL,
+     members text[] NOT NULL,
+     member_kinds text[] NOT NULL,
+     recorded_from timestamptz NOT NULL,
+     recorded_to timestamptz NULL,
+     ${VERSION_CHAIN_COLUMNS}
+   )`,
+  ...primaryKey('rm_topic_versions', 'memory_id, topic_id, version_no'),
+  ...versionedConstraints('rm_topic_versions', 'topic_id'),
+  `CREATE INDEX rm_topic_versions_cut ON rm_topic_versions USING gist (memory_id, tstzrange(recorded_from, recorded_to, '[)'))`,
+];
 
 const ENTITY_NAME_KEY_INDEX = 'CREATE INDEX rm_entities_name_key ON rm_entities (memory_id, name_key)';
 const ENTITY_LABEL_KEY_INDEX = 'CREATE INDEX rm_entity_labels_value_key ON rm_entity_labels (memory_id, kind, value_key)';
@@ -245,6 +267,8 @@ export const readModelStatements: string[] = [
   ...versionedConstraints('rm_episode_versions', 'episode_id'),
   `CREATE INDEX rm_episode_versions_cut ON rm_episode_versions USING gist (memory_id, tstzrange(recorded_from, recorded_to, '[)'))`,
 
+  ...TOPIC_STATEMENTS,
+
   `CREATE TABLE rm_mentions (
      memory_id ${ID} NOT NULL,
      mention_id ${ID} NOT NULL,
@@ -266,6 +290,7 @@ export const readModelStatements: string[] = [
 export const READ_MODEL_TABLES = [
   'rm_erasures',
   'rm_mentions',
+  'rm_topic_versions',
   'rm_episode_versions',
   'rm_event_links',
   'rm_event_versions',
@@ -509,6 +534,21 @@ export class ReadModelsRelationDeclarations1796400000000 implements MigrationInt
   }
 }
 
+/** Adds the topics' table (SPEC §5.4) to read models made before it; a database made since has it from the first migration. */
+export class ReadModelsTopics1796600000000 implements MigrationInterface {
+  readonly name = 'ReadModelsTopics1796600000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    const [exists] = (await queryRunner.query(`SELECT to_regclass('rm_topic_versions') IS NOT NULL AS present`)) as { present: boolean }[];
+    if (exists?.present) return;
+    for (const sql of TOPIC_STATEMENTS) await queryRunner.query(sql);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE IF EXISTS rm_topic_versions');
+  }
+}
+
 const ERASABLE: [string, string[]][] = [
   ['rm_entities', ['name', 'name_key']],
   ['rm_fact_versions', []],
@@ -526,4 +566,6 @@ export const readModelMigrations: MigrationInterface[] = [
   new ReadModelsErasure1796200000000(),
   new ReadModelsFactsByDst1796300000000(),
   new ReadModelsRelationDeclarations1796400000000(),
+  new ReadModelsTopics1796600000000(),
+  new ItemTiersSchema1796700000000(),
 ];

@@ -104,6 +104,7 @@ export async function searchableTexts(records: readonly ProjectedRecord[], tx: P
         const { summary } = change.content;
         if (summary !== null) texts.push({ ...at, kind: 'event', itemId: change.id, text: summary });
       } else if (change.kind === 'episode') texts.push({ ...at, kind: 'episode', itemId: change.id, text: change.content.title });
+      else if (change.kind === 'topic') continue;
       else {
         const { src, rel, dst } = change.content;
         // An inline callback: a named closure per record costs more under tsx (keepNames).

@@ -121,6 +121,11 @@ describe('memotrace CLI', () => {
     const imported = await cli(['--memory', 'cli-copy', 'import'], { stdin: exported.stdout });
     expect(imported.code).toBe(0);
     expect(imported.stdout).toMatch(/^3 commands imported, position \d+\n$/);
+    // SPEC 5.4: the memory's evolution now (nothing to cool, gather or merge here), and its topics.
+    expect((await cli(['--memory', 'cli', 'consolidate'])).stdout).toBe('cooled 0, warmed 0, appended 0 of 0 derived commands\n');
+    expect((await cli(['--memory', 'cli', 'topics'])).stdout).toBe('no topic\n');
+    expect(JSON.parse((await cli(['--memory', 'cli', 'topics', '--json'])).stdout)).toMatchObject({ topics: [], next: null });
+    expect((await cli(['--memory', 'cli', 'search', 'Alice', '--cold'])).stdout).toMatch(/salience/);
   }, 120000);
 
   it('fails with one clear line and a non-zero exit code', async () => {

@@ -56,8 +56,8 @@ export function commandLineEnds(jsonl: string): number[] {
 export function buildProgram(): Command {
   const program = new Command('memotrace')
     .description(
-      'MemoTrace command line: write, turns, reextract, gate, read, search, check, history, audit, export, import, erase, ' +
-        'delete-memory, rebuild, mcp',
+      'MemoTrace command line: write, turns, reextract, gate, read, search, check, topics, consolidate, history, audit, export, ' +
+        'import, erase, delete-memory, rebuild, mcp',
     )
     .option('--url <url>', 'service URL', process.env['MEMOTRACE_URL'] ?? 'http://127.0.0.1:8080')
     .option('--memory <memoryId>', 'memory id', process.env['MEMOTRACE_MEMORY'])
@@ -198,11 +198,40 @@ export function buildProgram(): Command {
     .option('--recorded-at <instant>', 'record time: what the memory believed then (default: now)')
     .option('-k <k>', 'items per kind', (v) => Number(v))
     .option('--token-budget <n>', 'total token cap', (v) => Number(v))
+    .option('--cold', 'search the cold tier too (items that cooled for lack of use)')
     .option('--json')
-    .action(async (query: string, o: { validAt?: string; recordedAt?: string; k?: number; tokenBudget?: number; json?: boolean }) => {
-      const response = await memory().search({ query, validAt: o.validAt, recordedAt: o.recordedAt, k: o.k, tokenBudget: o.tokenBudget });
+    .action(async (query: string, o: { validAt?: string; recordedAt?: string; k?: number; tokenBudget?: number; cold?: boolean; json?: boolean }) => {
+      const { validAt, recordedAt, k, tokenBudget } = o;
+      const response = await memory().search({ query, validAt, recordedAt, k, tokenBudget, ...(o.cold ? { tiers: ['hot', 'cold'] } : {}) });
       if (o.json) return out(JSON.stringify(response));
-      out(table(response.items as unknown as Record<string, unknown>[], ['kind', 'id', 'score', 'text']));
+      out(table(response.items as unknown as Record<string, unknown>[], ['kind', 'id', 'score', 'salience', 'text']));
+    });
+
+  program
+    .command('topics')
+    .description('the durative topics of the memory: what went on over a period, with its window and members')
+    .option('--valid-at <instant>', "only the topics whose window holds it (default: *, every topic's)")
+    .option('--recorded-at <instant>', 'record time: what the memory believed then (default: now)')
+    .option('--json', 'print the response as JSON')
+    .action(async (o: { validAt?: string; recordedAt?: string; json?: boolean }) => {
+      const response = await memory().topics({ validAt: o.validAt, recordedAt: o.recordedAt });
+      if (o.json) return out(JSON.stringify(response));
+      const rows = response.topics.map((t) => ({ ...t, to: t.window.to ?? 'open', from: t.window.from, members: t.members.length }));
+      out(rows.length === 0 ? 'no topic' : table(rows, ['topicId', 'from', 'to', 'members', 'title']));
+    });
+
+  program
+    .command('consolidate')
+    .description("run the memory's evolution now: cooling and warming, episodes, topics; prints the merge suggestions")
+    .option('--json', 'print the response as JSON')
+    .action(async (o: { json?: boolean }) => {
+      const response = await memory().consolidate();
+      if (o.json) return out(JSON.stringify(response));
+      const applied = response.appended.filter((a) => a.status === 'applied').length;
+      out(`cooled ${response.cooled}, warmed ${response.warmed}, appended ${applied} of ${response.appended.length} derived commands`);
+      if (response.mergeSuggestions.length > 0) {
+        out(table(response.mergeSuggestions as unknown as Record<string, unknown>[], ['srcId', 'dstId', 'score', 'why']));
+      }
     });
 
   program

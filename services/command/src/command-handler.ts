@@ -1,5 +1,14 @@
 import { MAX_BATCH } from '@memotrace/contracts';
-import { type Command, type CommandResult, DomainError, type MemoryState, decideBatch, retentionErasures } from '@memotrace/domain';
+import {
+  type Command,
+  type CommandResult,
+  DomainError,
+  type ErasedItems,
+  type MemoryState,
+  changesOf,
+  decideBatch,
+  retentionErasures,
+} from '@memotrace/domain';
 import { type LogStore, WrongExpectedRevisionError } from '@memotrace/log-store';
 import { type Sealer, erasuresOf, memoryStreamId, sealBatch } from '@memotrace/memory-log';
 import { DEFAULT_STATE_CACHE_RECORDS } from '@memotrace/runtime';
@@ -38,6 +47,7 @@ export class CommandHandler {
   private readonly cache: MemoryStateCache;
   private readonly mutex = new KeyedMutex();
   private readonly seal: Sealer;
+  private erasureListeners: ((memoryId: string, erased: ErasedItems) => Promise<void>)[] = [];
 
   /**
    * `seal` defaults to sealBatch under `keyStore`; the sealing benchmark passes one that seals nothing.
@@ -76,6 +86,14 @@ export class CommandHandler {
       // No retry: a concurrent writer means the memory is no longer empty.
       return this.attempt(memoryId, commands, 0);
     });
+  }
+
+  /**
+   * Called after each appended erasure with the items whose content it erased: what the service keeps
+   * beside the log about them (retrieval statistics) goes too. A listener's failure fails nothing written.
+   */
+  onErasure(listener: (memoryId: string, erased: ErasedItems) => Promise<void>): void {
+    this.erasureListeners.push(listener);
   }
 
   /** What `view` reads of the memory's state, caught up with its log (the view must not keep or change the state). */
@@ -140,6 +158,10 @@ export class CommandHandler {
       // The erasures are in the log: destroy their keys. A crash before this leaves them to the log's
       // next reader (`openRecords` confirms every erasure it meets).
       await this.keyStore.destroy(memoryId, erasuresOf(records));
+      for (const change of decision.records.flatMap(changesOf)) {
+        if (change.change !== 'erased') continue;
+        for (const listener of this.erasureListeners) await listener(memoryId, change).catch(() => undefined);
+      }
       return { position, results: decision.results, appended: decision.records.length };
     } catch (error) {
       this.cache.forget(memoryId);

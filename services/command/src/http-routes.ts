@@ -1,4 +1,13 @@
-import { commandsRequest, importQuery, memoryParams, parseImportJsonl, reextractRequest, toDomainCommand, turnsRequest } from '@memotrace/contracts';
+import {
+  commandsRequest,
+  consolidateRequest,
+  importQuery,
+  memoryParams,
+  parseImportJsonl,
+  reextractRequest,
+  toDomainCommand,
+  turnsRequest,
+} from '@memotrace/contracts';
 import { DomainError } from '@memotrace/domain';
 import {
   HttpError,
@@ -10,6 +19,7 @@ import {
   registerTextBodyParser,
   requireAccess,
 } from '@memotrace/http-kit';
+import type { ConsolidateResponse } from '@memotrace/contracts';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CommandHandler } from './command-handler';
@@ -111,5 +121,19 @@ export function registerMemoryDeletionRoute(app: FastifyInstance, deletion: Memo
     const { deleted, records } = await deletion.delete(memoryId);
     if (!deleted) throw new HttpError('UNKNOWN_MEMORY', `unknown memory ${JSON.stringify(memoryId)}: it has no accepted command`);
     return { memoryId, deleted: true, records };
+  });
+}
+
+/**
+ * POST .../consolidate (SPEC 5.4): the memory's evolution now (cooling and warming, episodes, topics, merge
+ * suggestions); a memory without records is 404 UNKNOWN_MEMORY (a run creates nothing).
+ */
+export function registerConsolidateRoute(app: FastifyInstance, run: (memoryId: string) => Promise<ConsolidateResponse | null>): void {
+  app.post('/v1/memories/:memoryId/consolidate', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    parseInput(consolidateRequest, request.body ?? {}, 'body');
+    const outcome = await run(memoryId);
+    if (outcome === null) throw new HttpError('UNKNOWN_MEMORY', `memory ${JSON.stringify(memoryId)} does not exist`);
+    return outcome;
   });
 }

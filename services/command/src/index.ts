@@ -7,3 +7,6 @@ export * from './retention-sweeps';
 export * from './turn-intake';
 export * from './extraction-processor';
 export * from './turn-extraction';
+export * from './consolidation/consolidator';
+export * from './consolidation/consolidation-sweeps';
+export * from './consolidation/evolution';

@@ -26,6 +26,7 @@ import { MemoryDeletion } from './memory-deletion';
 import { COMMAND_HANDLER, commandModule } from './module';
 import { startRetentionSweeps } from './retention-sweeps';
 import { startExtractionProcessor } from './extraction-processor';
+import { startEvolution } from './consolidation/evolution';
 
 /** The command service alone (scale writers apart from readers). Needs DATABASE_URL. */
 async function main(): Promise<void> {
@@ -70,6 +71,14 @@ async function main(): Promise<void> {
     intervalMs: config.retentionSweepMs,
     logger,
   });
+  const consolidation = startEvolution(app, {
+    handler,
+    pool: database.pool,
+    store: database.store,
+    clock: container.get(TOKENS.clock),
+    intervalMs: config.consolidateIntervalMs,
+    logger,
+  });
   logger.info(accessMode);
   await serveUntilSignal(
     app,
@@ -78,6 +87,7 @@ async function main(): Promise<void> {
     async () => {
       await extraction.stop();
       await retention.stop();
+      await consolidation.stop();
       await deletions.stop();
       await openSearch?.close();
       await database.close();

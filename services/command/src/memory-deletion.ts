@@ -1,7 +1,7 @@
 import { deleteStreamIn } from '@memotrace/log-store';
 import { memoryStreamId } from '@memotrace/memory-log';
 import { inTransaction } from '@memotrace/postgres';
-import { dropMemoryReadModels } from '@memotrace/read-models';
+import { deleteMemoryItemTiersIn, dropMemoryReadModels } from '@memotrace/read-models';
 import { deleteMemoryExtractionJobsIn } from '@memotrace/runtime';
 import { dropMemorySearchIndex } from '@memotrace/search-index';
 import { deleteMemoryKeysIn } from '@memotrace/subject-keys';
@@ -57,6 +57,8 @@ export class MemoryDeletion {
       await client.query('SELECT projection FROM rm_checkpoints ORDER BY projection FOR UPDATE');
       const log = await deleteStreamIn(client, memoryStreamId(memoryId));
       await dropMemoryReadModels(client, memoryId);
+      // Its retrieval statistics and tiers: no read model, so named here.
+      await deleteMemoryItemTiersIn(client, memoryId);
       const search = await dropMemorySearchIndex(client, memoryId);
       // Its async extraction jobs: none is left to derive into the deleted memory (one under way then appends nothing, see ExtractionProcessor).
       await deleteMemoryExtractionJobsIn(client, memoryId);

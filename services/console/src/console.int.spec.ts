@@ -1,3 +1,4 @@
+import type { EntityResponse } from '@memotrace/contracts';
 import { hashApiKey, parseApiKeys } from '@memotrace/http-kit';
 import type { Browser, Page } from 'playwright-core';
 import { STORY } from '../../memotrace/src/testing/acme-beta-story';
@@ -247,6 +248,9 @@ if (why && ci) {
     expect(await summary.textContent()).toMatch(/\d+ items, \d+ tokens packed/);
     const items = await page.locator('[data-item]').evaluateAll((els) => els.map((e) => e.getAttribute('data-item')));
     expect(items).toContain('fact:alice-beta');
+    // Each item says how much it matters to the memory now, and its tier: this memory has no tier policy, so hot.
+    expect(await page.locator('[data-item="fact:alice-beta"] [data-salience]').textContent()).toMatch(/^salience [01]\.\d\d$/);
+    expect(await page.locator('[data-item="fact:alice-beta"] .badge.tier').textContent()).toBe('hot');
     // At Wednesday's record time, the memory did not know of Beta yet.
     await open(`/console/memories/${M}/search?q=${encodeURIComponent('Where does Alice work?')}&validAt=*&recordedAt=${WED_NOON}`);
     await summary.waitFor();
@@ -276,6 +280,125 @@ if (why && ci) {
       .click();
     await page.getByTestId('bitemporal-diagram').waitFor();
     expect(new URL(page.url()).pathname).toBe(`/console/memories/${M}/facts/alice-acme`);
+  });
+
+  it('draws the topics on a timeline, consolidates on request, and merges a suggested pair only when accepted', async () => {
+    // One speaker on one subject over six weeks, another on something else, two names of one organisation, and a
+    // policy that cools what has sat idle for 30 days: all of it was recorded in March 2024.
+    const E = 'console-evolution';
+    const day = (n: number) => new Date(Date.UTC(2024, 2, 1 + n, 10)).toISOString();
+    const turns = [
+      [0, 'Caroline', 'I went to an adoption agency meeting today, the adoption process is long'],
+      [1, 'Melanie', 'Nice weather for running'],
+      [9, 'Caroline', 'The adoption agency called me back about the adoption interview'],
+      [20, 'Caroline', 'My adoption interview at the agency went well'],
+      [41, 'Caroline', 'The adoption agency approved my adoption application'],
+    ] as const;
+    const commands = [
+      { op: 'UPSERT_ENTITY', entityId: 'acme-inc', name: 'Acme Inc.', types: ['organization'], recordedAt: day(0) },
+      { op: 'UPSERT_ENTITY', entityId: 'acme-corp', name: 'Acme Corporation', types: ['organization'], recordedAt: day(0) },
+      { op: 'UPSERT_ENTITY', entityId: 'caroline', name: 'Caroline', types: ['person'], recordedAt: day(0) },
+      ...turns.map(([n, speaker, text], i) => ({
+        op: 'RECORD_MENTION',
+        mentionId: `t${i}`,
+        docId: `session-${n}`,
+        text,
+        speaker,
+        occurredAt: day(n),
+        recordedAt: day(n),
+      })),
+      {
+        op: 'UPSERT_EDGE',
+        factId: 'caroline-adoption',
+        src: 'caroline',
+        rel: 'applies_for',
+        dst: { literal: 'adoption' },
+        validFrom: day(41),
+        evidence: ['t4'],
+        recordedAt: day(41),
+      },
+      { op: 'SET_TIER_POLICY', coldAfter: 'P30D', salienceFloor: 0.99, recordedAt: day(41) },
+    ];
+    const admin = { authorization: `Bearer ${ADMIN}` };
+    const written = await fetch(`${t.url}/v1/memories/${E}/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...admin },
+      body: JSON.stringify({ commands }),
+    });
+    expect(written.status).toBe(200);
+
+    // From the memory page to its topics, at the same cut: none yet, consolidation derives them.
+    await open(`/console/memories/${E}?validAt=*`);
+    await page.getByRole('link', { name: 'Topics at this cut' }).click();
+    await page.getByText('No topic is visible at this cut').waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/console/memories/${E}/topics`);
+    expect(new URL(page.url()).searchParams.get('validAt')).toBe('*');
+
+    await page.getByRole('button', { name: 'Consolidate now' }).click();
+    const summary = page.getByTestId('consolidation-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).toMatch(/^Cooled [1-9]\d* items?, warmed 0 items; appended [1-9]\d* commands?\.$/);
+    expect(await page.getByTestId('appended').locator('tbody tr').allTextContents()).toContainEqual(expect.stringMatching(/UPSERT_TOPIC\s*applied$/));
+    // The two names of Acme, suggested as one entity; the run merges nothing by itself.
+    const row = page.locator('[data-suggestion]').filter({ hasText: 'acme-inc' }).filter({ hasText: 'acme-corp' });
+    const [srcId, dstId] = (await row.getAttribute('data-suggestion'))!.split(' ');
+    expect([srcId, dstId].sort()).toEqual(['acme-corp', 'acme-inc']);
+    expect(await row.locator('td.num').textContent()).toMatch(/^(0\.\d\d|1\.00)$/);
+    const entity = async () => (await (await fetch(`${t.url}/v1/memories/${E}/entities/${srcId}`, { headers: admin })).json()) as EntityResponse;
+    expect((await entity()).merges).toEqual([]);
+    // The topics the run appended are drawn at once.
+    await page.getByTestId('topic-bar').first().waitFor();
+
+    // Accept sends exactly one MERGE_ENTITY, and the row says it was accepted.
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url() === `${t.url}/v1/memories/${E}/commands`);
+    await row.getByRole('button', { name: 'Accept' }).click();
+    expect((await sent).postDataJSON()).toEqual({ commands: [{ op: 'MERGE_ENTITY', srcId, dstId }] });
+    await row.getByText('accepted (applied)').waitFor();
+    expect(await row.getByRole('button', { name: 'Accept' }).count()).toBe(0);
+    expect((await entity()).merges).toEqual([expect.objectContaining({ entityId: srcId, into: dstId })]);
+
+    // After a reload: the topic on the timeline, inside it, and its members a click away.
+    await page.reload();
+    const bars = page.getByTestId('topic-bar');
+    await bars.first().waitFor();
+    expect(await bars.count()).toBeGreaterThanOrEqual(1);
+    const topic = page.locator('[data-topic]').filter({ hasText: /adoption/i });
+    const [bar, track] = [(await topic.getByTestId('topic-bar').boundingBox())!, (await topic.locator('.track').boundingBox())!];
+    expect(bar.width).toBeGreaterThan(0);
+    expect([bar.x >= track.x - 1, bar.x + bar.width <= track.x + track.width + 1]).toEqual([true, true]);
+    expect(await topic.textContent()).toMatch(/\[2024-03-01 \d\d:\d\d UTC, 2024-04-1\d \d\d:\d\d UTC\), \d+ members/);
+    const head = topic.locator('button.topic-head');
+    expect(await head.getAttribute('aria-expanded')).toBe('false');
+    await head.click();
+    await topic.locator('[data-member]').first().waitFor();
+    expect(await head.getAttribute('aria-expanded')).toBe('true');
+    const members = await topic.locator('[data-member]').evaluateAll((els) => els.map((e) => e.getAttribute('data-member')));
+    // Caroline's turns and her fact, in time order; not Melanie's.
+    expect(members).toEqual(['mention:t0', 'mention:t2', 'mention:t3', 'fact:caroline-adoption', 'mention:t4']);
+    // A fact member opens its diagram; a mention its words.
+    const fact = topic.locator('[data-member="fact:caroline-adoption"]').getByRole('link');
+    expect(new URL((await fact.getAttribute('href'))!, t.url).pathname).toBe(`/console/memories/${E}/facts/caroline-adoption`);
+    await topic.locator('[data-member="mention:t0"]').getByRole('link', { name: 't0' }).click();
+    await page.getByText('I went to an adoption agency meeting today').waitFor();
+
+    // The run cooled what sat idle: the fact's versions say so, on its page and on the memory page.
+    await open(`/console/memories/${E}/facts/caroline-adoption?validAt=*`);
+    await page.getByTestId('history').locator('.badge.tier.cold').waitFor();
+    await open(`/console/memories/${E}?validAt=*`);
+    await page.locator('[data-fact="caroline-adoption"] .badge.tier.cold').waitFor();
+
+    // Search leaves cold items out, unless the box is ticked: then it asks for both tiers and says which each item is in.
+    await open(`/console/memories/${E}/search?q=adoption`);
+    await page.getByTestId('search-summary').waitFor();
+    expect(await page.locator('[data-item^="mention:"], [data-item^="fact:"]').count()).toBe(0);
+    await page.getByLabel('include cold items').check();
+    const searched = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/v1/memories/${E}/search`));
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect((await searched).postDataJSON()).toMatchObject({ query: 'adoption', tiers: ['hot', 'cold'] });
+    expect(new URL(page.url()).searchParams.get('cold')).toBe('1');
+    const cold = page.locator('[data-item="mention:t0"]');
+    await cold.locator('.badge.tier.cold').waitFor();
+    expect(await cold.locator('[data-salience]').textContent()).toMatch(/^salience [01]\.\d\d$/);
   });
 
   it("draws an entity's neighbourhood at the cut with the graph library", async () => {

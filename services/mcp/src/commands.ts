@@ -67,8 +67,10 @@ export async function resolveCommands(resolver: EntityResolver, commands: WireCo
       case 'RETRO_CORRECT':
       case 'LINK':
       case 'UPSERT_EPISODE':
+      case 'UPSERT_TOPIC':
       case 'RECORD_MENTION':
       case 'SET_EXTRACTION_GATE':
+      case 'SET_TIER_POLICY':
       case 'ERASE':
         out.push(command);
         break;

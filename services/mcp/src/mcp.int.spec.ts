@@ -99,6 +99,8 @@ describe('MCP server over stdio (the real process)', () => {
         'retract_fact',
         'search_memory',
         'check_claims',
+        'list_topics',
+        'consolidate',
       ].sort(),
     );
     const fact = tools.find((t) => t.name === 'remember_fact')!;
@@ -235,7 +237,7 @@ describe('MCP server over streamable HTTP (/mcp on the service)', () => {
   it("serves the tools with the caller's key and its scope", async () => {
     const client = await httpClient(TOKENS.b, '?memory=mem-b');
     try {
-      expect((await client.listTools()).tools.length).toBe(14);
+      expect((await client.listTools()).tools.length).toBe(16);
       await ok(client, 'remember_entity', { entityId: 'bcorp', name: 'B Corp' });
       await ok(client, 'remember_fact', { factId: 'bob-bcorp', src: 'bob', rel: 'works_at', dst: 'bcorp' });
       const facts = await ok(client, 'read_facts', { src: 'bob' });
@@ -462,6 +464,14 @@ describe('MCP tools an LLM can use: names, not ids', () => {
     // A name the memory does not know: the claim is unknown, not an error.
     const unknown = await ok(client, 'check_claims', { claims: [{ src: 'Zed', rel: 'works_at', dst: 'Acme' }] });
     expect(unknown.verdicts.map((v: any) => v.verdict)).toEqual(['unknown']);
+
+    // SPEC 5.4: the memory's evolution, and the topics it keeps; a second run appends nothing new.
+    const evolved = await ok(client, 'consolidate', {});
+    expect(evolved).toMatchObject({ cooled: 0, warmed: 0, mergeSuggestions: expect.any(Array) });
+    const again = await ok(client, 'consolidate', {});
+    expect(again.appended.every((a: any) => a.status === 'duplicate')).toBe(true);
+    expect(await ok(client, 'list_topics', {})).toMatchObject({ cut: { validAt: '*' }, topics: expect.any(Array), next: null });
+    expect((await ok(client, 'search_memory', { query: 'Alice', tiers: ['hot', 'cold'] })).items[0].salience).toEqual(expect.any(Number));
   });
 
   it('creates a missing entity only when the call says createMissing, once however often the call is repeated', async () => {

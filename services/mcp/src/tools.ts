@@ -389,6 +389,9 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
       recordedAt: cut.recordedAt,
       k: searchRequest.shape.k.describe('At most this many items of each kind, e.g. 5 (default 10).'),
       tokenBudget: searchRequest.shape.tokenBudget.describe('A cap on the total tokens of the items, e.g. 2000.'),
+      tiers: searchRequest.shape.tiers.describe(
+        'Which tiers to search, e.g. ["hot", "cold"] to find items that cooled for lack of use too; default ["hot"] leaves them out.',
+      ),
     }),
     readOnly: true,
     run: (memory, { memoryId: _m, ...request }) => memory.search(request as Parameters<MemoryClient['search']>[0]),
@@ -447,6 +450,37 @@ export const MEMORY_TOOLS: readonly MemoryTool[] = [
       }
       return { ...(await memory.check({ ...(rest as object), claims: resolved } as CheckRequestInput)), resolved: resolver.resolved };
     },
+  },
+  {
+    name: 'list_topics',
+    title: 'What went on over a period',
+    description:
+      'The durative topics of the memory (what someone was doing about something over weeks or months), each with its window ' +
+      '{from, to}, a title, a summary and the mentions, events and facts it gathers, e.g. {} for all of them, or {validAt: ' +
+      '"2024-05-07T12:00:00Z"} for those whose window holds that time. Use it for "how long", "since when" and "what has X been ' +
+      'doing about Y" questions; consolidate derives topics.',
+    inputSchema: z.strictObject({
+      ...memoryField,
+      validAt: instantOrStar.optional().describe('Only the topics whose window holds this time, e.g. "2024-05-07T12:00:00Z"; omit for every topic.'),
+      recordedAt: cut.recordedAt,
+      limit: z.number().int().min(1).max(1000).optional().describe('At most this many topics, e.g. 20 (default 100).'),
+      after: id.optional().describe('The previous answer\'s `next`, for the next page, e.g. "topic-3f2a".'),
+    }),
+    readOnly: true,
+    run: (memory, { memoryId: _m, ...options }) => memory.topics(options as Parameters<MemoryClient['topics']>[0]),
+  },
+  {
+    name: 'consolidate',
+    title: "Run the memory's evolution now",
+    description:
+      'Consolidates the memory now (it also happens in the background): items unused for long cool out of search by the ' +
+      "memory's tier policy, low-salience events of the same people and month become episodes, related turns, statements " +
+      'and events over time become topics, and near-duplicate entities come back as merge suggestions {srcId, dstId, score, ' +
+      'why} (never merged: remember_batch with {"op": "MERGE_ENTITY", "srcId", "dstId"} accepts one). Running it twice appends ' +
+      'nothing new. Takes no arguments but the memory, e.g. {}.',
+    inputSchema: z.strictObject({ ...memoryField }),
+    readOnly: false,
+    run: (memory) => memory.consolidate(),
   },
   {
     name: 'fact_history',

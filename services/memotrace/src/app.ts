@@ -10,6 +10,7 @@ import {
   registerMemoryDeletionRoute,
   registerTurnRoutes,
   startExtractionProcessor,
+  startEvolution,
   startRetentionSweeps,
   turnIntake,
 } from '@memotrace/command-service';
@@ -169,6 +170,15 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
     intervalMs: config.retentionSweepMs,
     logger,
   });
+  const clock = container.get(TOKENS.clock);
+  const consolidation = startEvolution(app, {
+    handler,
+    pool: database.pool,
+    store: database.store,
+    clock,
+    intervalMs: config.consolidateIntervalMs,
+    logger,
+  });
   const rebuild = new RebuildJob(database.url, database.masterKey);
   registerAdminRoutes(app, rebuild);
   registerMcpRoute(app, access); // MCP over streamable HTTP at /mcp
@@ -201,6 +211,7 @@ export async function startMemoTrace(config: RuntimeConfig, logger: Logger, opti
       await app.close();
       await extraction.stop();
       await retention.stop();
+      await consolidation.stop();
       await deletions.stop();
       await kafka?.stop();
       await rebuild.settled();

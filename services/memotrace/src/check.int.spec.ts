@@ -120,6 +120,7 @@ describe('POST /v1/memories/{memoryId}/check', () => {
               confidence: null,
               evidence: [],
               source: null,
+              tier: 'hot',
             },
           ],
         },

@@ -80,6 +80,7 @@ describe('Acme then Beta over HTTP', () => {
         confidence: null,
         evidence: [],
         source: null,
+        tier: 'hot',
       },
     ]);
   });

@@ -3,6 +3,7 @@ import { type Claim, type Instant, type MemoryQueries, type ValidAt, checkClaim 
 import { HttpError, parseInput } from '@memotrace/http-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ConsistencyGate } from './consistency';
+import type { WithTiers } from './fact-tiers';
 
 /** A claim as asked: with the valid time it is checked at when it names its own, else at the check's. */
 export type TimedClaim = Omit<Claim, 'validAt'> & { validAt?: Instant };
@@ -25,6 +26,8 @@ export interface CheckRouteDeps {
   now(): string;
   /** Without it, a check given `text` is 400: this service reads no claims from text. */
   readClaims?: ClaimReader | undefined;
+  /** The facts' tiers (SPEC 5.4) on the versions a verdict rests on. */
+  withTiers: WithTiers;
 }
 
 /**
@@ -32,7 +35,7 @@ export interface CheckRouteDeps {
  * versions it names; the rule is the domain's `checkClaim`, over grounds either reader (read models, replay)
  * supplies alike. The cut defaults as a read's does (both bounds now).
  */
-export function registerCheckRoute(app: FastifyInstance, { gate, now, readClaims }: CheckRouteDeps): void {
+export function registerCheckRoute(app: FastifyInstance, { gate, now, readClaims, withTiers }: CheckRouteDeps): void {
   app.post('/v1/memories/:memoryId/check', async (request) => {
     const { memoryId } = parseInput(memoryParams, request.params, 'path');
     const query = parseInput(checkQuery, request.query, 'query');
@@ -51,7 +54,12 @@ export function registerCheckRoute(app: FastifyInstance, { gate, now, readClaims
     }
     const timed: Claim[] = claims.map((claim) => ({ ...claim, validAt: claim.validAt ?? cut.validAt }));
     const grounds = claims.length === 0 ? [] : await queries.claimGrounds(memoryId, cut.recordedAt, timed);
-    const verdicts = claims.map((claim, i) => ({ claim, ...checkClaim(grounds[i]!, timed[i]!.validAt, cut.recordedAt) }));
+    const verdicts = await Promise.all(
+      claims.map(async (claim, i) => {
+        const { verdict, facts } = checkClaim(grounds[i]!, timed[i]!.validAt, cut.recordedAt);
+        return { claim, verdict, facts: await withTiers(memoryId, facts) };
+      }),
+    );
     return { cut, source, ...(body.text === undefined ? {} : { claims }), verdicts };
   });
 }

@@ -5,6 +5,7 @@ import {
   entityParams,
   entityQuery,
   episodesQuery,
+  topicsQuery,
   eventsQuery,
   auditQuery,
   exportQuery,
@@ -27,7 +28,8 @@ import { MEMORY_STREAM_PREFIX, factTag, memoryIdOfStream, memoryStreamId, readMe
 import type { FastifyInstance } from 'fastify';
 import { type ClaimReader, registerCheckRoute } from './check-route';
 import { type ConsistencyGate, unknownMemory } from './consistency';
-import { type RecallBackend, type SearchCorpora, registerSearchRoute } from './search';
+import { type RecallBackend, type SearchCorpora, type TierStore, registerSearchRoute } from './search';
+import { type FactTiers, factTiers } from './fact-tiers';
 import { documentPage } from './document-page';
 import { verifyMemory } from './verify';
 
@@ -43,6 +45,8 @@ export interface QueryRouteDeps {
   extractionOf?: (memoryId: string, mentionId: string) => Promise<MentionExtractionStatus>;
   /** Reads the claims of a check's text; without it, a check takes claims only. */
   readClaims?: ClaimReader | undefined;
+  /** Retrieval statistics and tiers (SPEC 5.4); without them every item is hot. */
+  tiers?: (TierStore & FactTiers) | undefined;
 }
 
 /**
@@ -50,9 +54,11 @@ export interface QueryRouteDeps {
  * the memory listing of §5.0. Every read of a memory without records is 404 UNKNOWN_MEMORY: the routes
  * that ask the gate get it from there, the others (audit, export) check only when they found nothing.
  */
-export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, corpora, recall, extractionOf, readClaims }: QueryRouteDeps): void {
-  registerSearchRoute(app, { gate, now, corpora, recall });
-  registerCheckRoute(app, { gate, now, readClaims });
+export function registerQueryRoutes(app: FastifyInstance, deps: QueryRouteDeps): void {
+  const { gate, store, now, corpora, recall, extractionOf, readClaims, tiers } = deps;
+  const withTiers = factTiers(tiers);
+  registerSearchRoute(app, { gate, now, corpora, recall, tiers });
+  registerCheckRoute(app, { gate, now, readClaims, withTiers });
 
   // One row per memory from the log's stream index (its last record), not a scan of the log.
   app.get('/v1/memories', async (request) => {
@@ -92,7 +98,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     // Each subject's first perSrc facts of the page: only the entities those name are read and sent.
     const { perSrc } = include;
     const counts = perSrc === undefined ? undefined : new Map<string, number>();
-    const facts =
+    let facts =
       counts === undefined
         ? page
         : page.filter((f) => {
@@ -100,6 +106,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
             counts.set(f.src, n);
             return n <= perSrc!;
           });
+    facts = await withTiers(memoryId, facts);
     if (!include.entities && !include.mentions) return { facts, next, counts };
     const queries = await gate.source(memoryId, read.consistency, read.minPosition);
     const cited = [...new Set(facts.flatMap((f) => f.evidence))];
@@ -115,7 +122,7 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     const q = parseInput(historyQuery, request.query, 'query');
     const versions = await (await gate.source(memoryId, 'projection', q.minPosition)).history(memoryId, factId, q.recordedAt);
     if (versions === null) throw unknownFact(factId);
-    return { factId, versions };
+    return { factId, versions: await withTiers(memoryId, versions) };
   });
 
   app.get('/v1/memories/:memoryId/facts/:factId/audit', async (request) => {
@@ -182,6 +189,18 @@ export function registerQueryRoutes(app: FastifyInstance, { gate, store, now, co
     ).episodes(memoryId, cut, { after: q.after, limit: nextProbe(q.limit) });
     const { page: episodes, next } = pageAnswer(found, q.limit, (e) => e.episodeId);
     return { cut, source: q.consistency, episodes, next };
+  });
+
+  // SPEC §5.4: a topic is visible iff recorded by recordedAt and one of its members is; it lists only those.
+  app.get('/v1/memories/:memoryId/topics', async (request) => {
+    const { memoryId } = parseInput(memoryParams, request.params, 'path');
+    const q = parseInput(topicsQuery, request.query, 'query');
+    const cut = { validAt: q.validAt ?? '*', recordedAt: q.recordedAt ?? now() };
+    const found = await (
+      await gate.source(memoryId, q.consistency, q.minPosition)
+    ).topics(memoryId, cut, { after: q.after, limit: nextProbe(q.limit) });
+    const { page: topics, next } = pageAnswer(found, q.limit, (t) => t.topicId);
+    return { cut, source: q.consistency, topics, next };
   });
 
   // A document's mentions in document order (SPEC §5.1: a conversation's turns), a page at a time.

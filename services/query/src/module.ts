@@ -1,4 +1,4 @@
-import { PostgresMemoryQueries, PostgresSearchFeed } from '@memotrace/read-models';
+import { ItemTiers, PostgresMemoryQueries, PostgresSearchFeed } from '@memotrace/read-models';
 import { type EmbeddingProvider, VectorLookup } from '@memotrace/search-index';
 import { ExtractionJobs, TOKENS } from '@memotrace/runtime';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
@@ -64,7 +64,8 @@ export const queryModule = new ContainerModule(({ bind }) => {
       // The async extraction jobs, as the replica (if any) has them.
       const jobs = new ExtractionJobs(ctx.get(TOKENS.readPool));
       const extractionOf = (memoryId: string, mentionId: string) => jobs.statusOf(memoryId, mentionId);
-      return { gate, store, now: () => clock.now(), corpora, recall, forgetMemory, extractionOf };
+      const tiers = new ItemTiers(ctx.get(TOKENS.pool));
+      return { gate, store, now: () => clock.now(), corpora, recall, forgetMemory, extractionOf, tiers };
     })
     .inSingletonScope();
 });

@@ -17,6 +17,7 @@ import {
   entityAt,
   entitiesAt,
   episodesAt,
+  topicsAt,
   erasureOf,
   eventsAt,
   factHistory,
@@ -83,6 +84,10 @@ export class ReplayMemoryQueries implements MemoryQueries {
 
   async episodes(memoryId: string, cut: Cut, page?: Page) {
     return episodesAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, page);
+  }
+
+  async topics(memoryId: string, cut: Cut, page?: Page) {
+    return topicsAt(await this.foldUntil(memoryId, cut.recordedAt), cut.validAt, page);
   }
 
   async mentions(memoryId: string, recordedAt: Instant, filter?: MentionFilter) {

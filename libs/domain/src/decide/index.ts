@@ -3,8 +3,8 @@ import type { DecideContext, Decision } from './context';
 import { decideDefineRelation, decideMergeEntity, decideUpsertEntity } from './entities';
 import { decideArchiveEdge, decideRetroCorrect, decideUpsertEdge } from './facts';
 import { decideErase } from './erase';
-import { decideLink, decideRecordMention, decideUpsertEpisode, decideUpsertEvent } from './occurrences';
-import { decideSetExtractionGate } from './settings';
+import { decideLink, decideRecordMention, decideUpsertEpisode, decideUpsertEvent, decideUpsertTopic } from './occurrences';
+import { decideSetExtractionGate, decideSetTierPolicy } from './settings';
 
 export type { DecideContext, Decision } from './context';
 
@@ -29,6 +29,10 @@ export function decide(command: Command, context: DecideContext): Decision {
       return decideLink(command, context);
     case 'UPSERT_EPISODE':
       return decideUpsertEpisode(command, context);
+    case 'UPSERT_TOPIC':
+      return decideUpsertTopic(command, context);
+    case 'SET_TIER_POLICY':
+      return decideSetTierPolicy(command, context);
     case 'RECORD_MENTION':
       return decideRecordMention(command, context);
     case 'SET_EXTRACTION_GATE':

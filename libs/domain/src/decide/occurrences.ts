@@ -1,8 +1,9 @@
-import type { Link, RecordMention, UpsertEpisode, UpsertEvent } from '../commands';
+import type { TopicMember } from '../changes';
+import type { Link, RecordMention, UpsertEpisode, UpsertEvent, UpsertTopic } from '../commands';
 import { DomainError } from '../errors';
-import { deriveEpisodeId, deriveEventId, deriveMentionId } from '../ids';
-import { linkKey, openVersion } from '../state';
-import { type DecideContext, type Decision, requireEntity, requireEvents, requireFacts, sameList, unchanged } from './context';
+import { deriveEpisodeId, deriveEventId, deriveMentionId, deriveTopicId } from '../ids';
+import { type MemoryState, linkKey, openVersion } from '../state';
+import { type DecideContext, type Decision, requireEntity, requireEvents, requireFacts, sameList, unchanged, unique } from './context';
 
 export function decideUpsertEvent(command: UpsertEvent, { memoryId, state }: DecideContext): Decision {
   requireFacts(state, command.includesFacts, 'includesFacts');
@@ -54,6 +55,41 @@ export function decideUpsertEpisode(command: UpsertEpisode, { memoryId, state }:
     return unchanged({ episodeId });
   }
   return { records: [{ type: 'EpisodeRecorded', data }], ids: { episodeId } };
+}
+
+/** A topic's members keep the kind they have when it is recorded: a mention, else an event, else a fact; none of these is 404. */
+export function decideUpsertTopic(command: UpsertTopic, { memoryId, state }: DecideContext): Decision {
+  const members = unique(command.members).map((id, index) => memberOf(state, id, index));
+  const topicId = command.topicId ?? deriveTopicId(memoryId, command.title, command.window.from);
+  const data = {
+    topicId,
+    title: command.title,
+    summary: command.summary,
+    window: { from: command.window.from, to: command.window.to ?? null },
+    members,
+  };
+  const current = openVersion(state.topics.get(topicId) ?? []);
+  if (
+    current &&
+    current.title === data.title &&
+    current.summary === data.summary &&
+    current.window.from === data.window.from &&
+    current.window.to === data.window.to &&
+    sameList(current.members, data.members)
+  ) {
+    return unchanged({ topicId });
+  }
+  return { records: [{ type: 'TopicRecorded', data }], ids: { topicId } };
+}
+
+function memberOf(state: MemoryState, id: string, index: number): TopicMember {
+  if (state.mentions.has(id)) return { kind: 'mention', id };
+  if (state.events.has(id)) return { kind: 'event', id };
+  if (state.facts.has(id)) return { kind: 'fact', id };
+  throw new DomainError('UNKNOWN_MENTION', `unknown member ${JSON.stringify(id)}: no mention, event or fact has this id`, {
+    field: `members[${index}]`,
+    memberId: id,
+  });
 }
 
 /** Mentions are surface evidence: immutable once recorded. */

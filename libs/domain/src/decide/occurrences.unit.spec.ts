@@ -1,5 +1,6 @@
 import type { CommandInput } from '../testing/given';
-import { episodesAt, eventsAt, mentionsAt } from '../cut';
+import { episodesAt, eventsAt, mentionsAt, topicsAt } from '../cut';
+import { fold } from '../evolve';
 import { deriveEpisodeId, deriveEventId, deriveMentionId } from '../ids';
 import { MEMORY, after, archive, at, bare, before, edge, entity, given, mention } from '../testing/given';
 
@@ -347,5 +348,49 @@ describe('RECORD_MENTION', () => {
     const error = s.rejects(JSON.parse(JSON.stringify(command)) as CommandInput);
     expect(error).toMatchObject({ code: 'MENTION_CONFLICT' });
     expect(error.details).toMatchObject({ mentionId: 'm1' });
+  });
+});
+
+describe('UPSERT_TOPIC', () => {
+  const topic = (members: string[], extra: object = {}): CommandInput => ({
+    op: 'UPSERT_TOPIC',
+    topicId: 't1',
+    title: 'Work',
+    summary: 'Alice and Bob at Acme.',
+    window: { from: at('MON'), to: at('FRI') },
+    members,
+    ...extra,
+  });
+
+  it('keeps each member with its kind; lists only visible members; is gone when none is; 404s a member that is nothing', () => {
+    const s = given([
+      ...seed,
+      mention('d1', 'Alice joined Acme', { mentionId: 'm1', recordedAt: at('MON') }),
+      event('e1', ['f1'], { recordedAt: at('TUE') }),
+    ]);
+    const { records } = s.when({ ...topic(['m1', 'e1', 'f2', 'm1']), recordedAt: at('TUE') });
+    expect(bare(records)).toEqual([
+      {
+        type: 'TopicRecorded',
+        data: {
+          topicId: 't1',
+          title: 'Work',
+          summary: 'Alice and Bob at Acme.',
+          window: { from: at('MON'), to: at('FRI') },
+          members: [
+            { kind: 'mention', id: 'm1' },
+            { kind: 'event', id: 'e1' },
+            { kind: 'fact', id: 'f2' },
+          ],
+        },
+      },
+    ]);
+    expect(s.when({ ...topic(['m1', 'e1', 'f2']), recordedAt: at('TUE') }).results[0]!.status).toBe('unchanged');
+    s.when(archive('f1', at('WED')));
+    const members = (r: Parameters<typeof at>[0], validAt: string = '*') => topicsAt(fold(s.log, at(r)), validAt).map((t) => t.members);
+    expect(members('TUE')).toEqual([['m1', 'e1', 'f2']]);
+    expect(members('WED')).toEqual([['m1', 'f2']]); // the event's evidence is no longer believed
+    expect(members('TUE', at('SAT'))).toEqual([]); // outside its window
+    expect(s.rejects(topic(['m1', 'nobody']))).toMatchObject({ code: 'UNKNOWN_MENTION', details: { field: 'members[1]' } });
   });
 });

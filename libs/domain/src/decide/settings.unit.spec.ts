@@ -25,3 +25,19 @@ describe('SET_EXTRACTION_GATE', () => {
     expect(copy.state.extractionGate).toBe(0.25);
   });
 });
+
+describe('SET_TIER_POLICY', () => {
+  it("sets the memory's tier policy; the same policy again is unchanged; both null: the memory never cools", () => {
+    const s = given();
+    const { records } = s.when({ op: 'SET_TIER_POLICY', coldAfter: 'P30D', salienceFloor: 0.3, recordedAt: at('MON') });
+    expect(bare(records)).toEqual([{ type: 'TierPolicySet', data: { coldAfter: 'P30D', salienceFloor: 0.3 } }]);
+    expect(s.state.tierPolicy).toEqual({ coldAfter: 'P30D', salienceFloor: 0.3 });
+    expect(s.when({ op: 'SET_TIER_POLICY', coldAfter: 'P30D', salienceFloor: 0.3, recordedAt: at('TUE') }).results[0]!.status).toBe('unchanged');
+    s.when({ op: 'SET_TIER_POLICY', coldAfter: null, salienceFloor: null, recordedAt: at('WED') });
+    expect(s.state.tierPolicy).toBeNull();
+    expect(fold(s.log, at('TUE')).tierPolicy).toEqual({ coldAfter: 'P30D', salienceFloor: 0.3 });
+    const copy = given(commandsOfLog(s.log));
+    expect(copy.state.tierPolicy).toBeNull();
+    expect(commandsOfLog(s.log).map((c) => c.op)).toEqual(['SET_TIER_POLICY', 'SET_TIER_POLICY', 'SET_TIER_POLICY']);
+  });
+});

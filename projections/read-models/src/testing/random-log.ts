@@ -62,6 +62,8 @@ export function eraseCommand(subject: { entityId: string } | { factId: string } 
 export interface RandomLogOptions {
   /** Also ERASE entities, facts, mentions and documents (SPEC §5.2): later commands name them again. */
   erase?: boolean;
+  /** Also UPSERT_TOPIC over mentions, events and facts (SPEC §5.4). */
+  topics?: boolean;
 }
 
 export function randomLog(memoryId: string, seed: number, commandCount: number, options: RandomLogOptions = {}): RandomLog {
@@ -112,6 +114,7 @@ export function randomLog(memoryId: string, seed: number, commandCount: number, 
         'mention',
         // Only when asked: the other logs' seeds keep drawing the commands they always drew.
         ...(options.erase ? ['erase', 'erase', 'mention'] : []),
+        ...(options.topics ? ['topic', 'topic'] : []),
       ])
     ) {
       case 'entity':
@@ -186,6 +189,19 @@ export function randomLog(memoryId: string, seed: number, commandCount: number, 
           // Known events (some may not be visible: their evidence retracted), rarely none, rarely an unknown one (a rejected batch).
           events:
             occurrences.length === 0 || chance(0.1) ? [] : [...some(occurrences, 2), pick(occurrences), ...(chance(0.05) ? ['ev-unknown'] : [])],
+        };
+      }
+      case 'topic': {
+        const from = validTime();
+        const members = [...some(mentions, 2), ...some(occurrences, 2), ...some(facts, 2)];
+        if (members.length === 0) return null;
+        return {
+          op: 'UPSERT_TOPIC',
+          topicId: pick(['tp1', 'tp2']),
+          title: pick(['work', 'moves']),
+          summary: pick(['what went on', '']),
+          window: { from, to: chance(0.5) ? null : hour((Date.parse(from) - BASE) / 3_600_000 + 1 + Math.floor(random() * 96)) },
+          members,
         };
       }
       case 'erase': {

@@ -11,6 +11,7 @@ import {
   entitiesAt,
   entityAt,
   episodesAt,
+  topicsAt,
   eventsAt,
   factHistory,
   factsAt,
@@ -75,6 +76,7 @@ export async function expectSameAsReplay(queries: MemoryQueries, memoryId: strin
       await same(`facts(${validAt}, ${r})`, queries.facts(memoryId, cut, {}), factsAt(state, validAt));
       await same(`events(${validAt}, ${r})`, queries.events(memoryId, cut), eventsAt(state, validAt));
       await same(`episodes(${validAt}, ${r})`, queries.episodes(memoryId, cut), episodesAt(state, validAt));
+      await same(`topics(${validAt}, ${r})`, queries.topics(memoryId, cut), topicsAt(state, validAt));
     }
     const anyTime = { validAt: '*' as const, recordedAt: r };
     for (const filter of plan.filters ?? []) {
@@ -85,6 +87,7 @@ export async function expectSameAsReplay(queries: MemoryQueries, memoryId: strin
       facts: factsAt(state, '*').map((f) => f.factId),
       events: eventsAt(state, '*').map((e) => e.eventId),
       episodes: episodesAt(state, '*').map((e) => e.episodeId),
+      topics: topicsAt(state, '*').map((t) => t.topicId),
     };
     for (const limit of PAGE_SIZES) {
       for (const page of pagesOf(listed.facts, limit)) {
@@ -95,6 +98,9 @@ export async function expectSameAsReplay(queries: MemoryQueries, memoryId: strin
       }
       for (const page of pagesOf(listed.episodes, limit)) {
         await same(`episodes(*, ${r}, ${JSON.stringify(page)})`, queries.episodes(memoryId, anyTime, page), episodesAt(state, '*', page));
+      }
+      for (const page of pagesOf(listed.topics, limit)) {
+        await same(`topics(*, ${r}, ${JSON.stringify(page)})`, queries.topics(memoryId, anyTime, page), topicsAt(state, '*', page));
       }
     }
     const entityIds = plan.entityIds ?? [];

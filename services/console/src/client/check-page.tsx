@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
-import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, TierBadge, consolePath, navigate, useApi } from './ui';
 
 /** What each verdict tells someone about to say the claim. */
 const MEANING: Record<CheckResponse['verdicts'][number]['verdict'], string> = {
@@ -93,6 +93,7 @@ export function CheckPage({ memoryId, search, cut }: { memoryId: string; search:
                             class="id"
                           >
                             {f.factId} ({shown(f.dst)}, valid {formatInstant(f.validFrom)} – {formatInstant(f.validTo)})
+                            <TierBadge tier={f.tier} />
                           </Link>
                         ))}
                       </p>

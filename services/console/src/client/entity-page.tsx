@@ -5,7 +5,7 @@ import { type Cut, cutQuery, formatInstant } from './cut';
 import { CutControls } from './cut-controls';
 import { type Ring, ringLayout } from './graph-layout';
 import { Dst, FactLink, entityNames, interval } from './memory-page';
-import { BackToMemory, Link, Loading, Section, consolePath, navigate, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, TierBadge, consolePath, navigate, useApi } from './ui';
 
 /** Evidence mentions the graph labels: a neighbourhood is read at a glance, not exhaustively. */
 const MAX_MENTIONS = 25;
@@ -348,6 +348,7 @@ export function EntityPage({ memoryId, entityId, cut }: { memoryId: string; enti
                       <span>{n.names.get(f.src) ?? f.src}</span> <span class="rel">{f.rel}</span>{' '}
                       <Dst fact={f} names={n.names} memoryId={memoryId} cut={cut} />{' '}
                       <span class="muted">valid {interval(f.validFrom, f.validTo)}</span> <FactLink memoryId={memoryId} factId={f.factId} cut={cut} />
+                      <TierBadge tier={f.tier} />
                       {f.evidence.length > 0 ? (
                         <>
                           {' '}

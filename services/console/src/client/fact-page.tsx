@@ -3,7 +3,7 @@ import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant } from './cut';
 import { layoutDiagram } from './diagram';
 import { interval } from './memory-page';
-import { BackToMemory, Link, Loading, Section, Table, consolePath, useApi } from './ui';
+import { BackToMemory, Link, Loading, Section, Table, TierBadge, consolePath, useApi } from './ui';
 
 function dstText(version: FactVersion): string {
   if (typeof version.dst === 'string') return version.dst;
@@ -124,7 +124,10 @@ export function FactPage({ memoryId, factId, cut }: { memoryId: string; factId: 
               >
                 {history.versions.map((v, i) => (
                   <tr key={i} class={inCut(v, cut) ? 'in-cut' : undefined}>
-                    <td>v{i + 1}</td>
+                    <td>
+                      v{i + 1}
+                      <TierBadge tier={v.tier} />
+                    </td>
                     <td>
                       {v.src} <span class="rel">{v.rel}</span> {dstText(v)}
                     </td>

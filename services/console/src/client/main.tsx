@@ -9,6 +9,7 @@ import { MemoriesPage } from './memories-page';
 import { MemoryPage } from './memory-page';
 import { OperationsPage } from './operations-page';
 import { CheckPage } from './check-page';
+import { TopicsPage } from './topics-page';
 import { MentionPage, SearchPage } from './search-page';
 import { Link, storeKey, useApi, useKey, useLocation } from './ui';
 
@@ -79,6 +80,7 @@ function Page({ path, search }: { path: string; search: string }) {
   if (section === undefined) return <MemoryPage key={memoryId} memoryId={memoryId} search={search} cut={cut} />;
   if (section === 'search' && parts.length === 4) return <SearchPage memoryId={memoryId} search={search} cut={cut} />;
   if (section === 'check' && parts.length === 4) return <CheckPage memoryId={memoryId} search={search} cut={cut} />;
+  if (section === 'topics' && parts.length === 4) return <TopicsPage memoryId={memoryId} search={search} cut={cut} />;
   if (parts.length !== 5) return <NotFound path={path} />;
   if (section === 'facts') return <FactPage memoryId={memoryId} factId={id} cut={cut} />;
   if (section === 'entities') return <EntityPage memoryId={memoryId} entityId={id} cut={cut} />;

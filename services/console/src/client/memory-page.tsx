@@ -14,7 +14,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { memoryPath } from './api';
 import { type Cut, cutQuery, formatInstant, fromInputValue, toInputValue } from './cut';
 import { CutControls } from './cut-controls';
-import { Link, Loading, Section, Table, consolePath, count, navigate, useApi } from './ui';
+import { Link, Loading, Section, Table, TierBadge, consolePath, count, navigate, useApi } from './ui';
 
 const DAY = 86_400_000;
 /** A page of the memory page's listings: enough to read, little enough to answer and draw at once on a large memory. */
@@ -60,7 +60,19 @@ export function entityNames(entities: readonly EntityResponse[]): Map<string, st
 }
 
 /** A link to the next page of a listing, and back to its first, as real links carrying the cut. */
-function Pager({ label, param, next, current, search }: { label: string; param: string; next: string | null; current?: string; search: string }) {
+export function Pager({
+  label,
+  param,
+  next,
+  current,
+  search,
+}: {
+  label: string;
+  param: string;
+  next: string | null;
+  current?: string;
+  search: string;
+}) {
   if (next === null && current === undefined) return null;
   const to = (value: string | undefined) => {
     const params = new URLSearchParams(search);
@@ -135,6 +147,7 @@ function FactList({ facts, names, memoryId, cut }: { facts: readonly FactVersion
         <li key={fact.factId} data-fact={fact.factId}>
           <span class="rel">{fact.rel}</span> <Dst fact={fact} names={names} memoryId={memoryId} cut={cut} />{' '}
           <span class="muted">valid {interval(fact.validFrom, fact.validTo)}</span> <FactLink memoryId={memoryId} factId={fact.factId} cut={cut} />
+          <TierBadge tier={fact.tier} />
         </li>
       ))}
     </ul>
@@ -267,6 +280,7 @@ export function MemoryPage({ memoryId, search, cut }: { memoryId: string; search
       <nav class="subnav" aria-label="This memory">
         <Link href={consolePath(memoryId, `/search${cutQuery(cut)}`)}>Search at this cut</Link>
         <Link href={consolePath(memoryId, `/check${cutQuery(cut)}`)}>Check a text at this cut</Link>
+        <Link href={consolePath(memoryId, `/topics${cutQuery(cut)}`)}>Topics at this cut</Link>
         <Link href={`/console/operations${cutQuery({ validAt: undefined, recordedAt: undefined }, { memory: memoryId })}`}>Operations</Link>
       </nav>
       <CutControls cut={cut} extra={extra} />
@@ -388,6 +402,7 @@ function Changes({ memoryId, cut, from, to }: { memoryId: string; cut: Cut; from
                     </td>
                     <td>
                       <FactLink memoryId={memoryId} factId={c.version.factId} cut={cut} />
+                      <TierBadge tier={c.version.tier} />
                     </td>
                     <td>
                       {names.get(c.version.src) ?? c.version.src} <span class="rel">{c.version.rel}</span>{' '}

@@ -18,16 +18,20 @@ export function itemHref(memoryId: string, kind: SearchItem['kind'], id: string,
       return consolePath(memoryId, `${q}#events`);
     case 'episode':
       return consolePath(memoryId, `${q}#episodes`);
+    default:
+      // Topics (SPEC 5.4), and any kind a newer service returns: the memory's topics at this cut.
+      return consolePath(memoryId, `/topics${q}`);
   }
 }
 
-/** `/console/memories/{memoryId}/search?q=&k=&tokenBudget=&validAt=&recordedAt=`: search at a cut. */
+/** `/console/memories/{memoryId}/search?q=&k=&tokenBudget=&cold=1&validAt=&recordedAt=`: search at a cut; `cold=1` searches cold items too. */
 export function SearchPage({ memoryId, search, cut }: { memoryId: string; search: string; cut: Cut }) {
   const params = new URLSearchParams(search);
   const q = params.get('q') ?? '';
   const k = params.get('k') ?? '10';
   const tokenBudget = params.get('tokenBudget') ?? '';
-  const [draft, setDraft] = useState({ q, k, tokenBudget });
+  const cold = params.get('cold') === '1';
+  const [draft, setDraft] = useState({ q, k, tokenBudget, cold });
   const state = useApi(
     async (get) =>
       q.trim() === ''
@@ -37,15 +41,17 @@ export function SearchPage({ memoryId, search, cut }: { memoryId: string; search
               query: q,
               k: Number(k),
               ...(tokenBudget === '' ? {} : { tokenBudget: Number(tokenBudget) }),
+              ...(cold ? { tiers: ['hot', 'cold'] } : {}),
               ...(cut.validAt === undefined ? {} : { validAt: cut.validAt }),
               ...(cut.recordedAt === undefined ? {} : { recordedAt: cut.recordedAt }),
             },
           }),
-    [memoryId, q, k, tokenBudget, cut.validAt, cut.recordedAt],
+    [memoryId, q, k, tokenBudget, cold, cut.validAt, cut.recordedAt],
   );
+  const coldParam = (on: boolean) => (on ? '1' : undefined);
   const submit = (event: Event) => {
     event.preventDefault();
-    navigate(location.pathname + cutQuery(cut, { q: draft.q, k: draft.k, tokenBudget: draft.tokenBudget }));
+    navigate(location.pathname + cutQuery(cut, { q: draft.q, k: draft.k, tokenBudget: draft.tokenBudget, cold: coldParam(draft.cold) }));
   };
   return (
     <>
@@ -73,13 +79,20 @@ export function SearchPage({ memoryId, search, cut }: { memoryId: string; search
             onInput={(e) => setDraft({ ...draft, tokenBudget: e.currentTarget.value })}
           />
         </label>
+        <label class="check">
+          <input type="checkbox" name="cold" checked={draft.cold} onChange={(e) => setDraft({ ...draft, cold: e.currentTarget.checked })} />
+          include cold items
+        </label>
         <button type="submit">Search</button>
       </form>
-      <CutControls cut={cut} extra={{ q, k, tokenBudget }} />
+      <CutControls cut={cut} extra={{ q, k, tokenBudget, cold: coldParam(cold) }} />
       <Loading state={state}>
         {(answer) =>
           answer === undefined ? (
-            <p class="muted">Type a query: search cuts at the record time (default now), over every valid time unless one is set.</p>
+            <p class="muted">
+              Type a query: search cuts at the record time (default now), over every valid time unless one is set, among hot items unless cold ones
+              are included.
+            </p>
           ) : (
             <Section title="Ranked items" id="results">
               <p data-testid="search-summary">
@@ -91,13 +104,18 @@ export function SearchPage({ memoryId, search, cut }: { memoryId: string; search
                 {answer.items.map((item) => (
                   <li key={`${item.kind}:${item.id}`} data-item={`${item.kind}:${item.id}`}>
                     <div class="result-head">
-                      <span class={`badge ${item.kind}`}>{item.kind}</span>{' '}
+                      <span class={`badge ${item.kind}`}>{item.kind}</span>
+                      {item.tier === undefined ? null : <span class={`badge tier ${item.tier}`}>{item.tier}</span>}{' '}
                       <Link href={itemHref(memoryId, item.kind, item.id, cut)} class="id">
                         {item.id}
                       </Link>
                       <span class="muted">
                         {' '}
-                        score {item.score.toFixed(3)}, {item.tokens} tokens
+                        score {item.score.toFixed(3)},{' '}
+                        <span class="salience" data-salience={item.salience} title="How much the item matters to the memory now, from 0 to 1">
+                          salience {item.salience.toFixed(2)}
+                        </span>
+                        , {item.tokens} tokens
                         {item.validFrom ? `, valid ${formatInstant(item.validFrom)} – ${formatInstant(item.validTo)}` : ''}
                         {item.occurredAt ? `, said ${formatInstant(item.occurredAt)}` : ''}
                       </span>

@@ -177,6 +177,19 @@ export function Section({ title, id, children }: { title: string; id?: string; c
   );
 }
 
+/**
+ * A fact version's tier (SPEC 5.4) where it is news: a cold version gets a small badge, a hot one (the rule)
+ * nothing. Every other field of a cold version reads as a hot one's.
+ */
+export function TierBadge({ tier }: { tier: 'hot' | 'cold' | undefined }) {
+  if (tier !== 'cold') return null;
+  return (
+    <span class="badge tier cold" title="Cooled: search leaves it out unless asked for cold items; it answers as a hot one otherwise">
+      cold
+    </span>
+  );
+}
+
 /** `1 fact`, `2 facts`. */
 export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;

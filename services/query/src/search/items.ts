@@ -1,4 +1,4 @@
-import type { EdgeTarget, EpisodeView, EventView, FactView, Instant, ItemKind, MentionView } from '@memotrace/domain';
+import type { EdgeTarget, EpisodeView, EventView, FactView, Instant, ItemKind, MentionView, Tier } from '@memotrace/domain';
 import { factText, mentionText, relationPhrase } from '@memotrace/search-index';
 
 /**
@@ -36,6 +36,10 @@ export interface ScoredCandidate extends Candidate {
 
 export interface SearchItem extends ScoredCandidate {
   tokens: number;
+  /** SPEC 5.4: in [0, 1], set by the search that answers it. */
+  salience?: number;
+  /** Facts, events and mentions: the tier the item is in. */
+  tier?: Tier;
 }
 
 export { relationPhrase, factText, mentionText };

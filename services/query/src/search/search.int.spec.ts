@@ -109,6 +109,8 @@ describe('POST /v1/memories/{memoryId}/search', () => {
           validFrom: '2024-05-06T00:00:00.000Z',
           validTo: null,
           evidence: [{ kind: 'fact', id: 'alice-acme' }],
+          salience: expect.any(Number),
+          tier: 'hot',
         },
         {
           kind: 'fact',
@@ -120,6 +122,8 @@ describe('POST /v1/memories/{memoryId}/search', () => {
           validFrom: '2024-05-06T00:00:00.000Z',
           validTo: null,
           evidence: [{ kind: 'mention', id: 'm-mon' }],
+          salience: expect.any(Number),
+          tier: 'hot',
         },
         {
           kind: 'mention',
@@ -130,6 +134,8 @@ describe('POST /v1/memories/{memoryId}/search', () => {
           recordedFrom: MON,
           occurredAt: MON,
           evidence: [],
+          salience: expect.any(Number),
+          tier: 'hot',
         },
         {
           kind: 'episode',
@@ -141,6 +147,7 @@ describe('POST /v1/memories/{memoryId}/search', () => {
           validFrom: '2024-05-06T00:00:00.000Z',
           validTo: null,
           evidence: [{ kind: 'event', id: 'ev-join' }],
+          salience: expect.any(Number),
         },
       ]),
     );

@@ -1,4 +1,4 @@
-import type { Cut } from '@memotrace/domain';
+import { type Cut, type Instant, type Tier, type TieredKind, salienceOf, tierKey } from '@memotrace/domain';
 import { analyze } from './analyze';
 import { cl100k } from './cl100k';
 import type { CutItems } from './cut-items';
@@ -14,7 +14,24 @@ export interface SearchInput {
   /** Cap on the items of each kind. */
   k: number;
   tokenBudget?: number | undefined;
+  /** The tiers searched (SPEC 5.4); default hot only. */
+  tiers?: readonly Tier[] | undefined;
 }
+
+/** What search reads of the retrieval statistics and tiers (SPEC 5.4), for the items it ranked. */
+export interface TierStats {
+  /**
+   * The statistics of those of `items` that have any, by `tierKey`: each item's tier now, and its retrieval
+   * statistics as the memory's last consolidation saw them (`seen`).
+   */
+  stats(
+    items: readonly { kind: TieredKind; id: string }[],
+  ): Promise<ReadonlyMap<string, { tier: Tier; seen: { returned: number; lastReturnedAt: Instant | null } }>>;
+}
+
+const DAY_MS = 86_400_000;
+
+const TIERED: ReadonlySet<string> = new Set<TieredKind>(['fact', 'event', 'mention']);
 
 export interface SearchResult {
   cut: Cut;
@@ -30,6 +47,8 @@ export interface SearchDeps {
   /** What the read has to see of the log (the route's read models' position), passed on to the recall backend. */
   written?: Pick<RecallRequest, 'position' | 'readYourWrites'>;
   ranking?: RankingOptions;
+  /** Retrieval statistics and tiers; without them every item is hot and never returned before. */
+  tiers?: TierStats;
 }
 
 /**
@@ -57,8 +76,34 @@ export async function searchMemory(
     { reference, intent, queryWords: new Set(input.query.toLowerCase().match(/\p{L}+/gu) ?? []) },
     deps.ranking,
   );
-  const packed = packRanked(saidOnce(ranked), { k: input.k, tokenBudget: input.tokenBudget }, counter);
-  return recall.unembedded === undefined ? { cut, ...packed } : { cut, ...packed, unembedded: recall.unembedded };
+  const stats = deps.tiers
+    ? await deps.tiers.stats(ranked.flatMap((c) => (TIERED.has(c.kind) ? [{ kind: c.kind as TieredKind, id: c.id }] : [])))
+    : new Map();
+  const searched = new Set(input.tiers ?? ['hot']);
+  const tierOf = (c: { kind: string; id: string }): Tier => stats.get(tierKey(c.kind, c.id))?.tier ?? 'hot';
+  // Tiers leave items out before k and the budget cut the list: the ranking of what stays is unchanged.
+  const inTiers = searched.size === 2 ? ranked : ranked.filter((c) => !TIERED.has(c.kind) || searched.has(tierOf(c)));
+  const packed = packRanked(saidOnce(inTiers), { k: input.k, tokenBudget: input.tokenBudget }, counter);
+  // Salience as of the cut's record time, to the day, from the statistics of the last consolidation: two searches of
+  // one cut answer the same, however often the memory is searched in between (SPEC 5.0 asks answers to compare).
+  const now = Math.floor(Date.parse(cut.recordedAt) / DAY_MS) * DAY_MS;
+  const links = new Map(inTiers.map((c) => [tierKey(c.kind, c.id), c.evidence.length + (c.entities?.length ?? 0)]));
+  const answered = packed.items.map((item) => {
+    const seen = stats.get(tierKey(item.kind, item.id))?.seen;
+    const salience = salienceOf(
+      {
+        assertedAt: item.recordedFrom,
+        lastReturnedAt: seen?.lastReturnedAt ?? null,
+        returned: seen?.returned ?? 0,
+        confidence: null,
+        links: links.get(tierKey(item.kind, item.id)) ?? 0,
+      },
+      now,
+    );
+    return TIERED.has(item.kind) ? { ...item, salience, tier: tierOf(item) } : { ...item, salience };
+  });
+  const answer = { cut, items: answered, tokens: packed.tokens };
+  return recall.unembedded === undefined ? answer : { ...answer, unembedded: recall.unembedded };
 }
 
 const BM25_ONLY = embeddedRecall(undefined);

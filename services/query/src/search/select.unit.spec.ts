@@ -66,7 +66,9 @@ describe('packRanked', () => {
   it('emits items in the contract shape, keys in a fixed order', () => {
     const { items } = packRanked([{ ...item('event', 'e', 1, [{ kind: 'fact', id: 'f' }], 'a'), validFrom: T, validTo: null }], { k: 1 }, words);
     expect(Object.keys(items[0]!)).toEqual(['kind', 'id', 'text', 'score', 'tokens', 'recordedFrom', 'validFrom', 'validTo', 'evidence']);
-    expect(searchResponse.safeParse({ cut: { validAt: '*', recordedAt: T }, items, tokens: 1 }).success).toBe(true);
+    // searchMemory adds each item's salience after packing.
+    const answered = items.map((i) => ({ ...i, salience: 0.5 }));
+    expect(searchResponse.safeParse({ cut: { validAt: '*', recordedAt: T }, items: answered, tokens: 1 }).success).toBe(true);
   });
 
   const textArb = fc
