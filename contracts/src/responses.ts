@@ -167,11 +167,12 @@ export const episodesResponse = z.strictObject({
 /** A durative topic in a cut (SPEC §5.4): `members` lists only its members visible at the cut's record time, in its own order. */
 export const topicView = z.strictObject({
   topicId: z.string(),
-  title: z.string(),
-  summary: z.string(),
+  title: z.string().nullable().meta({ description: "null when erased: a member's content was (SPEC 5.2)" }),
+  summary: z.string().nullable(),
   window: z.strictObject({ from: instantOut, to: instantOut.nullable() }),
   members: z.array(z.string()),
   recordedFrom: instantOut,
+  erased: z.literal(true).optional(),
 });
 
 /** `GET /v1/memories/{memoryId}/topics`: the topics visible in the cut, sorted by topicId. */

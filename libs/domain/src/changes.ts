@@ -46,8 +46,9 @@ export interface TopicMember {
 }
 
 export interface TopicContent {
-  title: string;
-  summary: string;
+  /** Null when erased (a member's content was). */
+  title: string | null;
+  summary: string | null;
   window: { from: Instant; to: Instant | null };
   members: TopicMember[];
 }

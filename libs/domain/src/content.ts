@@ -1,3 +1,4 @@
+import type { TopicMember } from './changes';
 import type { EdgeTarget } from './commands';
 import { type ErasureSubject, erasureKey } from './erasure';
 import type { LogRecord, MemoryRecord } from './records';
@@ -12,7 +13,8 @@ import type { MemoryState } from './state';
  * The subjects follow `erasedItemsOf`: an entity's names, aliases and types are the entity's;
  * a fact's literal and source are the fact's and its src's and entity dst's; an event's summary
  * is every entity's that ever took part in it; a mention's text and speaker are the mention's
- * and its document's.
+ * and its document's; a topic's title and summary are its members' subjects' (they say what the
+ * members say).
  */
 export type Content = Record<string, unknown>;
 
@@ -60,6 +62,10 @@ const SPEC: Spec = {
     fields: ({ text, speaker }) => ({ text, speaker }),
     subjects: ({ mentionId, docId }) => mentionSubjects(mentionId, docId),
   },
+  TopicRecorded: {
+    fields: ({ title, summary }) => ({ title, summary }),
+    subjects: ({ members }, state) => topicSubjects(state, members),
+  },
   CommandUnchanged: {
     fields: ({ command }) => commandFields(command),
     subjects: ({ command }, state) => commandSubjects(command, state),
@@ -72,6 +78,7 @@ const COMMAND_CONTENT: Record<string, readonly string[]> = {
   UPSERT_EDGE: ['dst', 'source'],
   UPSERT_EVENT: ['summary'],
   RECORD_MENTION: ['text', 'speaker'],
+  UPSERT_TOPIC: ['title', 'summary'],
 };
 
 function factFields(dst: EdgeTarget | null, source: string | null): Content | null {
@@ -97,6 +104,31 @@ function mentionSubjects(mentionId: string, docId: string): ErasureSubject[] {
   ];
 }
 
+/** The subjects of a topic's members: whose erasure takes what the topic says of them. */
+function topicSubjects(state: MemoryState, members: readonly TopicMember[]): ErasureSubject[] {
+  return members.flatMap((member): ErasureSubject[] => {
+    switch (member.kind) {
+      case 'mention': {
+        const mention = state.mentions.get(member.id);
+        return mention ? mentionSubjects(member.id, mention.docId) : [{ kind: 'mention', id: member.id }];
+      }
+      case 'fact': {
+        const fact = state.facts.get(member.id);
+        return fact ? factSubjects(member.id, fact.src, fact.dst) : [{ kind: 'fact', id: member.id }];
+      }
+      case 'event':
+        return eventSubjects(state, member.id, []);
+      default:
+        return member.kind satisfies never;
+    }
+  });
+}
+
+/** An unchanged UPSERT_TOPIC names its members by id: their kinds are the state's. */
+function topicMembersOf(state: MemoryState, ids: readonly string[]): TopicMember[] {
+  return ids.map((id): TopicMember => ({ kind: state.mentions.has(id) ? 'mention' : state.events.has(id) ? 'event' : 'fact', id }));
+}
+
 function commandFields(command: Record<string, unknown>): Content | null {
   const content: Content = {};
   for (const field of COMMAND_CONTENT[String(command['op'])] ?? []) {
@@ -119,6 +151,8 @@ function commandSubjects(command: Record<string, unknown>, state: MemoryState): 
       return eventSubjects(state, str('eventId'), (command['participants'] as { entityId: string }[] | undefined) ?? []);
     case 'RECORD_MENTION':
       return mentionSubjects(str('mentionId'), str('docId'));
+    case 'UPSERT_TOPIC':
+      return topicSubjects(state, topicMembersOf(state, (command['members'] as string[] | undefined) ?? []));
     default:
       return [];
   }

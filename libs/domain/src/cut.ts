@@ -415,6 +415,7 @@ export function topicsAt(state: MemoryState, validAt: ValidAt, page: Page = {}):
       window: { from: current.window.from, to: current.window.to },
       members,
       recordedFrom: current.recordedFrom,
+      ...(current.erased ? { erased: true as const } : {}),
     });
   }
   return pageOf(

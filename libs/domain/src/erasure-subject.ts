@@ -15,4 +15,6 @@ export interface ErasedItems {
   facts: string[];
   events: string[];
   mentions: string[];
+  /** Topics with a member among those items (SPEC 5.4): their title and summary go. Absent from erasures logged before topics. */
+  topics?: string[];
 }

@@ -39,6 +39,30 @@ export function erasureKey(subject: ErasureSubject): string {
  * twice with nothing written in between erases nothing.
  */
 export function erasedItemsOf(state: MemoryState, subject: ErasureSubject): ErasedItems {
+  const items = erasedOwnItems(state, subject);
+  const topics = topicsNaming(state, items);
+  return topics.length > 0 ? { ...items, topics } : items;
+}
+
+/**
+ * The topics with a member among the erased items: a topic's title and summary say what its members say (its
+ * content is sealed under their subjects, content.ts), so they go with them.
+ */
+function topicsNaming(state: MemoryState, items: ErasedItems): string[] {
+  if (state.topics.size === 0) return [];
+  const erased = new Set([
+    ...items.facts.map((id) => `fact\u0000${id}`),
+    ...items.events.map((id) => `event\u0000${id}`),
+    ...items.mentions.map((id) => `mention\u0000${id}`),
+  ]);
+  const topics: string[] = [];
+  for (const [topicId, versions] of state.topics) {
+    if (versions.some((v) => !v.erased && v.members.some((m) => erased.has(`${m.kind}\u0000${m.id}`)))) topics.push(topicId);
+  }
+  return topics;
+}
+
+function erasedOwnItems(state: MemoryState, subject: ErasureSubject): ErasedItems {
   const items: ErasedItems = { entities: [], facts: [], events: [], mentions: [] };
   switch (subject.kind) {
     case 'entity': {

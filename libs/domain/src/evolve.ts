@@ -203,6 +203,13 @@ function eraseContent(state: MemoryState, erased: ContentErased): void {
       version.erased = true;
     }
   }
+  for (const id of erased.topics ?? []) {
+    for (const version of state.topics.get(id) ?? []) {
+      version.title = null;
+      version.summary = null;
+      version.erased = true;
+    }
+  }
   for (const id of erased.mentions) {
     const mention = state.mentions.get(id);
     if (!mention) continue;

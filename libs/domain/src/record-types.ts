@@ -131,8 +131,8 @@ const RECORD_TYPES: RecordTypes = {
     command: ({ topicId, title, summary, window, members }) => ({
       op: 'UPSERT_TOPIC',
       topicId,
-      title,
-      summary,
+      title: title ?? topicId,
+      summary: summary ?? '',
       window,
       members: members.map((m) => m.id),
     }),
@@ -155,7 +155,15 @@ const RECORD_TYPES: RecordTypes = {
     }),
   },
   SubjectErased: {
-    change: ({ subject, entities, facts, events, mentions }) => ({ change: 'erased', subject, entities, facts, events, mentions }),
+    change: ({ subject, entities, facts, events, mentions, topics }) => ({
+      change: 'erased',
+      subject,
+      entities,
+      facts,
+      events,
+      mentions,
+      ...(topics !== undefined ? { topics } : {}),
+    }),
     ids: ({ subject }) => ({ [`${subject.kind}Id`]: subject.id }),
     command: ({ subject }) => ({ op: 'ERASE', subject: subjectField(subject) }),
   },
@@ -183,6 +191,8 @@ function standInCommand(command: Record<string, unknown>): Record<string, unknow
   if (out['dst'] === null) out['dst'] = erasedLiteral(id('factId'));
   if (out['summary'] === null) out['summary'] = id('eventId');
   if (out['text'] === null) out['text'] = id('mentionId');
+  if (out['title'] === null) out['title'] = id('topicId');
+  if (out['op'] === 'UPSERT_TOPIC' && out['summary'] === null) out['summary'] = '';
   if (out['speaker'] === null) delete out['speaker'];
   // An unchanged ERASE logged with its subject's id beside `subject` (as logs written before held it): ERASE has no such field.
   if (out['op'] === 'ERASE') for (const field of ['entityId', 'factId', 'mentionId', 'docId']) delete out[field];

@@ -77,6 +77,7 @@ export interface TopicVersion extends TopicContent {
   topicId: string;
   recordedFrom: Instant;
   recordedTo: Instant | null;
+  erased?: true;
 }
 
 export interface LinkRecord {

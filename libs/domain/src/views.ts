@@ -113,12 +113,14 @@ export interface EpisodeView {
 
 export interface TopicView {
   topicId: string;
-  title: string;
-  summary: string;
+  /** Null when erased. */
+  title: string | null;
+  summary: string | null;
   window: { from: Instant; to: Instant | null };
   /** Its members visible at the cut's record time, in the topic's order. */
   members: string[];
   recordedFrom: Instant;
+  erased?: true;
 }
 
 export interface MentionView {

@@ -106,7 +106,7 @@ export interface StoredHeads {
   facts: ReadonlyMap<string, StoredHead<Erasable<FactContent>>>;
   events: ReadonlyMap<string, StoredHead<EventContent>>;
   episodes: ReadonlyMap<string, StoredHead<EpisodeContent>>;
-  topics: ReadonlyMap<string, StoredHead<TopicContent>>;
+  topics: ReadonlyMap<string, StoredHead<Erasable<TopicContent>>>;
   entities: ReadonlyMap<string, StoredEntity>;
 }
 
@@ -122,7 +122,7 @@ export interface BatchPlan {
   facts: VersionLedger<Erasable<FactContent>>;
   events: VersionLedger<Erasable<EventContent>>;
   episodes: VersionLedger<EpisodeContent>;
-  topics: VersionLedger<TopicContent>;
+  topics: VersionLedger<Erasable<TopicContent>>;
   /** One row per entity the batch registers first, with its first name (null once erased). */
   entities: EntityRow[];
   /** As logged: `labelRows` leaves out those an erasure removed. */
@@ -332,7 +332,8 @@ function entitySlot(plan: BatchPlan, key: string): EntitySlot | undefined {
 /** What each listed item loses is evolve's `eraseContent`: the ids come from the change, never decided here. */
 function eraseInPlan(plan: BatchPlan, memoryId: string, position: number, at: Instant, erased: ContentErased): void {
   const { subject, entities, facts, events, mentions } = erased;
-  plan.erasures.push({ memoryId, position, recordedAt: at, subject, entities, facts, events, mentions });
+  const { topics } = erased;
+  plan.erasures.push({ memoryId, position, recordedAt: at, subject, entities, facts, events, mentions, ...(topics !== undefined ? { topics } : {}) });
   for (const id of entities) {
     const key = headKey(memoryId, id);
     plan.labelsErasedBefore.set(key, plan.labels.length);
@@ -347,6 +348,7 @@ function eraseInPlan(plan: BatchPlan, memoryId: string, position: number, at: In
   }
   for (const id of facts) plan.facts.rewrite(memoryId, id, erasedFact);
   for (const id of events) plan.events.rewrite(memoryId, id, erasedEvent);
+  for (const id of erased.topics ?? []) plan.topics.rewrite(memoryId, id, erasedTopic);
   for (const id of mentions) plan.erasedMentions.add(headKey(memoryId, id));
 }
 
@@ -357,6 +359,10 @@ function erasedFact(content: Erasable<FactContent>): Erasable<FactContent> {
 
 function erasedEvent(content: Erasable<EventContent>): Erasable<EventContent> {
   return { ...content, summary: null, erased: true };
+}
+
+function erasedTopic(content: Erasable<TopicContent>): Erasable<TopicContent> {
+  return { ...content, title: null, summary: null, erased: true };
 }
 
 /** The label rows to insert: those of an entity planned before its erasure are left out, later ones are new content. */

@@ -304,9 +304,10 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
       window_to: string | null;
       members: string[];
       recorded_from: string;
+      erased: boolean;
     }>(
       `SELECT t.topic_id, t.title, t.summary, ${epochMs('t.window_from')} AS window_from, ${epochMs('t.window_to')} AS window_to,
-              ${epochMs('t.recorded_from')} AS recorded_from, listed.members
+              ${epochMs('t.recorded_from')} AS recorded_from, listed.members, t.erased
          FROM rm_topic_versions t CROSS JOIN LATERAL (SELECT ${members} AS members OFFSET 0) listed
         WHERE ${where}${pageSql(page, 't.topic_id', param)}`,
       params,
@@ -319,6 +320,7 @@ export class PostgresMemoryQueries implements ProjectedMemoryQueries {
         window: { from: instantOfEpochMs(row.window_from), to: instantOrNullOfEpochMs(row.window_to) },
         members: row.members,
         recordedFrom: instantOfEpochMs(row.recorded_from),
+        ...(row.erased ? { erased: true as const } : {}),
       }))
       .sort((a, b) => compareIds(a.topicId, b.topicId));
   }

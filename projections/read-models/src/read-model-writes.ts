@@ -308,6 +308,11 @@ async function eraseStored(tx: Queryable, erasures: readonly ErasureRow[]): Prom
     (items) => `UPDATE rm_mentions t SET text = NULL, speaker = NULL, erased = true FROM ${items}
                  WHERE t.memory_id = k.memory_id AND t.mention_id = k.id AND NOT t.erased`,
   );
+  await each(
+    (e) => e.topics ?? [],
+    (items) => `UPDATE rm_topic_versions t SET title = NULL, summary = NULL, erased = true FROM ${items}
+                 WHERE t.memory_id = k.memory_id AND t.topic_id = k.id AND NOT t.erased`,
+  );
 }
 
 export interface VersionTable<C> {
@@ -382,7 +387,7 @@ export const EPISODES: VersionTable<EpisodeContent> = {
   encode: (c) => ({ title: c.title, window_from: pgInstant(c.window.from), window_to: pgInstantOrNull(c.window.to), events: c.events }),
 };
 
-export const TOPICS: VersionTable<TopicContent> = {
+export const TOPICS: VersionTable<Erasable<TopicContent>> = {
   table: 'rm_topic_versions',
   idColumn: 'topic_id',
   columns: [
@@ -392,6 +397,7 @@ export const TOPICS: VersionTable<TopicContent> = {
     ['window_to', 'timestamptz'],
     ['members', 'text[]'],
     ['member_kinds', 'text[]'],
+    ['erased', 'boolean'],
   ],
   encode: (c) => ({
     title: c.title,
@@ -400,6 +406,7 @@ export const TOPICS: VersionTable<TopicContent> = {
     window_to: pgInstantOrNull(c.window.to),
     members: c.members.map((m) => m.id),
     member_kinds: c.members.map((m) => m.kind),
+    erased: c.erased === true,
   }),
 };
 

@@ -263,3 +263,62 @@ describe('POST /consolidate', () => {
     expect((await t.get(`/v1/memories/${memory}/entities/acme-inc`)).body.entityId).toBe('acme-inc');
   });
 });
+
+describe('restated facts', () => {
+  const memory = 'restated';
+  it('stay one fact gathering their evidence; the restatements are archived by the consolidator', async () => {
+    await ok(memory, [
+      ...ALICE.slice(0, 3),
+      at(R1)({ op: 'RECORD_MENTION', mentionId: 'm2', docId: 's2', text: 'Still at Acme', speaker: 'Alice', occurredAt: R1 }),
+      at(R1)({ op: 'UPSERT_EDGE', factId: 'by-extractor', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: MON, evidence: ['m1'] }),
+      at(R2)({ op: 'UPSERT_EDGE', factId: 'by-agent', src: 'alice', rel: 'works_at', dst: 'acme', validFrom: R2, evidence: ['m2'] }),
+    ]);
+    const run = await t.post(`/v1/memories/${memory}/consolidate`, {});
+    const factCommands = run.body.appended.filter((a: any) => a.op.endsWith('_EDGE')).map((a: any) => [a.op, a.status]);
+    expect(factCommands).toEqual([
+      ['UPSERT_EDGE', 'applied'],
+      ['ARCHIVE_EDGE', 'applied'],
+    ]);
+    const now = await facts(memory);
+    expect(now.map((f) => [f.factId, f.evidence])).toEqual([['by-extractor', ['m1', 'm2']]]);
+    const audit = (await t.get(`/v1/memories/${memory}/facts/by-agent/audit`)).body.events;
+    expect(audit.at(-1)).toMatchObject({ type: 'FactArchived', actor: 'consolidator:rules@1', reason: 'restated as by-extractor' });
+    // What was believed before the run stays: at R2 both facts were open.
+    expect((await facts(memory, `validAt=*&recordedAt=${R2}`)).map((f) => f.factId)).toEqual(['by-agent', 'by-extractor']);
+    const again = await t.post(`/v1/memories/${memory}/consolidate`, {});
+    expect(again.body.appended.filter((a: any) => a.op.endsWith('_EDGE'))).toEqual([]);
+  });
+});
+
+describe('erasure reaches topics', () => {
+  const memory = 'topics-erased';
+  const CANARY = 'CANARY-topic-qwzx';
+  it("takes a topic's title and summary with a member's content, in every answer and the export", async () => {
+    await ok(memory, [
+      at(R1)({ op: 'RECORD_MENTION', mentionId: 'secret', docId: 'chat-1', text: `my code is ${CANARY}`, speaker: 'Dana', occurredAt: R1 }),
+      at(R1)({ op: 'RECORD_MENTION', mentionId: 'plain', docId: 'chat-2', text: 'hello again', speaker: 'Dana', occurredAt: R1 }),
+      at(R1)({ op: 'UPSERT_TOPIC', topicId: 'kept', title: 'Dana says hello', summary: 'hello again', window: { from: MON }, members: ['plain'] }),
+      at(R1)({
+        op: 'UPSERT_TOPIC',
+        topicId: 'told',
+        title: `Dana: ${CANARY}`,
+        summary: `Dana said ${CANARY}`,
+        window: { from: MON },
+        members: ['secret', 'plain'],
+      }),
+    ]);
+    await ok(memory, [{ op: 'ERASE', subject: { docId: 'chat-1' }, reason: 'asked to forget', recordedAt: R2 }]);
+    for (const recordedAt of [R1, R2]) {
+      const projected = await t.get(`/v1/memories/${memory}/topics?recordedAt=${recordedAt}`);
+      const replayed = await t.get(`/v1/memories/${memory}/topics?recordedAt=${recordedAt}&consistency=replay`);
+      expect(replayed.body.topics).toEqual(projected.body.topics);
+      expect(projected.body.topics.map((x: any) => [x.topicId, x.title, x.summary, x.erased ?? false])).toEqual([
+        ['kept', 'Dana says hello', 'hello again', false],
+        ['told', null, null, true],
+      ]);
+    }
+    const exported = await t.get(`/v1/memories/${memory}/export`);
+    expect(exported.text).not.toContain(CANARY);
+    expect(exported.text).toContain('"op":"UPSERT_TOPIC"');
+  });
+});

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { CommandHandler } from '../command-handler';
 import { deriveEpisodes } from './episodes';
 import { suggestMerges } from './merge-suggestions';
+import { type RestatedSource, restatedFacts } from './restated-facts';
 import { deriveTopics } from './topics';
 
 /** Who appends what consolidation derives (SPEC 5.4): `consolidator:<name>@<version>`. */
@@ -57,8 +58,8 @@ interface Snapshot {
   policy: MemoryState['tierPolicy'];
   items: Weighed[];
   episodes: Parameters<typeof deriveEpisodes>[1] extends readonly (infer E)[] ? Omit<E, 'salience'>[] : never;
-  names: Map<string, string>;
   topicSources: Parameters<typeof deriveTopics>[1] extends readonly (infer S)[] ? S[] : never;
+  restated: RestatedSource[];
   merge: Parameters<typeof suggestMerges>[0];
 }
 
@@ -95,13 +96,20 @@ export async function consolidate(memoryId: string, deps: ConsolidationDeps): Pr
   await tiers.setTier(memoryId, warm, 'hot', at);
   await tiers.snapshot(memoryId);
 
+  // Titled by entity ids, never names: an episode's title is not sealed, and an erasure of a name must not leave it there.
   const episodes = deriveEpisodes(
     memoryId,
     snapshot.episodes.map((e) => ({ ...e, salience: salience.get(tierKey('event', e.eventId)) ?? 1 })),
-    { names: (id) => snapshot.names.get(id) ?? id },
   );
-  const topics = deriveTopics(memoryId, snapshot.topicSources);
+  const restated = restatedFacts(snapshot.restated);
+  // A fact this run archives is no topic's member: the next run derives the same topics.
+  const archived = new Set(restated.flatMap(({ body }) => (body.op === 'ARCHIVE_EDGE' ? [body.factId] : [])));
+  const topics = deriveTopics(
+    memoryId,
+    snapshot.topicSources.filter((s) => s.kind !== 'fact' || !archived.has(s.id)),
+  );
   const commands: Command[] = [
+    ...restated.map(({ body, salt, reason }) => derived(body, salt, reason)),
     ...episodes.map((e) => derived({ op: 'UPSERT_EPISODE', episodeId: e.episodeId, title: e.title, window: span(e.window), events: e.events })),
     ...topics.map((t) =>
       // The DSL takes at most MAX_LIST_ITEMS members: a longer topic keeps its latest ones.
@@ -125,10 +133,16 @@ export async function consolidate(memoryId: string, deps: ConsolidationDeps): Pr
   return { cooled: cool.length, warmed: warm.length, appended, mergeSuggestions };
 }
 
-/** A derived command: the consolidator's actor, and an id that is a digest of the command's content. */
-function derived(body: Extract<CommandBody, { op: 'UPSERT_EPISODE' | 'UPSERT_TOPIC' }>): Command {
-  const digest = createHash('sha256').update(CONSOLIDATOR_ACTOR).update('\u0000').update(JSON.stringify(body)).digest('hex').slice(0, 32);
-  return { ...body, commandId: `consolidate-${digest}`, actor: CONSOLIDATOR_ACTOR } as Command;
+/**
+ * A derived command: the consolidator's actor, and an id that is a digest of the command's content and of `salt`
+ * (what else makes it a new command: the version an archive closes), so a run over the same memory re-sends the
+ * same ids.
+ */
+function derived(body: CommandBody, salt = '', reason?: string): Command {
+  const hash = createHash('sha256').update(CONSOLIDATOR_ACTOR).update('\u0000').update(JSON.stringify(body));
+  if (salt !== '') hash.update('\u0000').update(salt);
+  const commandId = `consolidate-${hash.digest('hex').slice(0, 32)}`;
+  return { ...body, commandId, actor: CONSOLIDATOR_ACTOR, ...(reason === undefined ? {} : { reason }) } as Command;
 }
 
 function span(window: { from: number; to: number }): { from: Instant; to: Instant } {
@@ -154,6 +168,13 @@ function snapshotOf(state: MemoryState): Snapshot {
   const items: Weighed[] = [];
   const topicSources: Snapshot['topicSources'] = [];
   const facts: Snapshot['merge']['facts'][number][] = [];
+  const restated: RestatedSource[] = [];
+  // The facts the events believed now include: their evidence, which must stay believed.
+  const included = new Set<string>();
+  for (const versions of state.events.values()) {
+    const event = lastOf(versions);
+    if (event !== undefined && event.recordedTo === null) for (const factId of event.includesFacts) included.add(factId);
+  }
   for (const fact of state.facts.values()) {
     const version = lastOf(fact.versions);
     if (version === undefined || version.recordedTo !== null) continue;
@@ -168,6 +189,20 @@ function snapshotOf(state: MemoryState): Snapshot {
       rel: fact.rel,
       dst: typeof dst === 'string' ? dst : { literal: dst.literal },
       evidence: version.evidence,
+    });
+    restated.push({
+      factId: fact.factId,
+      src: fact.src,
+      rel: fact.rel,
+      dst: fact.dst!,
+      canonicalSrc: src,
+      canonicalDst: typeof dst === 'string' ? dst : { literal: dst.literal, datatype: dst.datatype },
+      validFrom: version.validFrom,
+      validTo: version.validTo,
+      evidence: version.evidence,
+      firstRecordedAt: fact.versions[0]!.recordedFrom,
+      openedAt: version.recordedFrom,
+      included: included.has(fact.factId),
     });
     topicSources.push({
       kind: 'fact',
@@ -214,5 +249,5 @@ function snapshotOf(state: MemoryState): Snapshot {
       person: mention.speaker,
     });
   }
-  return { policy: state.tierPolicy, items, episodes, names, topicSources, merge: { entities, facts, mentions } };
+  return { policy: state.tierPolicy, items, episodes, topicSources, restated, merge: { entities, facts, mentions } };
 }

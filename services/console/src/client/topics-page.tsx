@@ -106,7 +106,7 @@ function Timeline({ memoryId, topics, cut, validAt }: { memoryId: string; topics
                 onClick={() => setOpened(isOpen ? undefined : topic.topicId)}
               >
                 <span class="topic-line">
-                  <strong class="topic-title">{topic.title}</strong>{' '}
+                  <strong class="topic-title">{topic.title ?? '(erased)'}</strong>{' '}
                   <span class="muted">
                     {interval(topic.window.from, topic.window.to)}, {count(topic.members.length, 'member')}
                   </span>
@@ -116,12 +116,12 @@ function Timeline({ memoryId, topics, cut, validAt }: { memoryId: string; topics
                     class={`bar${open ? ' open' : ''}`}
                     style={{ left: `${left}%`, width: `${width}%` }}
                     data-testid="topic-bar"
-                    title={`${topic.title}: ${interval(topic.window.from, topic.window.to)}`}
+                    title={`${topic.title ?? '(erased)'}: ${interval(topic.window.from, topic.window.to)}`}
                   />
                   {cutAt === undefined ? null : <span class="cut-mark" style={{ left: `${cutAt}%` }} />}
                 </span>
               </button>
-              <p class="topic-summary">{topic.summary}</p>
+              <p class="topic-summary">{topic.summary ?? '(erased)'}</p>
               {isOpen ? <TopicMembers memoryId={memoryId} topic={topic} cut={cut} /> : null}
             </li>
           );
