@@ -322,3 +322,21 @@ describe('erasure reaches topics', () => {
     expect(exported.text).toContain('"op":"UPSERT_TOPIC"');
   });
 });
+
+describe('background consolidation', () => {
+  it('runs on its own every CONSOLIDATE_INTERVAL_MS: an idle memory cools without a POST', async () => {
+    const background = await startTestService({ consolidateIntervalMs: 200 });
+    try {
+      const written = await background.commands('idle', [...ALICE, { op: 'SET_TIER_POLICY', coldAfter: 'P1D', salienceFloor: 0.99 }]);
+      expect(written.status).toBe(200);
+      let tiers: string[] = [];
+      for (let i = 0; i < 50 && tiers[0] !== 'cold'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        tiers = (await background.get('/v1/memories/idle/facts?validAt=*')).body.facts.map((f: any) => f.tier);
+      }
+      expect(tiers).toEqual(['cold']);
+    } finally {
+      await background.stop();
+    }
+  });
+});

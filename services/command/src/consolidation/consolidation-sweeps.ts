@@ -1,13 +1,10 @@
 import type { LogStore } from '@memotrace/log-store';
 import { MEMORY_STREAM_PREFIX, memoryIdOfStream } from '@memotrace/memory-log';
 import type { Logger } from 'pino';
+import { type Sweeps, startSweeps } from '../sweeps';
 
-export interface ConsolidationSweeps {
-  /** Runs every memory due now: the number of memories run. */
-  sweep(): Promise<number>;
-  /** No sweep starts after this; resolves once the one under way (if any) is done. */
-  stop(): Promise<void>;
-}
+/** `sweep()` counts the memories it ran. */
+export type ConsolidationSweeps = Sweeps;
 
 export interface ConsolidationSweepOptions {
   store: Pick<LogStore, 'streamHeads'>;
@@ -29,53 +26,27 @@ const IDLE_RERUN_MS = 3_600_000;
 export function startConsolidationSweeps(options: ConsolidationSweepOptions): ConsolidationSweeps {
   const { store, run, intervalMs, logger } = options;
   const lastRun = new Map<string, { revision: number; at: number }>();
-  let stopped = false;
-  let queue: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-
-  async function sweepAll(): Promise<number> {
-    let ran = 0;
-    for (const { streamId, revision } of await store.streamHeads(MEMORY_STREAM_PREFIX)) {
-      if (stopped) break;
-      const memoryId = memoryIdOfStream(streamId);
-      if (memoryId === null) continue;
-      const last = lastRun.get(memoryId);
-      if (last !== undefined && last.revision === revision && Date.now() - last.at < IDLE_RERUN_MS) continue;
-      try {
-        await run(memoryId);
-        lastRun.set(memoryId, { revision, at: Date.now() });
-        ran += 1;
-      } catch (error) {
-        // One memory's failure (e.g. its log deleted meanwhile) must not hold back the others.
-        logger.warn({ err: error, memoryId }, 'consolidation');
+  const revisions = new Map<string, number>();
+  return startSweeps({
+    label: 'consolidation',
+    intervalMs,
+    logger,
+    memories: async () => {
+      const due: string[] = [];
+      for (const { streamId, revision } of await store.streamHeads(MEMORY_STREAM_PREFIX)) {
+        const memoryId = memoryIdOfStream(streamId);
+        if (memoryId === null) continue;
+        const last = lastRun.get(memoryId);
+        if (last !== undefined && last.revision === revision && Date.now() - last.at < IDLE_RERUN_MS) continue;
+        revisions.set(memoryId, revision);
+        due.push(memoryId);
       }
-    }
-    return ran;
-  }
-
-  function sweep(): Promise<number> {
-    const next = queue.then(sweepAll);
-    queue = next.catch(() => undefined);
-    return next;
-  }
-
-  function schedule(): void {
-    if (stopped || intervalMs === 0) return;
-    timer = setTimeout(() => {
-      sweep()
-        .catch((error: unknown) => logger.warn({ err: error }, 'consolidation sweep'))
-        .finally(schedule);
-    }, intervalMs);
-    timer.unref();
-  }
-
-  schedule();
-  return {
-    sweep,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await queue;
+      return due;
     },
-  };
+    each: async (memoryId) => {
+      await run(memoryId);
+      lastRun.set(memoryId, { revision: revisions.get(memoryId)!, at: Date.now() });
+      return 1;
+    },
+  });
 }
