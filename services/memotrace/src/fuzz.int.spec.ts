@@ -234,7 +234,7 @@ const queryString = fc
   );
 const readRequest: fc.Arbitrary<Req> = fc.oneof(
   fc
-    .tuple(memoryPath, fc.constantFrom('facts', 'events', 'changes', 'export', 'verify'), queryString)
+    .tuple(memoryPath, fc.constantFrom('facts', 'events', 'changes', 'export', 'verify', 'topics'), queryString)
     .map(([m, what, q]) => ({ method: 'GET' as const, path: `/v1/memories/${m}/${what}?${q}` })),
   fc
     .tuple(memoryPath, fc.constantFrom('facts', 'entities'), weird.map(percentEncode), fc.constantFrom('', '/history', '/audit'), queryString)
@@ -243,8 +243,15 @@ const readRequest: fc.Arbitrary<Req> = fc.oneof(
       path: `/v1/memories/${m}/${what}/${id}${what === 'facts' ? tail : ''}?${q}`,
     })),
   fc
-    .tuple(memoryPath, fc.dictionary(fc.constantFrom('query', 'k', 'tokenBudget', 'validAt', 'recordedAt', '__proto__'), anyValue, { maxKeys: 4 }))
+    .tuple(
+      memoryPath,
+      fc.dictionary(fc.constantFrom('query', 'k', 'tokenBudget', 'validAt', 'recordedAt', 'tiers', '__proto__'), anyValue, { maxKeys: 4 }),
+    )
     .map(([m, body]) => ({ method: 'POST' as const, path: `/v1/memories/${m}/search`, contentType: 'application/json', body: jsonBody(body) })),
+  // A run's body is `{}`: every body here has a field (a valid run would write, and this suite writes nothing).
+  fc
+    .tuple(memoryPath, fc.dictionary(fc.constantFrom('force', 'tiers', 'x'), anyValue, { minKeys: 1, maxKeys: 3 }))
+    .map(([m, body]) => ({ method: 'POST' as const, path: `/v1/memories/${m}/consolidate`, contentType: 'application/json', body: jsonBody(body) })),
   fc
     .tuple(fc.constantFrom('PUT', 'DELETE') as fc.Arbitrary<'PUT' | 'DELETE'>, memoryPath)
     .map(([method, m]) => ({ method, path: `/v1/memories/${m}/commands` })),
