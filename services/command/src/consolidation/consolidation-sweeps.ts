@@ -19,9 +19,16 @@ export interface ConsolidationSweepOptions {
 const IDLE_RERUN_MS = 3_600_000;
 
 /**
+ * The largest log a background sweep consolidates. A run walks the whole memory beside its folded state, so a
+ * larger one runs only when asked (`POST …/consolidate`): a sweep must never take the heap the process's
+ * requests need (docs/benchmarks.md gives a run's RSS).
+ */
+export const BACKGROUND_MAX_RECORDS = 200_000;
+
+/**
  * Runs consolidation in the background (SPEC 5.4): each sweep runs the memories written since this process
- * last ran them, and the others an hour after their last run. A run's commands are digests of their
- * content, so two processes sweeping the same memory append one copy.
+ * last ran them, and the others an hour after their last run, up to BACKGROUND_MAX_RECORDS records. A run's
+ * commands are digests of their content, so two processes sweeping the same memory append one copy.
  */
 export function startConsolidationSweeps(options: ConsolidationSweepOptions): ConsolidationSweeps {
   const { store, run, intervalMs, logger } = options;
@@ -35,7 +42,7 @@ export function startConsolidationSweeps(options: ConsolidationSweepOptions): Co
       const due: string[] = [];
       for (const { streamId, revision } of await store.streamHeads(MEMORY_STREAM_PREFIX)) {
         const memoryId = memoryIdOfStream(streamId);
-        if (memoryId === null) continue;
+        if (memoryId === null || revision + 1 > BACKGROUND_MAX_RECORDS) continue;
         const last = lastRun.get(memoryId);
         if (last !== undefined && last.revision === revision && Date.now() - last.at < IDLE_RERUN_MS) continue;
         revisions.set(memoryId, revision);
