@@ -324,11 +324,26 @@ describe('erasure reaches topics', () => {
 });
 
 describe('background consolidation', () => {
-  it('runs on its own every CONSOLIDATE_INTERVAL_MS: an idle memory cools without a POST', async () => {
+  it('runs on its own every CONSOLIDATE_INTERVAL_MS once a memory is quiet: it cools without a POST', async () => {
     const background = await startTestService({ consolidateIntervalMs: 200 });
     try {
-      const written = await background.commands('idle', [...ALICE, { op: 'SET_TIER_POLICY', coldAfter: 'P1D', salienceFloor: 0.99 }]);
+      // Two low-salience events of one participant set and month: a run appends an episode, at the server clock.
+      const second = {
+        op: 'UPSERT_EVENT',
+        eventId: 'stayed',
+        summary: 'Alice stayed at Acme',
+        includesFacts: ['alice-acme'],
+        timeSpan: { from: MON },
+      };
+      const policy = { op: 'SET_TIER_POLICY', coldAfter: 'P1D', salienceFloor: 0.99 };
+      const written = await background.commands('idle', [...ALICE, at(R1)(second), at(R1)(policy)]);
       expect(written.status).toBe(200);
+      // A back-fill with record times in the past, for longer than several sweeps: no run comes between its writes.
+      for (let i = 0; i < 15; i++) {
+        const turn = { op: 'RECORD_MENTION', docId: 'later', text: `turn ${i}`, recordedAt: new Date(Date.parse(R1) + (i + 1) * 1000).toISOString() };
+        expect((await background.commands('idle', [turn])).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       let tiers: string[] = [];
       for (let i = 0; i < 50 && tiers[0] !== 'cold'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 200));

@@ -29,10 +29,16 @@ export const BACKGROUND_MAX_RECORDS = 200_000;
  * Runs consolidation in the background (SPEC 5.4): each sweep runs the memories written since this process
  * last ran them, and the others an hour after their last run, up to BACKGROUND_MAX_RECORDS records. A run's
  * commands are digests of their content, so two processes sweeping the same memory append one copy.
+ *
+ * A memory runs only once it is quiet: its log the same at two sweeps in a row. A run appends at the server
+ * clock, and a client back-filling a dialog with earlier record times (imports, `recordedAt` in the past)
+ * could not write after it (RECORD_TIME_REGRESSION): a sweep never interrupts a memory being written.
  */
 export function startConsolidationSweeps(options: ConsolidationSweepOptions): ConsolidationSweeps {
   const { store, run, intervalMs, logger } = options;
   const lastRun = new Map<string, { revision: number; at: number }>();
+  /** Each memory's revision at the previous sweep: a memory whose revision moved since is being written. */
+  const seen = new Map<string, number>();
   const revisions = new Map<string, number>();
   return startSweeps({
     label: 'consolidation',
@@ -43,6 +49,9 @@ export function startConsolidationSweeps(options: ConsolidationSweepOptions): Co
       for (const { streamId, revision } of await store.streamHeads(MEMORY_STREAM_PREFIX)) {
         const memoryId = memoryIdOfStream(streamId);
         if (memoryId === null || revision + 1 > BACKGROUND_MAX_RECORDS) continue;
+        const quiet = seen.get(memoryId) === revision;
+        seen.set(memoryId, revision);
+        if (!quiet) continue;
         const last = lastRun.get(memoryId);
         if (last !== undefined && last.revision === revision && Date.now() - last.at < IDLE_RERUN_MS) continue;
         revisions.set(memoryId, revision);

@@ -76,8 +76,10 @@ const STOP_STEMS = new Set([...STOP_WORDS].map(stem));
  *
  * Each item is represented by its embedding when it has one, else by its content words: lower-cased,
  * without stop words, conversational filler or the names of the people in the input, crudely stemmed,
- * weighted by TF-IDF over the whole input, and limited to words some other item uses too (a word no
- * other item has relates the item to nothing, it only dilutes its similarities). Similarity is the
+ * weighted by TF-IDF over the person's items, and limited to words another of them uses too (a word no
+ * other item has relates the item to nothing, it only dilutes its similarities). A person's topics thus
+ * depend on that person's items only (and on `people`, the names left out): a run over some people's
+ * items derives their topics exactly as a run over everyone's does. Similarity is the
  * cosine with a cluster's centroid (the running mean of its members), in embedding space when both
  * sides have embeddings, else in word space.
  *
@@ -95,7 +97,15 @@ const STOP_STEMS = new Set([...STOP_WORDS].map(stem));
 export function deriveTopics(
   memoryId: string,
   sources: readonly TopicSource[],
-  options: { similarity?: number; maxGapMs?: number; minMembers?: number; minSpanMs?: number; maxSummarySentences?: number } = {},
+  options: {
+    similarity?: number;
+    maxGapMs?: number;
+    minMembers?: number;
+    minSpanMs?: number;
+    maxSummarySentences?: number;
+    /** The names of the people talking, left out of the words (default: the sources' persons). */
+    people?: Iterable<string>;
+  } = {},
 ): TopicDraft[] {
   const lexicalThreshold = options.similarity ?? DEFAULT_LEXICAL_SIMILARITY;
   const vectorThreshold = options.similarity ?? DEFAULT_VECTOR_SIMILARITY;
@@ -104,16 +114,20 @@ export function deriveTopics(
   const minSpanMs = options.minSpanMs ?? DEFAULT_MIN_SPAN_MS;
   const maxSentences = Math.max(1, Math.floor(options.maxSummarySentences ?? DEFAULT_MAX_SUMMARY_SENTENCES));
 
-  const items = prepare(sources);
-  const groups = new Map<string | null, Item[]>();
-  for (const item of items) {
-    const group = groups.get(item.source.person);
-    if (group === undefined) groups.set(item.source.person, [item]);
-    else group.push(item);
+  const unique = uniqueSources(sources);
+  // The people talking are named all through their talk (greetings, thanks): their names say nothing of a topic.
+  const names = options.people ?? unique.flatMap((s) => (s.person === null ? [] : [s.person]));
+  const people = new Set([...names].flatMap((name) => tokens(name).map(stem)));
+  const bySource = new Map<string | null, TopicSource[]>();
+  for (const source of unique) {
+    const group = bySource.get(source.person);
+    if (group === undefined) bySource.set(source.person, [source]);
+    else group.push(source);
   }
 
   const topics: TopicDraft[] = [];
-  for (const [person, group] of groups) {
+  for (const [person, sourcesOfPerson] of bySource) {
+    const group = prepare(sourcesOfPerson, people);
     for (const cluster of clusterGroup(group, { lexicalThreshold, vectorThreshold, maxGapMs })) {
       const first = cluster.members[0]!;
       const last = cluster.members[cluster.members.length - 1]!;
@@ -140,8 +154,8 @@ interface Item {
   vector: Float32Array | Float64Array | null;
 }
 
-function prepare(sources: readonly TopicSource[]): Item[] {
-  // One source per id whatever the input order: the first by (id, at, kind, text, person).
+/** One source per id whatever the input order (the first by id, at, kind, text, person), in (at, id) order. */
+function uniqueSources(sources: readonly TopicSource[]): TopicSource[] {
   const byId = [...sources]
     .filter((s) => Number.isFinite(s.at))
     .sort(
@@ -153,10 +167,11 @@ function prepare(sources: readonly TopicSource[]): Item[] {
         compareStrings(a.person ?? '', b.person ?? ''),
     );
   const unique = byId.filter((s, i) => i === 0 || s.id !== byId[i - 1]!.id);
-  unique.sort((a, b) => a.at - b.at || compareStrings(a.id, b.id));
+  return unique.sort((a, b) => a.at - b.at || compareStrings(a.id, b.id));
+}
 
-  // The people talking are named all through their talk (greetings, thanks): their names say nothing of a topic.
-  const people = new Set(unique.flatMap((s) => (s.person === null ? [] : tokens(s.person).map(stem))));
+/** One person's sources, in (at, id) order, as items weighed over that person's sources. */
+function prepare(unique: readonly TopicSource[], people: ReadonlySet<string>): Item[] {
   const words = unique.map((s) => contentWords(s.text, people));
   const documentFrequency = new Map<string, number>();
   for (const { counts } of words) for (const stem of counts.keys()) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
