@@ -129,8 +129,7 @@ export async function consolidate(memoryId: string, deps: ConsolidationDeps): Pr
     const outcome = await handler.handle(memoryId, batch);
     outcome.results.forEach((result, j) => appended.push({ commandId: result.commandId, op: batch[j]!.op, status: result.status }));
   }
-  const mergeSuggestions = suggestMerges(snapshot.merge).map(({ srcId, dstId, score, why, evidence }) => ({ srcId, dstId, score, why, evidence }));
-  return { cooled: cool.length, warmed: warm.length, appended, mergeSuggestions };
+  return { cooled: cool.length, warmed: warm.length, appended, mergeSuggestions: suggestMerges(snapshot.merge) };
 }
 
 /**
